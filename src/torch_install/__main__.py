@@ -1,0 +1,7 @@
+"""``python -m torch_install`` is the ``torch-install`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,57 @@
+"""The ``torch-install`` command: parse flags, call the core, render. Nothing else lives here.
+
+Each sub-command has a module in this package with ``register(subparsers)``; a module imports the
+core it needs inside its handler, so ``torch-install detect`` never pays for the resolver or the
+network client. With no sub-command, ``plan`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+from ..errors import EXIT_USAGE, TorchInstallError
+
+COMMANDS = ("detect", "plan", "install", "doctor", "matrix", "variants")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        sys.exit(EXIT_USAGE)
+
+
+def build_parser() -> Parser:
+    from . import detect, doctor, matrix, plan, variants
+
+    parser = Parser(prog="torch-install", description=(
+        "Install the PyTorch build that runs on this machine (or a target machine), and explain why. "
+        "With no command, prints the plan for this machine."))
+    parser.add_argument("--version", action="version", version=f"torch-install {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    for module in (detect, plan, doctor, matrix, variants):
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+        args_list.insert(0, "plan")
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    try:
+        return int(args.func(args) or 0)
+    except TorchInstallError as exc:
+        for line in str(exc).splitlines() or [exc.__class__.__name__]:
+            sys.stderr.write(f"torch-install: error: {line}\n")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("torch-install: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,100 @@
+"""Detection: read a machine through a Probe into a Machine profile, every fact with its source.
+
+Each detector module has ``detect(probe, found) -> None`` and adds what it learns to ``found``;
+they run in DETECTORS order, so later ones can refine what earlier ones saw (the PCI scan lists the
+GPUs; the vendor detectors name them and add driver, compute capability, gfx target; hints apply
+the user's overrides last).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..machine import Gpu, Machine
+from ..probe import Probe
+
+
+@dataclass
+class GpuRecord:
+    """A GPU while detection is in progress: one physical device, with where each field came from."""
+
+    gpu: Gpu
+    sources: dict[str, str] = field(default_factory=dict)  # Gpu field -> source
+    slot: str | None = None  # PCI address "0000:01:00.0", when known
+
+
+@dataclass
+class Found:
+    """Facts gathered so far by one detection run."""
+
+    values: dict[str, Any] = field(default_factory=dict)  # Machine field -> value
+    sources: dict[str, str] = field(default_factory=dict)  # Machine field -> source
+    gpus: list[GpuRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def set(self, name: str, value: Any, source: str, override: bool = False) -> None:
+        """Record a Machine field; the first source wins unless ``override`` (user hints)."""
+        if value is None or (name in self.values and not override):
+            return
+        self.values[name] = value
+        self.sources[name] = source
+
+    def add_gpu(self, gpu: Gpu, source: str, slot: str | None = None) -> GpuRecord:
+        """Add a device; every field it sets is attributed to ``source``."""
+        record = GpuRecord(gpu, {f: source for f, v in vars(gpu).items()
+                                 if v is not None and f not in ("count", "visible")}, slot)
+        self.gpus.append(record)
+        return record
+
+    def find_gpu(self, slot: str | None = None, vendor: str | None = None) -> GpuRecord | None:
+        """The GPU at a PCI slot (domain-insensitive), else None."""
+        if slot is None:
+            return None
+        key = _slot_key(slot)
+        for record in self.gpus:
+            if record.slot and _slot_key(record.slot) == key and (vendor is None or record.gpu.vendor == vendor):
+                return record
+        return None
+
+    def update_gpu(self, record: GpuRecord, source: str, override: bool = False, **changes: Any) -> None:
+        """Fill (or with ``override`` replace) GPU fields, attributing them to ``source``."""
+        updates = {k: v for k, v in changes.items()
+                   if v is not None and (override or getattr(record.gpu, k) is None)}
+        if updates:
+            record.gpu = replace(record.gpu, **updates)
+            record.sources.update({k: source for k in updates})
+
+    def note(self, line: str) -> None:
+        if line not in self.notes:
+            self.notes.append(line)
+
+
+def _slot_key(slot: str) -> str:
+    """'0000:01:00.0', '00000000:01:00.0' and '01:00.0' name the same device."""
+    parts = slot.lower().split(":")
+    return ":".join(parts[-2:])
+
+
+def build_machine(found: Found) -> Machine:
+    """Group identical adjacent GPUs (same model, visibility) into one entry with a count."""
+    gpus: list[Gpu] = []
+    sources = dict(found.sources)
+    for record in found.gpus:
+        if gpus and replace(gpus[-1], count=1) == record.gpu:
+            gpus[-1] = replace(gpus[-1], count=gpus[-1].count + 1)
+            continue
+        gpus.append(record.gpu)
+        sources.update({f"gpus[{len(gpus) - 1}].{k}": v for k, v in record.sources.items()})
+    return Machine(**found.values, gpus=tuple(gpus), sources=sources, notes=tuple(found.notes))
+
+
+def detect(probe: Probe | None = None) -> Machine:
+    """Detect the machine behind ``probe`` (the real host by default)."""
+    from . import amd, apple, host, hints, intel, nvidia, pci, windows
+
+    probe = probe or Probe()
+    found = Found()
+    for module in (host, pci, nvidia, amd, intel, apple, windows, hints):
+        module.detect(probe, found)
+    return build_machine(found)

@@ -1,0 +1,26 @@
+"""Errors that reach the user as one line and a documented exit code (see docs/exit-codes.md)."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_WARNINGS = 1  # completed with warnings; doctor: problems found
+EXIT_USAGE = 2  # usage or input error
+EXIT_ENVIRONMENT = 3  # network, installer or other environment failure
+
+
+class TorchInstallError(Exception):
+    """A failure the user can act on. ``str(err)`` is the one line printed; ``exit_code`` is returned."""
+
+    exit_code = EXIT_USAGE
+
+
+class InputError(TorchInstallError):
+    """A bad flag, file or field (exit 2)."""
+
+    exit_code = EXIT_USAGE
+
+
+class EnvironmentFailure(TorchInstallError):
+    """The network, an index or the installer failed (exit 3)."""
+
+    exit_code = EXIT_ENVIRONMENT

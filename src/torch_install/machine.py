@@ -1,0 +1,243 @@
+"""The machine profile: everything about a machine that decides which PyTorch build runs on it.
+
+A profile is what detection produces and what the resolver consumes; its JSON form (documented in
+docs/machine-profile.md) describes machines other than this one (``--target FILE``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import InputError
+
+SCHEMA_VERSION = 1
+
+OSES = ("linux", "windows", "macos")
+ARCHES = ("x86_64", "aarch64", "arm64")
+VENDORS = ("nvidia", "amd", "intel", "apple")
+
+_VERSION = re.compile(r"^\d+(\.\d+){0,3}$")
+_PATTERNS: dict[str, tuple[re.Pattern[str], str]] = {
+    "python": (re.compile(r"^3\.\d{1,2}t?$"), 'like "3.12" or "3.13t"'),
+    "pci_id": (re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$"), 'like "10de:2684" (lower-case hex vendor:device)'),
+    "compute_capability": (re.compile(r"^\d{1,2}\.\d$"), 'like "8.9"'),
+    "gfx": (re.compile(r"^gfx[0-9a-f]{3,4}$"), 'like "gfx1100"'),
+}
+_VERSION_FIELDS = ("glibc", "musl", "nvidia_driver", "cuda_driver_api", "rocm", "jetson")
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU model on the machine (``count`` identical devices in PCI bus order)."""
+
+    vendor: str
+    name: str | None = None
+    pci_id: str | None = None
+    compute_capability: str | None = None  # NVIDIA, e.g. "8.9"
+    gfx: str | None = None  # AMD LLVM target, e.g. "gfx1100"
+    family: str | None = None  # Intel/Apple family, e.g. "alchemist", "battlemage", "m2"
+    integrated: bool | None = None
+    count: int = 1
+    visible: bool = True
+    driver: str | None = None  # bound kernel driver: nvidia, nouveau, amdgpu, i915, xe, vfio-pci …
+
+    @property
+    def sm(self) -> int | None:
+        """Compute capability as an integer ×10 (8.9 → 89), or None."""
+        if not self.compute_capability:
+            return None
+        major, minor = self.compute_capability.split(".")
+        return int(major) * 10 + int(minor)
+
+
+@dataclass(frozen=True)
+class Machine:
+    """A machine profile. Every field is optional: None means unknown."""
+
+    os: str | None = None
+    os_version: str | None = None
+    arch: str | None = None
+    python: str | None = None  # "3.12", free-threaded "3.13t"
+    python_implementation: str | None = None  # "cpython", "pypy"
+    glibc: str | None = None
+    musl: str | None = None
+    wsl: bool | None = None
+    container: str | None = None  # docker, podman, kubernetes, lxc, …
+    jetson: str | None = None  # L4T release, e.g. "36.4.3"
+    rosetta: bool | None = None  # x86_64 Python translated on Apple silicon
+    nvidia_driver: str | None = None  # "550.54.15"
+    cuda_driver_api: str | None = None  # newest CUDA the driver supports, "12.4"
+    rocm: str | None = None  # ROCm user space, "6.4.1"
+    gpus: tuple[Gpu, ...] = ()
+    sources: Mapping[str, str] = field(default_factory=dict)  # "nvidia_driver" / "gpus[0].gfx" -> where from
+    notes: tuple[str, ...] = ()  # detection problems and hints, one line each
+    assumed: tuple[str, ...] = ()  # fields taken from this machine for a target profile
+    schema: int = SCHEMA_VERSION
+
+    @property
+    def visible_gpus(self) -> tuple[Gpu, ...]:
+        return tuple(g for g in self.gpus if g.visible)
+
+    def gpus_of(self, vendor: str) -> tuple[Gpu, ...]:
+        return tuple(g for g in self.gpus if g.vendor == vendor)
+
+    @property
+    def platform(self) -> str | None:
+        """Matrix platform key: linux_x86_64, linux_aarch64, windows_x86_64, windows_arm64, macos_arm64 …"""
+        if not self.os or not self.arch:
+            return None
+        arch = "arm64" if self.arch in ("arm64", "aarch64") and self.os != "linux" else self.arch
+        if self.os == "linux" and arch == "arm64":
+            arch = "aarch64"
+        return f"{self.os}_{arch}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: schema first, unknown (None) and empty fields left out, gpus always present."""
+        out: dict[str, Any] = {"schema": self.schema}
+        for f in fields(self):
+            if f.name in ("schema", "gpus"):
+                continue
+            value = getattr(self, f.name)
+            if value is None or value == () or value == {}:
+                continue
+            out[f.name] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(
+                value, tuple) else value
+        out["gpus"] = [_gpu_to_dict(g) for g in self.gpus]
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+
+def _gpu_to_dict(gpu: Gpu) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(gpu):
+        value = getattr(gpu, f.name)
+        if value is None or (f.name == "count" and value == 1) or (f.name == "visible" and value is True):
+            continue
+        out[f.name] = value
+    return out
+
+
+_MACHINE_TYPES: dict[str, type | tuple[type, ...]] = {
+    "schema": int, "os": str, "os_version": str, "arch": str, "python": str, "python_implementation": str,
+    "glibc": str, "musl": str, "wsl": bool, "container": str, "jetson": str, "rosetta": bool,
+    "nvidia_driver": str, "cuda_driver_api": str, "rocm": str, "gpus": list, "sources": dict,
+    "notes": list, "assumed": list,
+}
+_GPU_TYPES: dict[str, type | tuple[type, ...]] = {
+    "vendor": str, "name": str, "pci_id": str, "compute_capability": str, "gfx": str, "family": str,
+    "integrated": bool, "count": int, "visible": bool, "driver": str,
+}
+
+
+def _type_name(t: type | tuple[type, ...]) -> str:
+    names = {str: "a string", int: "an integer", bool: "true or false", list: "a list", dict: "an object"}
+    return names[t] if isinstance(t, type) else " or ".join(names[x] for x in t)
+
+
+def _check_type(where: str, value: Any, expected: type | tuple[type, ...]) -> str | None:
+    ok = isinstance(value, expected)
+    if expected is int and isinstance(value, bool):
+        ok = False
+    return None if ok else f"{where}: expected {_type_name(expected)}, got {json.dumps(value)[:40]}"
+
+
+def _check_fields(where: str, data: Mapping[str, Any], types: Mapping[str, Any]) -> list[str]:
+    problems = []
+    for key, value in data.items():
+        if key not in types:
+            problems.append(f"{where}{key}: unknown key (known: {', '.join(types)})")
+        elif value is not None and (problem := _check_type(f"{where}{key}", value, types[key])):
+            problems.append(problem)
+    return problems
+
+
+def _check_value(where: str, key: str, value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    if key in _PATTERNS:
+        pattern, shape = _PATTERNS[key]
+        if not pattern.match(value):
+            return f"{where}{key}: {value!r} is malformed, expected {shape}"
+    if key in _VERSION_FIELDS and not _VERSION.match(value):
+        return f"{where}{key}: {value!r} is not a version like \"550.54.15\""
+    choices = {"os": OSES, "arch": ARCHES, "vendor": VENDORS}.get(key)
+    if choices and value not in choices:
+        return f"{where}{key}: {value!r} is not one of {', '.join(choices)}"
+    return None
+
+
+def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
+    """Build a validated Machine from its JSON form; every problem is one line of the InputError."""
+    if not isinstance(data, dict):
+        raise InputError(f"{origin}: a machine profile must be a JSON object")
+    problems = _check_fields("", data, _MACHINE_TYPES)
+    problems += [p for k, v in data.items() if k in _MACHINE_TYPES if (p := _check_value("", k, v))]
+    if isinstance(data.get("schema"), int) and data["schema"] != SCHEMA_VERSION:
+        problems.append(f"schema: version {data['schema']} is not supported (this torch-install reads 1)")
+    gpus: list[Gpu] = []
+    for i, item in enumerate(data.get("gpus") or []):
+        where = f"gpus[{i}]."
+        if not isinstance(item, dict):
+            problems.append(f"gpus[{i}]: expected an object")
+            continue
+        gpu_problems = _check_fields(where, item, _GPU_TYPES)
+        gpu_problems += [p for k, v in item.items() if k in _GPU_TYPES if (p := _check_value(where, k, v))]
+        if "vendor" not in item:
+            gpu_problems.append(f"{where}vendor: required (one of {', '.join(VENDORS)})")
+        if isinstance(item.get("count"), int) and not isinstance(item["count"], bool) and item["count"] < 1:
+            gpu_problems.append(f"{where}count: must be at least 1")
+        problems += gpu_problems
+        if not gpu_problems:
+            gpus.append(Gpu(**{k: v for k, v in item.items() if v is not None}))
+    for key in ("notes", "assumed"):
+        if isinstance(data.get(key), list) and not all(isinstance(x, str) for x in data[key]):
+            problems.append(f"{key}: expected a list of strings")
+    if isinstance(data.get("sources"), dict) and not all(isinstance(v, str) for v in data["sources"].values()):
+        problems.append("sources: expected an object of strings")
+    if problems:
+        raise InputError("\n".join(f"{origin}: {p}" for p in problems))
+    kwargs = {k: v for k, v in data.items() if k != "gpus" and v is not None}
+    for key in ("notes", "assumed"):
+        if key in kwargs:
+            kwargs[key] = tuple(kwargs[key])
+    return Machine(**kwargs, gpus=tuple(gpus))
+
+
+def load_machine(path: str | Path) -> Machine:
+    """Read a machine profile file; any problem is an InputError naming the file."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read machine profile ({exc.__class__.__name__}: {exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    return machine_from_dict(data, origin=str(path))
+
+
+PLATFORM_FIELDS = ("os", "arch", "python", "glibc")
+
+
+def fill_platform(target: Machine, host: Machine) -> Machine:
+    """Complete a target profile's platform fields (os, arch, python, glibc) from this machine.
+
+    Hardware fields are never filled: a GPU, driver or ROCm left out of a target stays unknown.
+    glibc is only taken when the target has the host's OS.
+    """
+    updates: dict[str, Any] = {}
+    for name in PLATFORM_FIELDS:
+        if getattr(target, name) is None and getattr(host, name) is not None:
+            if name == "glibc" and (target.os or host.os) != host.os:
+                continue
+            updates[name] = getattr(host, name)
+    if not updates:
+        return target
+    return replace(target, **updates, assumed=tuple(target.assumed) + tuple(updates))

@@ -1,0 +1,224 @@
+"""The only door from detection to the host: files, directories, links, environment, commands, host facts.
+
+``Probe()`` reads the real machine. ``Probe(root=DIR)`` reads a captured tree instead and never touches
+the real host; its layout (also what ``detect --capture`` writes) is:
+
+    DIR/proc/..., DIR/sys/..., DIR/etc/..., DIR/opt/...   files, as on the machine
+    DIR/_env.json                                          environment variables {name: value}
+    DIR/_host.json                                         facts no file holds (see HOST_FACTS)
+    DIR/_commands/<slug>                                   a command's stdout (slug: see command_slug)
+    DIR/_commands/<slug>.stderr / .rc / .timeout           its stderr, exit code, or "it hung"
+
+Every access is recorded (``probe.accessed``) so a capture can store exactly what detection read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_READ = 4 * 1024 * 1024  # no file detection reads is legitimately bigger
+DEFAULT_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What running a command gave. ``error`` is set when it could not run or did not finish."""
+
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str = ""
+    stderr: str = ""
+    error: str | None = None  # "not found", "timed out after 5 s", "permission denied", …
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.returncode == 0
+
+
+def command_slug(argv: list[str] | tuple[str, ...]) -> str:
+    """File name for a captured command: basename of argv[0] and the arguments joined by '_',
+    every character outside ``[A-Za-z0-9.,=+-]`` replaced by '_'."""
+    parts = [Path(argv[0]).name.removesuffix(".exe"), *argv[1:]]
+    return re.sub(r"[^A-Za-z0-9.,=+-]", "_", "_".join(parts))[:200]
+
+
+def _free_threaded() -> str:
+    return "true" if not getattr(sys, "_is_gil_enabled", lambda: True)() else "false"
+
+
+def _libc() -> str:
+    name, version = platform.libc_ver()
+    return f"{name} {version}".strip()
+
+
+# Facts about the running host that no file holds; a capture stores them in _host.json.
+HOST_FACTS: dict[str, Callable[[], str]] = {
+    "system": platform.system,  # Linux, Windows, Darwin
+    "machine": platform.machine,  # x86_64, aarch64, AMD64, arm64
+    "python_version": platform.python_version,  # 3.12.4
+    "python_implementation": lambda: sys.implementation.name,  # cpython
+    "python_free_threaded": _free_threaded,  # "true" / "false"
+    "libc": _libc,  # "glibc 2.35", "" on musl/others
+    "mac_ver": lambda: platform.mac_ver()[0],  # "14.5" (may be "10.16" under old SDK compat)
+    "win_ver": lambda: platform.version() if sys.platform == "win32" else "",  # "10.0.22631"
+    "release": platform.release,  # kernel release: "5.15.153.1-microsoft-standard-WSL2"
+}
+
+
+@dataclass
+class Accessed:
+    """What a probe touched, for ``detect --capture``."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    dirs: set[str] = field(default_factory=set)
+    links: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    commands: dict[str, CommandResult] = field(default_factory=dict)
+    host: dict[str, str] = field(default_factory=dict)
+
+
+class Probe:
+    """Read-only access to a machine: the real one (``root="/"``) or a captured tree."""
+
+    def __init__(self, root: str | Path = "/", env: Mapping[str, str] | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        self.root = Path(root)
+        self.is_host = str(root) in ("/", "")
+        self.timeout = timeout
+        self.accessed = Accessed()
+        if env is not None:
+            self._env = dict(env)
+        elif self.is_host:
+            self._env = dict(os.environ)
+        else:
+            self._env = self._load_json("_env.json")
+        self._host_json = {} if self.is_host else self._load_json("_host.json")
+
+    def _load_json(self, name: str) -> dict[str, str]:
+        try:
+            data = json.loads((self.root / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def path(self, path: str) -> Path:
+        """Where an absolute machine path lives for this probe."""
+        return Path(path) if self.is_host else self.root / path.lstrip("/")
+
+    # files -----------------------------------------------------------------------------------
+    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
+        """A file's bytes (at most ``limit``), or None when it is absent or unreadable."""
+        try:
+            with open(self.path(path), "rb") as handle:
+                data = handle.read(limit)
+        except (OSError, ValueError):
+            return None
+        self.accessed.files[path] = data
+        return data
+
+    def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
+        """A file's text (undecodable bytes replaced), or None when it is absent or unreadable."""
+        data = self.read_bytes(path, limit)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    def listdir(self, path: str) -> list[str]:
+        """Sorted entry names of a directory; [] when it is absent or unreadable."""
+        try:
+            names = sorted(os.listdir(self.path(path)))
+        except (OSError, ValueError):
+            return []
+        self.accessed.dirs.add(path)
+        return names
+
+    def readlink(self, path: str) -> str | None:
+        """A symbolic link's target text, or None."""
+        try:
+            target = os.readlink(self.path(path))
+        except (OSError, ValueError):
+            return None
+        self.accessed.links[path] = target
+        return target
+
+    def exists(self, path: str) -> bool:
+        try:
+            found = self.path(path).exists()
+        except (OSError, ValueError):
+            return False
+        if found and self.path(path).is_dir():
+            self.accessed.dirs.add(path)
+        return found
+
+    # environment and host facts --------------------------------------------------------------
+    def env(self, name: str) -> str | None:
+        value = self._env.get(name)
+        if value is not None:
+            self.accessed.env[name] = value
+        return value
+
+    @property
+    def environ(self) -> Mapping[str, str]:
+        return dict(self._env)
+
+    def host(self, name: str) -> str | None:
+        """A HOST_FACTS value: live on the host, from _host.json in a captured tree ('' means empty)."""
+        if not self.is_host:
+            return self._host_json.get(name)
+        getter = HOST_FACTS.get(name)
+        if getter is None:
+            return None
+        try:
+            value = getter()
+        except Exception:  # platform calls can fail in odd sandboxes; unknown is the honest answer
+            return None
+        self.accessed.host[name] = value
+        return value
+
+    # commands --------------------------------------------------------------------------------
+    def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
+        """Run a command (never through a shell) with a timeout; a captured tree replays its output."""
+        result = self._run_host(argv, timeout) if self.is_host else self._replay(argv)
+        self.accessed.commands[command_slug(argv)] = result
+        return result
+
+    def _run_host(self, argv: list[str], timeout: float | None) -> CommandResult:
+        limit = self.timeout if timeout is None else timeout
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=limit, env=self._env, check=False,
+                                  stdin=subprocess.DEVNULL)
+        except FileNotFoundError:
+            return CommandResult(tuple(argv), None, error="not found")
+        except PermissionError:
+            return CommandResult(tuple(argv), None, error="permission denied")
+        except subprocess.TimeoutExpired:
+            return CommandResult(tuple(argv), None, error=f"timed out after {limit:g} s and was killed")
+        except OSError as exc:
+            return CommandResult(tuple(argv), None, error=f"could not run: {exc.strerror or exc}")
+        return CommandResult(tuple(argv), done.returncode, done.stdout.decode("utf-8", "replace"),
+                             done.stderr.decode("utf-8", "replace"))
+
+    def _replay(self, argv: list[str]) -> CommandResult:
+        base = self.root / "_commands" / command_slug(argv)
+        if base.with_name(base.name + ".timeout").exists():
+            return CommandResult(tuple(argv), None, error=f"timed out after {self.timeout:g} s and was killed")
+        try:
+            stdout = base.read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return CommandResult(tuple(argv), None, error="not found")
+        stderr = _read_or(base.with_name(base.name + ".stderr"), "")
+        rc_text = _read_or(base.with_name(base.name + ".rc"), "0").strip()
+        return CommandResult(tuple(argv), int(rc_text) if rc_text.lstrip("-").isdigit() else 1, stdout, stderr)
+
+
+def _read_or(path: Path, default: str) -> str:
+    try:
+        return path.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return default

@@ -1,0 +1,95 @@
+"""What the resolver returns: the chosen build, why, what was rejected, and warnings with stable codes.
+
+The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..machine import Machine
+
+DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
+
+# Stable warning codes: extend, never rename.
+WARNING_CODES = (
+    "driver-too-old",
+    "driver-unknown",
+    "gpu-arch-unsupported",
+    "mixed-gpus",
+    "no-gpu-variant-for-version",
+    "python-unsupported",
+    "platform-unsupported",
+    "rocm-override-needed",
+    "integrated-gpu-only",
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for."""
+
+    packages: tuple[str, ...] = ("torch",)  # PEP 508 requirement strings, as given
+    variant: str | None = None  # force one: "cu128", "cpu", "rocm6.4", "xpu"
+    channel: str = "stable"  # stable | test | nightly
+    index_base: str = DEFAULT_INDEX_BASE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"packages": list(self.packages), "variant": self.variant, "channel": self.channel,
+                "index_base": self.index_base}
+
+
+@dataclass(frozen=True)
+class PlanWarning:
+    code: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Rejection:
+    variant: str
+    torch: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    variant: str  # index variant id: cu128, rocm6.4, xpu, cpu; "default" for the default index (macOS)
+    torch: str  # "2.9.1"
+    index_url: str | None  # None: the default index
+    packages: Mapping[str, str] = field(default_factory=dict)  # name -> exact version (with local label)
+
+
+@dataclass(frozen=True)
+class Plan:
+    machine: Machine
+    request: Request
+    choice: Choice | None
+    gpu_accelerated: bool
+    reasons: tuple[str, ...] = ()  # why this choice, one line each
+    warnings: tuple[PlanWarning, ...] = ()
+    rejected: tuple[Rejection, ...] = ()
+    notes: tuple[str, ...] = ()  # caveats: facts the choice rests on that are inferred/unverified
+    commands: Mapping[str, str] = field(default_factory=dict)  # "pip", "uv" -> ready command line
+
+    def warning_codes(self) -> tuple[str, ...]:
+        return tuple(w.code for w in self.warnings)
+
+    def to_dict(self) -> dict[str, Any]:
+        choice = None
+        if self.choice:
+            choice = {"variant": self.choice.variant, "torch": self.choice.torch,
+                      "index_url": self.choice.index_url, "packages": dict(self.choice.packages)}
+        return {
+            "choice": choice,
+            "gpu_accelerated": self.gpu_accelerated,
+            "reasons": list(self.reasons),
+            "warnings": [{"code": w.code, "message": w.message} for w in self.warnings],
+            "rejected": [{"variant": r.variant, "torch": r.torch, "reason": r.reason} for r in self.rejected],
+            "notes": list(self.notes),
+            "machine": self.machine.to_dict(),
+            "request": self.request.to_dict(),
+            "commands": dict(self.commands),
+        }
