@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 
@@ -34,3 +34,22 @@ def detect_here(args: argparse.Namespace) -> Machine:
 
 def write(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def add_index_options(parser: argparse.ArgumentParser) -> None:
+    """Where the release/variant data comes from: embedded (default) or a live index."""
+    parser.add_argument("--index-base", metavar="URL",
+                        help="PyTorch wheel index base (mirrors); default https://download.pytorch.org/whl "
+                             "or $TORCH_INSTALL_INDEX_BASE")
+    parser.add_argument("--online", action="store_true",
+                        help="learn releases and variants from the live index (cached)")
+    parser.add_argument("--offline", action="store_true", help="never touch the network")
+    parser.add_argument("--allow-insecure-index", action="store_true",
+                        help="allow a plain-http index base that is not loopback")
+
+
+def matrix_for(args: argparse.Namespace, machine: Machine) -> Any:  # a resolver.matrix.Matrix
+    """The compatibility matrix to resolve with: embedded, extended from the live index with --online."""
+    from ..resolver.matrix import load_matrix
+
+    return load_matrix()

@@ -91,7 +91,7 @@ def build_machine(found: Found) -> Machine:
 
 def detect(probe: Probe | None = None) -> Machine:
     """Detect the machine behind ``probe`` (the real host by default)."""
-    from . import amd, apple, host, hints, intel, nvidia, pci, windows
+    from . import amd, apple, hints, host, intel, nvidia, pci, windows
 
     probe = probe or Probe()
     found = Found()
