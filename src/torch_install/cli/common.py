@@ -32,6 +32,109 @@ def detect_here(args: argparse.Namespace) -> Machine:
     return detect(Probe())
 
 
+_FLAG_FIELDS = (("os", "os"), ("arch", "arch"), ("python", "python"), ("nvidia_driver", "nvidia-driver"),
+                ("rocm", "rocm"))
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    """Describe a machine other than this one: a profile file and/or field flags (flags win)."""
+    from ..machine import ARCHES, OSES
+
+    group = parser.add_argument_group("target machine (default: this machine)")
+    group.add_argument("--target", metavar="FILE", action="append",
+                       help="machine profile JSON; platform fields left out are assumed from this machine")
+    group.add_argument("--os", choices=OSES, help="target operating system")
+    group.add_argument("--arch", choices=ARCHES, help="target CPU architecture")
+    group.add_argument("--python", metavar="X.Y", help='target Python, like "3.12" or "3.13t"')
+    group.add_argument("--nvidia-driver", metavar="VERSION", help='NVIDIA driver, like "550.54.15"')
+    group.add_argument("--rocm", metavar="VERSION", help='ROCm user space, like "6.4.1"')
+    group.add_argument("--gpu", metavar="NAME", action="append",
+                       help='GPU by name, like "RTX 4090" (repeat for several)')
+
+
+def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """Machine fields given as flags, each validated like a profile field (errors name the flag)."""
+    from ..machine import machine_from_dict
+
+    values: dict[str, Any] = {}
+    for name, flag in _FLAG_FIELDS:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        try:
+            machine_from_dict({name: value})
+        except InputError as exc:
+            raise InputError(f"--{flag}: {str(exc).split(': ', 2)[-1]}") from None
+        values[name] = value
+    if getattr(args, "gpu", None):
+        values["gpus"] = _gpus_from_names(args.gpu)
+    return values
+
+
+def _gpus_from_names(names: list[str]) -> tuple[Any, ...]:
+    """--gpu NAME (repeatable) through the shipped name table; the same model twice counts 2."""
+    from dataclasses import replace
+
+    from ..detectors.names import gpu_from_name
+
+    gpus: list[Any] = []
+    for name in names:
+        gpu = gpu_from_name(name)
+        same = next((i for i, g in enumerate(gpus) if replace(g, count=1) == replace(gpu, count=1)), None)
+        if same is None:
+            gpus.append(gpu)
+        else:
+            gpus[same] = replace(gpus[same], count=gpus[same].count + gpu.count)
+    return tuple(gpus)
+
+
+def platform_here(args: argparse.Namespace) -> Machine:
+    """This machine's platform fields only (os, arch, python, glibc): what a target profile may assume."""
+    from pathlib import Path
+
+    from ..detectors import Found, build_machine, host
+    from ..probe import Probe
+
+    sysroot = getattr(args, "sysroot", None)
+    if sysroot and not Path(sysroot).is_dir():
+        raise InputError(f"--sysroot {sysroot}: not a directory")
+    found = Found()
+    host.detect(Probe(root=sysroot) if sysroot else Probe(), found)
+    return build_machine(found)
+
+
+def machines_from_args(args: argparse.Namespace) -> list[Machine]:
+    """The machine(s) to resolve for.
+
+    --target FILE (repeatable): each profile, flags overriding its fields. Without --target, a hardware
+    flag (--gpu, --nvidia-driver, --rocm) or --os/--arch describes another machine built from the flags
+    alone; otherwise this machine is detected and --python, if given, replaces its Python. In a described
+    machine, platform fields left out are taken from this machine and listed in ``assumed``; hardware
+    fields are never taken from this machine.
+    """
+    from dataclasses import replace
+
+    from ..machine import Machine, fill_platform, load_machine
+
+    flags = _flag_values(args)
+    targets = getattr(args, "target", None) or []
+    describes = bool(targets) or any(k in flags for k in ("os", "arch", "nvidia_driver", "rocm", "gpus"))
+    if not describes:
+        here = detect_here(args)
+        return [replace(here, **flags)] if flags else [here]
+    bases = [load_machine(path) for path in targets] or [Machine()]
+    host = platform_here(args)
+    return [fill_platform(replace(base, **flags), host) for base in bases]
+
+
+def machine_from_args(args: argparse.Namespace) -> Machine:
+    """The one machine to resolve for (see ``machines_from_args``)."""
+    machines = machines_from_args(args)
+    if len(machines) > 1:
+        raise InputError("this command takes one --target")
+    return machines[0]
+
+
 def write(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
