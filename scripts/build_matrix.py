@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Build the embedded compatibility matrix from the reference matrix.
+
+    python scripts/build_matrix.py REFERENCE_JSON [-o src/torch_install/resolver/data/torch-matrix.json]
+
+The reference file documents every fact with prose, sources and confidence. The embedded file keeps the
+facts the resolver walks (normalized, no prose) and each fact's confidence; its schema is docs/matrix.md.
+Facts the reference lacks but the resolver needs (a Windows arch list never read, an aarch64 cu129 list) are
+filled from the nearest equivalent and labelled ``inferred``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "src/torch_install/resolver/data/torch-matrix.json"
+SCHEMA = 1
+
+# manylinux tag -> glibc floor (PEP 600 / PEP 599 / PEP 571 / PEP 513 legacy aliases)
+_LEGACY_MANYLINUX = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
+
+# Intel XPU AOT device names -> device family ids used by Machine.gpus[].family
+XPU_AOT_FAMILIES = {
+    "pvc": "ponte-vecchio", "dg2": "alchemist", "ats-m150": "alchemist", "bmg": "battlemage",
+    "xe2-hpg": "battlemage", "mtl": "meteor-lake", "mtl-h": "meteor-lake", "mtl-u": "meteor-lake",
+    "xe-lpg": "meteor-lake", "lnl-m": "lunar-lake", "xe2-lpg": "lunar-lake", "arl-h": "arrow-lake",
+    "ptl": "panther-lake", "ptl-h": "panther-lake", "ptl-u": "panther-lake",
+}
+
+# AMD targets that are not built but run the code of a built target when HSA_OVERRIDE_GFX_VERSION says so.
+# Each maps to the built targets to try, nearest first. Source: ROCm/PyTorch issue threads summarised in
+# the reference (doctor-and-containers §5.6, anchors-ltt-torchruntime §2.5) - a user workaround, not support.
+GFX_ALIASES = {
+    "gfx1031": ["gfx1030"], "gfx1032": ["gfx1030"], "gfx1033": ["gfx1030"], "gfx1034": ["gfx1030"],
+    "gfx1035": ["gfx1030"], "gfx1036": ["gfx1030"],
+    "gfx1103": ["gfx1100"], "gfx1150": ["gfx1100"], "gfx1151": ["gfx1100"],
+    "gfx90c": ["gfx900"],
+}
+
+
+def _glibc(tags: list[str]) -> str | None:
+    floors = []
+    for tag in tags:
+        if m := re.match(r"manylinux_(\d+)_(\d+)_", tag):
+            floors.append((int(m[1]), int(m[2])))
+        else:
+            legacy = _LEGACY_MANYLINUX.get(tag.split("_")[0])
+            if legacy:
+                floors.append(tuple(int(x) for x in legacy.split(".")))
+    return ".".join(map(str, min(floors))) if floors else None
+
+
+def _macos(tags: list[str]) -> str | None:
+    floors = [(int(m[1]), int(m[2])) for t in tags if (m := re.match(r"macosx_(\d+)_(\d+)_", t))]
+    return ".".join(map(str, min(floors))) if floors else None
+
+
+def _driver(value: str | None) -> str | None:
+    """'580 (no bundled Windows driver version published)' -> '580'."""
+    if not value:
+        return None
+    m = re.match(r"\d+(\.\d+)*", value)
+    return m[0] if m else None
+
+
+def _cuda_families(ref: dict[str, Any]) -> dict[str, Any]:
+    compat = ref["cuda_minor_version_compat"]
+    out = {}
+    for major in ("11", "12", "13"):
+        row = compat[major]
+        fam: dict[str, Any] = {
+            "floor": {"linux": _driver(row["linux_x86_64"]), "windows": _driver(row["windows_x86_64"])},
+            "below": row.get("max_exclusive"), "conf": "source-file", "src": compat["sources"],
+        }
+        if major == "12":
+            # NVIDIA's 12.0 GA Windows driver is 527.41; the 12.0 Update 1 driver 528.33 is the floor in use by
+            # installers (uv) and the one this tool applies, to stay on the safe side.
+            fam["floor"]["windows"] = "528.33"
+            fam["note"] = "windows floor = CUDA 12.0 Update 1 driver (GA: 527.41)"
+        if major == "13":
+            fam["floor_conf"] = {"windows": "inferred"}
+            fam["note"] = "no Windows driver version published for 13.x; the R580 branch rule is applied"
+        out[major] = fam
+    return out
+
+
+def _cuda_variants(ref: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for name, row in ref["cuda_variants"].items():
+        ga = row.get("driver_min_toolkit_ga") or {}
+        branch = row.get("driver_branch")
+        full = {"linux": _driver(ga.get("linux_x86_64")), "windows": _driver(ga.get("windows_x86_64"))}
+        full_conf = {"linux": row.get("driver_confidence", "source-file"),
+                     "windows": row.get("driver_confidence", "source-file")}
+        if branch:
+            for os_ in ("linux", "windows"):
+                if not full[os_]:
+                    full[os_] = branch.lstrip("R")
+                    full_conf[os_] = "inferred"
+        out[name] = {"cuda": row["cuda_minor"], "full": full, "full_conf": full_conf, "branch": branch,
+                     "src": row.get("driver_sources", [])}
+    return out
+
+
+def _arch_entry(entry: dict[str, Any], conf: str | None = None, note: str | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {"sm": list(entry["sm"]), "ptx": list(entry.get("ptx") or []),
+                           "conf": conf or entry.get("confidence", "unverified")}
+    if note:
+        out["note"] = note
+    return out
+
+
+def _fill_arch(releases: list[dict[str, Any]], i: int, platform: str, variant: str) -> dict[str, Any] | None:
+    """An arch list the reference lacks: nearest release with the same platform+variant, else same release
+    on linux_x86_64. Labelled inferred."""
+    for distance in range(1, len(releases)):
+        for j in (i - distance, i + distance):
+            if 0 <= j < len(releases):
+                entry = (releases[j].get("cuda_arch_lists") or {}).get(platform, {}).get(variant)
+                if entry:
+                    return _arch_entry(entry, "inferred", f"copied from {releases[j]['version']}")
+    entry = (releases[i].get("cuda_arch_lists") or {}).get("linux_x86_64", {}).get(variant)
+    if entry:
+        return _arch_entry(entry, "inferred", "copied from linux_x86_64")
+    return None
+
+
+def _xpu(ref_minor: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not ref_minor or not ref_minor.get("wheels") or not ref_minor.get("aot"):
+        return None
+    out: dict[str, Any] = {"conf": ref_minor.get("conf", "unverified")}
+    for os_ in ("linux", "windows"):
+        names = [n.strip() for n in (ref_minor["aot"].get(os_) or "").split(",") if n.strip()]
+        out[os_] = sorted({XPU_AOT_FAMILIES[n] for n in names if n in XPU_AOT_FAMILIES})
+    return out
+
+
+def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dict[str, Any]:
+    r = releases[i]
+    py = r["python"]["pypi_wheels_by_platform"]
+    tags = r["pypi_platform_tags"]
+    variants: dict[str, list[str]] = {}
+    for platform, labels in r["index_variants"].items():
+        if platform.startswith("macos"):
+            continue
+        variants[platform] = sorted(labels, key=_variant_order)
+    for platform in ("macos_arm64", "macos_x86_64"):
+        if platform in py:
+            variants[platform] = ["default"]
+    pypi = {}
+    for platform, row in r["pypi_default"].items():
+        if not isinstance(row, dict):
+            continue
+        if platform.startswith("macos"):
+            pypi[platform] = "default"
+        else:
+            pypi[platform] = row.get("variant_equivalent") or "cpu"
+    cuda: dict[str, dict[str, Any]] = {}
+    for platform, labels in variants.items():
+        for variant in labels:
+            if not variant.startswith("cu"):
+                continue
+            entry = (r.get("cuda_arch_lists") or {}).get(platform, {}).get(variant)
+            arch = _arch_entry(entry) if entry else _fill_arch(releases, i, platform, variant)
+            if arch:
+                cuda.setdefault(platform, {})[variant] = arch
+    rocm = {}
+    for variant in r.get("rocm_variants") or []:
+        by_minor = ref["rocm_variants"].get(variant, {}).get("gfx_targets_by_minor", {}).get(r["minor"])
+        if by_minor and by_minor.get("targets"):
+            rocm[variant] = {"gfx": by_minor["targets"], "conf": by_minor.get("confidence", "unverified")}
+        else:
+            rocm[variant] = {"gfx": None, "conf": "unverified"}
+    comp = r["companions"]
+    out: dict[str, Any] = {
+        "v": r["version"],
+        "date": r["release_date"],
+        "requires_python": r["python"]["requires_python"],
+        "python": py,
+        "glibc": {p: g for p, t in tags.items() if p.startswith("linux") and (g := _glibc(t))},
+        "macos": {p: m for p, t in tags.items() if p.startswith("macos") and (m := _macos(t))},
+        "variants": variants,
+        "variants_conf": r.get("index_variants_confidence", "unverified"),
+        "secondary": r.get("index_variants_secondary_only") or [],
+        "pypi": pypi,
+        "stable_cuda": r.get("stable_cuda_variant"),
+        "cuda": cuda,
+        "rocm": rocm,
+        "xpu": _xpu(ref["xpu"]["per_minor"].get(r["minor"])),
+        "companions": {k: v for k in ("torchvision", "torchaudio") if (v := comp.get(f"{k}_recommended"))},
+    }
+    return out
+
+
+def _variant_order(label: str) -> tuple[int, tuple[int, ...]]:
+    kind = 0 if label == "cpu" else 1 if label.startswith("cu") else 2 if label.startswith("rocm") else 3
+    nums = tuple(int(x) for x in re.findall(r"\d+", label))
+    return kind, nums
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in v.split("."))
+
+
+def build(ref: dict[str, Any]) -> dict[str, Any]:
+    releases = sorted(ref["releases"], key=lambda r: _version_key(r["version"]))
+    built = [_release(ref, releases, i) for i in range(len(releases))]
+    built.reverse()  # newest first
+    return {
+        "schema": SCHEMA,
+        "generated": ref["meta"]["generated"],
+        "confidence_levels": list(ref["confidence_levels"]),
+        "sources": {k: v.get("locator", "") for k, v in ref["sources"].items()},
+        "index": {"base": ref["index_layout"]["base"],
+                  "channels": {"stable": "", "test": "test", "nightly": "nightly"},
+                  "pre_release_channels": ["nightly"]},
+        "cuda": {"families": _cuda_families(ref), "variants": _cuda_variants(ref)},
+        "rocm": {"aliases": GFX_ALIASES, "aliases_conf": "secondary", "platforms": ["linux_x86_64"]},
+        "xpu": {"aot_families": XPU_AOT_FAMILIES},
+        "jetson": {"sbsa_from_l4t": "38", "conf": "inferred",
+                   "wheels": "NVIDIA's Jetson wheels (JetPack redist or the Jetson AI Lab index)"},
+        "names": {"sm": ref["gpu_arch_names"]["cuda_sm"], "gfx": ref["gpu_arch_names"]["amd_gfx"]},
+        "unverified": ref["unverified"],
+        "releases": built,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reference", type=Path, help="reference torch-matrix.json")
+    parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)
+    args = parser.parse_args(argv)
+    try:
+        ref = json.loads(args.reference.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        print(f"{args.reference}: cannot read reference matrix ({exc})", file=sys.stderr)
+        return 2
+    data = build(ref)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(data, separators=(",", ":"), sort_keys=False) + "\n", encoding="utf-8")
+    print(f"wrote {args.output} ({args.output.stat().st_size} bytes, {len(data['releases'])} releases)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

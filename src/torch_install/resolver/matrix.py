@@ -1,0 +1,344 @@
+"""The compatibility matrix: which torch releases exist, with which wheel variants, for which hardware.
+
+``load_matrix()`` reads the embedded package data (``data/torch-matrix.json``, schema in docs/matrix.md) once
+per process. A :class:`Matrix` is immutable; extend it with :meth:`Matrix.with_release` /
+:meth:`Matrix.with_variant`, which return a new Matrix (e.g. for releases or variants found on a live index).
+
+Queries, with the platform keys of ``Machine.platform`` (``linux_x86_64``, ``linux_aarch64``,
+``windows_x86_64``, ``macos_arm64``, ``macos_x86_64``)::
+
+    m = load_matrix()
+    m.releases[0].version                                  # newest release, "2.15.0"
+    m.release("2.9.1").variants("linux_x86_64")            # ["cpu", "cu126", "cu128", ...]
+    m.cuda_arch("2.9.1+cu128", "linux_x86_64").sm          # (70, 75, 80, 86, 90, 100, 120)
+    m.gfx_targets("2.8.0+rocm6.4").gfx                     # ("gfx900", ..., "gfx1201")
+    m.cuda_floor("cu130", "linux")                         # "580.65.06"  (minor-version-compat floor)
+    m.cuda_full_driver("cu130", "linux")                   # "580.65.06"  (driver of that toolkit's GA)
+
+Every fact carries a ``confidence`` (verified, source-file, maintainer-statement, secondary, inferred,
+unverified; facts added at run time use ``assumed``). A variant unknown to the data (``cu134``) inherits its
+driver rules from its name: CUDA major 13 -> the 13.x floor.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+ASSUMED = "assumed"
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+def driver_key(version: str) -> tuple[int, ...]:
+    """Order NVIDIA driver versions: "550.54.15" -> (550, 54, 15). Non-numeric parts are ignored."""
+    return tuple(int(x) for x in re.findall(r"\d+", version))
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Order torch release versions ("2.10.0" after "2.9.1"); a local label (+cu128) is ignored."""
+    return tuple(int(x) for x in version.split("+")[0].split(".") if x.isdigit())
+
+
+def split_label(version: str) -> tuple[str, str | None]:
+    """ "2.9.1+cu128" -> ("2.9.1", "cu128"); "2.9.1" -> ("2.9.1", None)."""
+    public, _, label = version.partition("+")
+    return public, label or None
+
+
+def variant_kind(variant: str) -> str:
+    """cuda | rocm | xpu | cpu | default (the default index, macOS) | unknown."""
+    if variant in ("cpu", "xpu", "default"):
+        return variant
+    if re.fullmatch(r"cu\d{3}", variant):
+        return "cuda"
+    if re.fullmatch(r"rocm\d+(\.\d+)+", variant):
+        return "rocm"
+    return "unknown"
+
+
+def cuda_version(variant: str) -> tuple[int, int] | None:
+    """ "cu128" -> (12, 8); "cu130" -> (13, 0); None for a non-CUDA variant."""
+    if variant_kind(variant) != "cuda":
+        return None
+    digits = variant[2:]
+    return int(digits[:-1]), int(digits[-1])
+
+
+def rocm_version(variant: str) -> tuple[int, ...] | None:
+    """ "rocm6.2.4" -> (6, 2, 4)."""
+    return tuple(int(x) for x in variant[4:].split(".")) if variant_kind(variant) == "rocm" else None
+
+
+def os_of(platform: str) -> str:
+    return platform.split("_", 1)[0]
+
+
+@dataclass(frozen=True)
+class CudaArch:
+    """Compiled CUDA targets of one (release, platform, variant): cubins (``sm``, CC×10) and PTX."""
+
+    sm: tuple[int, ...]
+    ptx: tuple[int, ...] = ()
+    confidence: str = "unverified"
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class RocmTargets:
+    """gfx targets compiled into one ROCm variant of a release (``gfx`` None: not known)."""
+
+    gfx: tuple[str, ...] | None
+    confidence: str = "unverified"
+
+
+@dataclass(frozen=True)
+class XpuSupport:
+    """Intel GPU device families one release builds ahead-of-time for, per OS ("linux", "windows")."""
+
+    families: Mapping[str, tuple[str, ...]]
+    confidence: str = "unverified"
+
+
+@dataclass(frozen=True)
+class Release:
+    """One torch release and its wheels."""
+
+    version: str
+    date: str | None = None
+    requires_python: str | None = None
+    python: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # platform -> ("3.11", "3.13t", ...)
+    glibc: Mapping[str, str] = field(default_factory=dict)  # linux platform -> minimum glibc of the wheels
+    macos: Mapping[str, str] = field(default_factory=dict)  # macOS platform -> minimum macOS version
+    variant_lists: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # platform -> index variants
+    variants_confidence: str = "unverified"
+    secondary: tuple[str, ...] = ()  # variants that rest on a secondary or inferred source only
+    pypi: Mapping[str, str] = field(default_factory=dict)  # platform -> variant equal to the default index's wheel
+    stable_cuda: str | None = None  # the release's default CUDA variant
+    cuda: Mapping[str, Mapping[str, CudaArch]] = field(default_factory=dict)  # platform -> variant -> arch list
+    rocm: Mapping[str, RocmTargets] = field(default_factory=dict)  # variant -> gfx list
+    xpu: XpuSupport | None = None
+    companions: Mapping[str, str] = field(default_factory=dict)  # torchvision/torchaudio -> version matching this torch
+    confidence: str = "verified"  # the release's existence
+
+    def variants(self, platform: str) -> list[str]:
+        """Index variants for the platform (cpu first, then CUDA, ROCm, xpu); macOS: ["default"]."""
+        return list(self.variant_lists.get(platform, ()))
+
+    def cuda_arch(self, variant: str, platform: str) -> CudaArch | None:
+        return self.cuda.get(platform, _EMPTY).get(variant)
+
+    def gfx_targets(self, variant: str) -> RocmTargets | None:
+        return self.rocm.get(variant)
+
+    def python_tags(self, platform: str) -> tuple[str, ...]:
+        return self.python.get(platform, ())
+
+    def default_variant(self, platform: str) -> str | None:
+        """The CUDA variant this release treats as default on the platform: the default index's build when
+        it is CUDA, else the release's stable CUDA when the platform has it."""
+        pypi = self.pypi.get(platform)
+        if pypi and variant_kind(pypi) == "cuda":
+            return pypi
+        if self.stable_cuda and self.stable_cuda in self.variant_lists.get(platform, ()):
+            return self.stable_cuda
+        return None
+
+    def with_variant(self, platform: str, variant: str, *, arch: CudaArch | None = None,
+                     gfx: RocmTargets | None = None, confidence: str = ASSUMED) -> Release:
+        """A copy listing ``variant`` on ``platform``. A CUDA variant without ``arch`` inherits the arch list
+        of the newest CUDA variant of the same major on that platform (labelled ``confidence``); a ROCm
+        variant without ``gfx`` inherits the newest ROCm variant's list."""
+        lists = dict(self.variant_lists)
+        if variant not in lists.get(platform, ()):
+            from_kind = sorted(set(lists.get(platform, ())) | {variant}, key=_variant_order)
+            lists[platform] = tuple(from_kind)
+        cuda = {p: dict(v) for p, v in self.cuda.items()}
+        rocm = dict(self.rocm)
+        kind = variant_kind(variant)
+        if kind == "cuda" and variant not in cuda.get(platform, {}):
+            if arch is None:
+                major = cuda_version(variant)[0]  # type: ignore[index]
+                same = [v for v in cuda.get(platform, {}) if (cuda_version(v) or (0,))[0] == major]
+                base = cuda[platform][max(same, key=_variant_order)] if same else None
+                if base:
+                    arch = CudaArch(base.sm, base.ptx, confidence, f"inherited from {max(same, key=_variant_order)}")
+            if arch:
+                cuda.setdefault(platform, {})[variant] = arch
+        if kind == "rocm" and variant not in rocm:
+            if gfx is None and rocm:
+                newest = max(rocm, key=_variant_order)
+                gfx = RocmTargets(rocm[newest].gfx, confidence)
+            rocm[variant] = gfx or RocmTargets(None, confidence)
+        return replace(self, variant_lists=MappingProxyType(lists), rocm=MappingProxyType(rocm),
+                       cuda=MappingProxyType({p: MappingProxyType(v) for p, v in cuda.items()}))
+
+
+def _variant_order(label: str) -> tuple[int, tuple[int, ...]]:
+    kind = {"cpu": 0, "cuda": 1, "rocm": 2, "xpu": 3}.get(variant_kind(label), 4)
+    return kind, tuple(int(x) for x in re.findall(r"\d+", label))
+
+
+@dataclass(frozen=True)
+class DriverFloor:
+    """Minimum NVIDIA driver for a CUDA major under minor-version compatibility."""
+
+    linux: str | None
+    windows: str | None
+    below: str | None  # drivers of this major stop before this branch (informational)
+    confidence: str = "source-file"
+
+    def for_os(self, os: str) -> str | None:
+        return self.windows if os == "windows" else self.linux
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """All releases (newest first) and the global rule data (driver floors, gfx aliases, XPU families)."""
+
+    releases: tuple[Release, ...]
+    cuda_families: Mapping[str, DriverFloor] = field(default_factory=dict)  # "12" -> floor
+    cuda_toolkits: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # "cu128" -> {"full": {os: drv}}
+    gfx_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # "gfx1031" -> ("gfx1030",)
+    gfx_aliases_confidence: str = "secondary"
+    rocm_platforms: tuple[str, ...] = ("linux_x86_64",)
+    xpu_aot_families: Mapping[str, str] = field(default_factory=dict)
+    jetson: Mapping[str, str] = field(default_factory=dict)
+    names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # "sm" / "gfx" -> id -> marketing name
+    index_base: str = "https://download.pytorch.org/whl"
+    channels: Mapping[str, str] = field(default_factory=dict)  # stable -> "", test -> "test", nightly -> "nightly"
+    pre_release_channels: tuple[str, ...] = ("nightly",)
+    unverified: tuple[str, ...] = ()
+    generated: str | None = None
+    _by_version: dict[str, Release] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_version.update({r.version: r for r in self.releases})
+
+    # -- releases ---------------------------------------------------------------------------------------
+    def release(self, version: str) -> Release:
+        """The release "2.9.1" (a local label like "+cu128" is ignored). KeyError names unknown versions."""
+        public, _ = split_label(version)
+        try:
+            return self._by_version[public]
+        except KeyError:
+            raise KeyError(f"torch {public} is not in the compatibility matrix") from None
+
+    def has_release(self, version: str) -> bool:
+        return split_label(version)[0] in self._by_version
+
+    def cuda_arch(self, version: str, platform: str, variant: str | None = None) -> CudaArch | None:
+        """Arch list of "2.9.1+cu128" (or version "2.9.1", variant "cu128") on a platform."""
+        public, label = split_label(version)
+        return self.release(public).cuda_arch(variant or label or "", platform)
+
+    def gfx_targets(self, version: str, variant: str | None = None) -> RocmTargets | None:
+        """gfx list of "2.8.0+rocm6.4" (or version + variant)."""
+        public, label = split_label(version)
+        return self.release(public).gfx_targets(variant or label or "")
+
+    # -- NVIDIA driver rules ----------------------------------------------------------------------------
+    def cuda_family(self, variant: str) -> DriverFloor | None:
+        cv = cuda_version(variant)
+        return self.cuda_families.get(str(cv[0])) if cv else None
+
+    def cuda_floor(self, variant: str, os: str) -> str | None:
+        """Minimum driver that runs ``variant`` (minor-version compatibility of its CUDA major) on an OS
+        ("linux"/"windows"). Variants unknown to the data inherit the floor of their major."""
+        fam = self.cuda_family(variant)
+        return fam.for_os(os) if fam else None
+
+    def cuda_full_driver(self, variant: str, os: str) -> str | None:
+        """Driver of the variant's toolkit GA: at or above it every CUDA feature works natively."""
+        row = self.cuda_toolkits.get(variant)
+        if row:
+            return row["full"].get(os)
+        return None
+
+    def cuda_full_driver_confidence(self, variant: str, os: str) -> str:
+        row = self.cuda_toolkits.get(variant)
+        return row.get("full_conf", {}).get(os, "unverified") if row else ASSUMED
+
+    # -- extension ----------------------------------------------------------------------------------------
+    def with_release(self, release: Release) -> Matrix:
+        """A new Matrix with ``release`` added (or replacing the release of the same version)."""
+        kept = [r for r in self.releases if r.version != release.version] + [release]
+        kept.sort(key=lambda r: version_key(r.version), reverse=True)
+        return replace(self, releases=tuple(kept), _by_version={})
+
+    def with_variant(self, version: str, platform: str, variant: str, **kwargs: Any) -> Matrix:
+        """A new Matrix where release ``version`` lists ``variant`` on ``platform``; see Release.with_variant.
+        An unknown release is created (confidence ``assumed``) with only that variant."""
+        if self.has_release(version):
+            base = self.release(version)
+        else:
+            base = Release(version=split_label(version)[0], confidence=ASSUMED, variants_confidence=ASSUMED)
+        return self.with_release(base.with_variant(platform, variant, **kwargs))
+
+    def name_of(self, kind: str, key: str) -> str | None:
+        """Marketing name: name_of("sm", "89") -> "Ada Lovelace (RTX 40xx, L4/L40)"."""
+        return self.names.get(kind, _EMPTY).get(key)
+
+
+def _freeze_release(d: dict[str, Any]) -> Release:
+    xpu = d.get("xpu")
+    return Release(
+        version=d["v"],
+        date=d.get("date"),
+        requires_python=d.get("requires_python"),
+        python=MappingProxyType({p: tuple(v) for p, v in d.get("python", {}).items()}),
+        glibc=MappingProxyType(d.get("glibc", {})),
+        macos=MappingProxyType(d.get("macos", {})),
+        variant_lists=MappingProxyType({p: tuple(v) for p, v in d.get("variants", {}).items()}),
+        variants_confidence=d.get("variants_conf", "unverified"),
+        secondary=tuple(d.get("secondary", ())),
+        pypi=MappingProxyType(d.get("pypi", {})),
+        stable_cuda=d.get("stable_cuda"),
+        cuda=MappingProxyType({
+            p: MappingProxyType({v: CudaArch(tuple(a["sm"]), tuple(a.get("ptx", ())), a.get("conf", "unverified"),
+                                             a.get("note")) for v, a in vs.items()})
+            for p, vs in d.get("cuda", {}).items()}),
+        rocm=MappingProxyType({v: RocmTargets(tuple(r["gfx"]) if r.get("gfx") else None, r.get("conf", "unverified"))
+                               for v, r in d.get("rocm", {}).items()}),
+        xpu=XpuSupport(MappingProxyType({o: tuple(xpu.get(o, ())) for o in ("linux", "windows")}),
+                       xpu.get("conf", "unverified")) if xpu else None,
+        companions=MappingProxyType(d.get("companions", {})),
+    )
+
+
+def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
+    """Build a Matrix from the JSON form of data/torch-matrix.json."""
+    cuda = data.get("cuda", {})
+    families = {
+        major: DriverFloor(f["floor"].get("linux"), f["floor"].get("windows"), f.get("below"), f.get("conf", ""))
+        for major, f in cuda.get("families", {}).items()
+    }
+    return Matrix(
+        releases=tuple(_freeze_release(r) for r in data["releases"]),
+        cuda_families=MappingProxyType(families),
+        cuda_toolkits=MappingProxyType(cuda.get("variants", {})),
+        gfx_aliases=MappingProxyType({k: tuple(v) for k, v in data.get("rocm", {}).get("aliases", {}).items()}),
+        gfx_aliases_confidence=data.get("rocm", {}).get("aliases_conf", "secondary"),
+        rocm_platforms=tuple(data.get("rocm", {}).get("platforms", ("linux_x86_64",))),
+        xpu_aot_families=MappingProxyType(data.get("xpu", {}).get("aot_families", {})),
+        jetson=MappingProxyType(data.get("jetson", {})),
+        names=MappingProxyType(data.get("names", {})),
+        index_base=data.get("index", {}).get("base", "https://download.pytorch.org/whl"),
+        channels=MappingProxyType(data.get("index", {}).get("channels", {"stable": "", "test": "test",
+                                                                        "nightly": "nightly"})),
+        pre_release_channels=tuple(data.get("index", {}).get("pre_release_channels", ("nightly",))),
+        unverified=tuple(data.get("unverified", ())),
+        generated=data.get("generated"),
+    )
+
+
+@lru_cache(maxsize=1)
+def load_matrix() -> Matrix:
+    """The embedded matrix (read once per process)."""
+    text = (Path(__file__).parent / "data" / "torch-matrix.json").read_text(encoding="utf-8")
+    return matrix_from_dict(json.loads(text))
