@@ -1,16 +1,174 @@
-"""`torch-install plan`."""
+"""`torch-install plan` (the default command) and `torch-install install`."""
 
 from __future__ import annotations
 
 import argparse
+import re
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EXIT_OK, EXIT_WARNINGS, InputError
+from . import common
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from ..resolver.plan import Plan, Request
+
+CHANNELS = ("stable", "test", "nightly")
+INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
+# variant prefix -> (GPU vendor it needs, vendor brand, build kind, operating systems without such builds)
+_VARIANT_NEEDS = {"cu": ("nvidia", "NVIDIA", "CUDA", ("macos",)), "rocm": ("amd", "AMD", "ROCm", ("macos", "windows")),
+                  "xpu": ("intel", "Intel", "XPU", ("macos",))}
+_VARIANT = re.compile(r"^(cpu|xpu|default|cu\d{2,3}|rocm\d+(\.\d+){1,2})$")
+
+
+def _add_request_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("packages", nargs="*", metavar="PKG",
+                        help='requirements like pip\'s: "torch>=2.7" torchvision torchaudio (default: torch)')
+    parser.add_argument("--variant", metavar="ID", help="force a variant: cu128, rocm6.4, xpu, cpu …")
+    parser.add_argument("--channel", choices=CHANNELS, default="stable", help="release channel (default stable)")
+    common.add_index_options(parser)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("plan", help="(not yet available)")
-    parser.set_defaults(func=run)
+    from ..resolver.render import FORMATS
+
+    plan = sub.add_parser("plan", help="print the PyTorch build for this (or a target) machine, and why",
+                          description="Resolve the newest PyTorch build that runs on the machine and explain the "
+                                      "choice. Exit code 1 when the plan has warnings.")
+    _add_request_options(plan)
+    plan.add_argument("--format", default="text", choices=tuple(FORMATS), help="output format (default text)")
+    common.add_target_options(plan)
+    common.add_sysroot_option(plan)
+    plan.set_defaults(func=run)
+
+    install = sub.add_parser("install", help="resolve for this machine and run pip (or uv)",
+                             description="Resolve for this machine and install the pinned packages in one "
+                                         "installer transaction; a failed install leaves the old torch in place.")
+    _add_request_options(install)
+    install.add_argument("--installer", choices=("pip", "uv"), default="pip", help="installer to run (default pip)")
+    install.add_argument("--python", metavar="PATH", help="interpreter to install into (default: this one)")
+    install.add_argument("--dry-run", action="store_true", help="print the command and exit")
+    install.set_defaults(func=run_install)
+
+
+def index_base(args: argparse.Namespace) -> str:
+    """--index-base, else $TORCH_INSTALL_INDEX_BASE, else PyTorch's index; https unless loopback or allowed."""
+    import os
+    from urllib.parse import urlsplit
+
+    from ..resolver.plan import DEFAULT_INDEX_BASE
+
+    flag = getattr(args, "index_base", None)
+    value = flag or os.environ.get(INDEX_BASE_ENV) or DEFAULT_INDEX_BASE
+    where = "--index-base" if flag else f"${INDEX_BASE_ENV}" if value != DEFAULT_INDEX_BASE else "index base"
+    try:
+        url = urlsplit(value)
+        host = url.hostname or ""
+    except ValueError:
+        raise InputError(f"{where} {value}: not a URL") from None
+    if url.scheme not in ("https", "http") or not host:
+        raise InputError(f"{where} {value}: expected an http(s) URL like https://mirror.example/whl")
+    loopback = host in ("localhost", "::1") or host.startswith("127.")
+    if url.scheme == "http" and not loopback and not getattr(args, "allow_insecure_index", False):
+        raise InputError(f"{where} {value}: plain http is only allowed for loopback (or with --allow-insecure-index)")
+    return value.rstrip("/")
+
+
+def request_from_args(args: argparse.Namespace) -> Request:
+    """The Request: packages (checked as PEP 508 requirements), variant, channel, index base."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from ..resolver.plan import Request
+
+    for package in args.packages:
+        try:
+            Requirement(package)
+        except InvalidRequirement as exc:
+            raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
+    if args.variant is not None and not _VARIANT.match(args.variant):
+        raise InputError(f"--variant {args.variant}: not a variant id like cu128, rocm6.4, xpu or cpu")
+    return Request(packages=tuple(args.packages) or ("torch",), variant=args.variant, channel=args.channel,
+                   index_base=index_base(args))
+
+
+def _gpu_names(machine: Machine, vendor: str | None = None) -> str:
+    gpus = [g for g in machine.gpus if vendor is None or g.vendor == vendor]
+    return ", ".join(g.name or f"{g.vendor} GPU" for g in gpus)
+
+
+def check_consistent(machine: Machine, variant: str | None) -> None:
+    """Contradictions between flags/profile fields and the forced variant are input errors, not plans."""
+    os_ = machine.os
+    if os_ == "macos" and machine.nvidia_driver:
+        raise InputError(f"macOS with NVIDIA driver {machine.nvidia_driver} is contradictory: "
+                         "there are no CUDA builds of PyTorch for macOS")
+    if os_ in ("macos", "windows") and machine.rocm:
+        raise InputError(f"{os_} with ROCm {machine.rocm} is contradictory: PyTorch's ROCm builds are Linux-only")
+    if os_ and os_ != "macos" and machine.gpus_of("apple"):
+        raise InputError(f"{os_} with an Apple GPU ({_gpu_names(machine, 'apple')}) is contradictory")
+    if not variant:
+        return
+    for prefix, (vendor, brand, kind, no_os) in _VARIANT_NEEDS.items():
+        if not variant.startswith(prefix):
+            continue
+        if os_ in no_os:
+            raise InputError(f"--variant {variant} contradicts the target: there are no {kind} builds for {os_}")
+        if machine.gpus and not machine.gpus_of(vendor):
+            raise InputError(f"--variant {variant} contradicts the target: it needs an {brand} GPU, "
+                             f"the target has {_gpu_names(machine)}")
+
+
+def resolve_plan(machine: Machine, request: Request, matrix: Any) -> Plan:
+    from ..resolver import resolve
+
+    return resolve(machine, request, matrix)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
+    from ..resolver.render import FORMATS
 
-    raise InputError("'plan' is not available yet")
+    request = request_from_args(args)
+    machines = common.machines_from_args(args)
+    for machine in machines:
+        check_consistent(machine, request.variant)
+    if len(machines) > 1:
+        return _run_fleet(args, machines, request)
+    machine = machines[0]
+    plan = resolve_plan(machine, request, common.matrix_for(args, machine))
+    common.write(FORMATS[args.format](plan))
+    return EXIT_WARNINGS if plan.warnings or plan.choice is None else EXIT_OK
+
+
+def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
+    """Several --target profiles: torch_install.fleet resolves (``resolve_fleet``), renders (``render``) and
+    picks the exit code (``exit_code``)."""
+    try:
+        from .. import fleet  # type: ignore[attr-defined]
+    except ImportError:
+        raise InputError("several --target need fleet support, which this torch-install lacks") from None
+    result = fleet.resolve_fleet(machines, request, common.matrix_for(args, machines[0]))
+    common.write(fleet.render(result, args.format))
+    return int(fleet.exit_code(result))
+
+
+def run_install(args: argparse.Namespace) -> int:
+    import shlex
+    import sys
+    from dataclasses import replace
+
+    from .. import install
+
+    request = request_from_args(args)
+    interpreter = install.query_interpreter(args.python) if args.python else install.this_interpreter()
+    machine = replace(common.detect_here(args), python=interpreter.python)
+    check_consistent(machine, request.variant)
+    plan = resolve_plan(machine, request, common.matrix_for(args, machine))
+    for warning in plan.warnings:
+        sys.stderr.write(f"torch-install: warning: [{warning.code}] {warning.message}\n")
+    argv = install.installer_argv(plan, interpreter, args.installer)
+    install.check_installable(plan, interpreter, args.installer)
+
+    common.write(shlex.join(argv))
+    if args.dry_run:
+        return EXIT_OK
+    return install.run_installer(argv)
