@@ -1,0 +1,15 @@
+"""The answer of a parser that could not read its input: "unknown", with the reason why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value that could not be established; ``reason`` says why, in one line."""
+
+    reason: str
+
+    def __bool__(self) -> bool:  # an Unknown never reads as a found value
+        return False
