@@ -1,0 +1,218 @@
+"""The installer: argv, PEP 668 refusal, and pip's rollback keeping the old torch when an install fails.
+
+The rollback tests use a real virtual environment and a local PEP 503 index of tiny wheels built here with
+zipfile; nothing touches the network.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from torch_install import install
+from torch_install.errors import EnvironmentFailure, InputError
+from torch_install.machine import Machine
+from torch_install.resolver.plan import Choice, Plan, Request
+
+
+def make_plan(packages: dict[str, str], index_url: str | None, channel: str = "stable") -> Plan:
+    choice = Choice(variant="cpu", torch=packages["torch"].split("+")[0], index_url=index_url, packages=packages)
+    return Plan(machine=Machine(os="linux", arch="x86_64"), request=Request(packages=tuple(packages), channel=channel),
+                choice=choice, gpu_accelerated=False)
+
+
+def _record_row(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def build_wheel(directory: Path, name: str, version: str, extra: dict[str, bytes] | None = None) -> Path:
+    """A pure-Python wheel ``name-version-py3-none-any.whl`` whose package records its own version."""
+    dist_info = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": f'__version__ = "{version}"\n'.encode(),
+        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+        f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test-build\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        **(extra or {}),
+    }
+    record = "\n".join([_record_row(n, d) for n, d in files.items()] + [f"{dist_info}/RECORD,,", ""])
+    path = directory / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as wheel:
+        for member, data in files.items():
+            wheel.writestr(member, data)
+        wheel.writestr(f"{dist_info}/RECORD", record)
+    return path
+
+
+def simple_index(root: Path, wheels: list[Path]) -> str:
+    """A PEP 503 index (file:// URL) listing ``wheels`` under their project names."""
+    projects: dict[str, list[Path]] = {}
+    for wheel in wheels:
+        projects.setdefault(wheel.name.split("-")[0], []).append(wheel)
+    for project, files in projects.items():
+        page = root / project
+        page.mkdir(parents=True)
+        links = "".join(f'<a href="{w.as_uri()}">{w.name}</a>\n' for w in files)
+        (page / "index.html").write_text(f"<!DOCTYPE html><html><body>\n{links}</body></html>\n")
+    (root / "index.html").write_text("".join(f'<a href="{p}/">{p}</a>\n' for p in projects))
+    return root.as_uri() + "/"
+
+
+def venv_python(env: Path) -> Path:
+    return env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def installed_version(python: Path, name: str) -> str:
+    code = f"import importlib.metadata as m; print(m.version({name!r}))"
+    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("wheels")
+    good_dir, broken_dir = root / "good", root / "broken"
+    good_dir.mkdir()
+    broken_dir.mkdir()
+    return {
+        "old": build_wheel(good_dir, "torch", "1.0.0+cpu"),
+        "new": build_wheel(good_dir, "torch", "2.0.0+cpu"),
+        # A wheel member that would land outside site-packages: pip refuses it while installing, after it
+        # has already moved the old torch aside, so only its rollback can bring the old one back.
+        "broken": build_wheel(broken_dir, "torch", "2.0.0+cpu", {"../../../../outside-site-packages.py": b"x = 1\n"}),
+    }
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("venv") / "env"
+    venv.EnvBuilder(with_pip=True).create(path)
+    return path
+
+
+@pytest.fixture
+def pip_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    monkeypatch.setenv("PIP_NO_INPUT", "1")
+    monkeypatch.delenv("PIP_INDEX_URL", raising=False)
+    monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+
+
+def install_old_torch(env: Path, wheels: dict[str, Path]) -> None:
+    subprocess.run([str(venv_python(env)), "-m", "pip", "install", "-q", "--no-index", "--force-reinstall",
+                    str(wheels["old"])], check=True, env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+    assert installed_version(venv_python(env), "torch") == "1.0.0+cpu"
+
+
+def test_failed_install_keeps_the_previous_torch(env: Path, wheels: dict[str, Path], tmp_path: Path,
+                                                 pip_offline: None) -> None:
+    install_old_torch(env, wheels)
+    index = simple_index(tmp_path / "simple", [wheels["broken"]])
+    interpreter = install.query_interpreter(str(venv_python(env)))
+    argv = install.installer_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
+    assert "uninstall" not in argv and "--no-deps" not in argv
+    with pytest.raises(EnvironmentFailure, match=r"pip failed \(exit code 1\)"):
+        install.run_installer(argv)
+    python = venv_python(env)
+    assert installed_version(python, "torch") == "1.0.0+cpu"
+    code = "import torch; print(torch.__version__)"
+    assert subprocess.run([str(python), "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip() == "1.0.0+cpu"
+
+
+def test_successful_install_replaces_torch_in_one_transaction(env: Path, wheels: dict[str, Path], tmp_path: Path,
+                                                              pip_offline: None) -> None:
+    install_old_torch(env, wheels)
+    index = simple_index(tmp_path / "simple", [wheels["old"], wheels["new"]])
+    interpreter = install.query_interpreter(str(venv_python(env)))
+    argv = install.installer_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
+    assert argv[:4] == [interpreter.executable, "-m", "pip", "install"]
+    assert install.run_installer(argv) == 0
+    assert installed_version(venv_python(env), "torch") == "2.0.0+cpu"
+
+
+def test_query_interpreter_reads_a_venv(env: Path) -> None:
+    interpreter = install.query_interpreter(str(venv_python(env)))
+    assert interpreter.in_venv is True
+    assert interpreter.python.rstrip("t") == f"{sys.version_info[0]}.{sys.version_info[1]}"
+    assert install.externally_managed(interpreter) is False
+
+
+def test_query_interpreter_rejects_bad_paths(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"^--python .*missing: no such file$"):
+        install.query_interpreter(str(tmp_path / "missing"))
+    script = tmp_path / "not-python"
+    script.write_text("#!/bin/sh\necho hello\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    if os.name != "nt":
+        with pytest.raises(InputError, match="not a Python 3 interpreter"):
+            install.query_interpreter(str(script))
+
+
+def test_externally_managed_python_is_refused_with_venv_commands(tmp_path: Path) -> None:
+    (tmp_path / "EXTERNALLY-MANAGED").write_text("[externally-managed]\nError=use a venv\n")
+    system = install.Interpreter(executable="/usr/bin/python3", python="3.12", stdlib=str(tmp_path), in_venv=False)
+    plan = make_plan({"torch": "2.9.1+cpu"}, "https://download.pytorch.org/whl/cpu")
+    assert install.externally_managed(system)
+    with pytest.raises(EnvironmentFailure) as caught:
+        install.check_installable(plan, system)
+    lines = str(caught.value).splitlines()
+    assert "externally managed" in lines[0] and "PEP 668" in lines[0]
+    assert lines[1:3] == ["  python3 -m venv .venv", "  .venv/bin/python -m pip install torch==2.9.1+cpu "
+                                                     "--index-url https://download.pytorch.org/whl/cpu"]
+    assert caught.value.exit_code == 3
+
+
+def test_marker_inside_a_venv_does_not_count(tmp_path: Path) -> None:
+    (tmp_path / "EXTERNALLY-MANAGED").write_text("[externally-managed]\n")
+    inside = install.Interpreter(executable="/tmp/env/bin/python", python="3.12", stdlib=str(tmp_path), in_venv=True)
+    install.check_installable(make_plan({"torch": "2.9.1+cpu"}, None), inside)
+
+
+def test_uv_argv_targets_the_interpreter(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_uv = tmp_path / "uv"
+    fake_uv.write_text("#!/bin/sh\nexit 0\n")
+    fake_uv.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    interpreter = install.Interpreter("/envs/a/bin/python", "3.12", "/nowhere", True)
+    plan = make_plan({"torch": "2.10.0.dev20251201+cpu"}, "https://download.pytorch.org/whl/nightly/cpu", "nightly")
+    assert install.installer_argv(plan, interpreter, "uv") == [
+        str(fake_uv), "pip", "install", "--python", "/envs/a/bin/python", "torch==2.10.0.dev20251201+cpu",
+        "--prerelease", "allow", "--index-url", "https://download.pytorch.org/whl/nightly/cpu"]
+
+
+def test_missing_uv_is_an_environment_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(EnvironmentFailure, match="uv not found on PATH"):
+        install.installer_argv(make_plan({"torch": "2.9.1+cpu"}, None), install.this_interpreter(), "uv")
+
+
+def test_installer_runs_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[object, dict[str, object]]] = []
+
+    def fake_run(argv: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
+        calls.append((argv, kwargs))
+        return subprocess.CompletedProcess(argv, 7)
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    with pytest.raises(EnvironmentFailure, match=r"exit code 7"):
+        install.run_installer(["/env/bin/python", "-m", "pip", "install", "torch==2.9.1+cpu; echo pwned"])
+    ((argv, kwargs),) = calls
+    assert isinstance(argv, list) and argv[-1] == "torch==2.9.1+cpu; echo pwned"
+    assert not kwargs.get("shell")
+
+
+def test_plan_without_choice_installs_nothing() -> None:
+    plan = Plan(machine=Machine(), request=Request(), choice=None, gpu_accelerated=False)
+    with pytest.raises(EnvironmentFailure, match="nothing to install"):
+        install.installer_argv(plan, install.this_interpreter())
