@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.add_argument("--format", default="text", choices=tuple(FORMATS), help="output format (default text)")
     common.add_target_options(plan)
     common.add_sysroot_option(plan)
+    plan.add_argument("--for-container", action=argparse.BooleanOptionalAction, default=None,
+                      help="resolve for a container image: never use build-host hardware; target from --target/"
+                           "flags or base-image hints (default: on in a container with no GPU device)")
     plan.set_defaults(func=run)
 
     install = sub.add_parser("install", help="resolve for this machine and run pip (or uv)",
@@ -125,10 +128,11 @@ def resolve_plan(machine: Machine, request: Request, matrix: Any) -> Plan:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..container import container_machines
     from ..resolver.render import FORMATS
 
     request = request_from_args(args)
-    machines = common.machines_from_args(args)
+    machines = container_machines(args, request) or common.machines_from_args(args)
     for machine in machines:
         check_consistent(machine, request.variant)
     if len(machines) > 1:

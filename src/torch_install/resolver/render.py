@@ -153,6 +153,20 @@ def render_text(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+def render_dockerfile(plan: Plan) -> str:
+    """A commented Dockerfile RUN step (torch_install.container)."""
+    from ..container import render_dockerfile as render
+
+    return render(plan)
+
+
+def render_variant_env(plan: Plan) -> str:
+    """WheelNext provider override variables for the plan's target (torch_install.container)."""
+    from ..container import render_variant_env as render
+
+    return render(plan)
+
+
 FORMATS: dict[str, Callable[[Plan], str]] = {
     "text": render_text,
     "url": render_url,
@@ -161,4 +175,6 @@ FORMATS: dict[str, Callable[[Plan], str]] = {
     "requirements": render_requirements,
     "pyproject": render_pyproject,
     "json": render_json,
+    "dockerfile": render_dockerfile,
+    "variant-env": render_variant_env,
 }
