@@ -22,6 +22,7 @@ class GpuRecord:
     gpu: Gpu
     sources: dict[str, str] = field(default_factory=dict)  # Gpu field -> source
     slot: str | None = None  # PCI address "0000:01:00.0", when known
+    uuid: str | None = None  # "GPU-…" (NVIDIA), for *_VISIBLE_DEVICES given as UUIDs; not part of the profile
 
 
 @dataclass
