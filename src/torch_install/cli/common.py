@@ -114,7 +114,7 @@ def machines_from_args(args: argparse.Namespace) -> list[Machine]:
     """
     from dataclasses import replace
 
-    from ..machine import Machine, fill_platform, load_machine
+    from ..machine import PLATFORM_FIELDS, Machine, fill_platform, load_machine
 
     flags = _flag_values(args)
     targets = getattr(args, "target", None) or []
@@ -122,9 +122,24 @@ def machines_from_args(args: argparse.Namespace) -> list[Machine]:
     if not describes:
         here = detect_here(args)
         return [replace(here, **flags)] if flags else [here]
-    bases = [load_machine(path) for path in targets] or [Machine()]
+    described = [replace(base, **flags) for base in [load_machine(path) for path in targets] or [Machine()]]
+    described = [_complete_gpus(machine) for machine in described]
+    if all(getattr(m, name) is not None or (name == "glibc" and m.os not in (None, "linux"))
+           for m in described for name in PLATFORM_FIELDS):
+        return described  # nothing to assume: this machine is not consulted
     host = platform_here(args)
-    return [fill_platform(replace(base, **flags), host) for base in bases]
+    return [fill_platform(machine, host) for machine in described]
+
+
+def _complete_gpus(machine: Machine) -> Machine:
+    """A GPU given by name alone gets its architecture from the shipped name table."""
+    from dataclasses import replace
+
+    if all(g.compute_capability or g.gfx or g.family or not g.name for g in machine.gpus):
+        return machine
+    from ..detectors.names import complete_gpu
+
+    return replace(machine, gpus=tuple(complete_gpu(g) for g in machine.gpus))
 
 
 def machine_from_args(args: argparse.Namespace) -> Machine:
