@@ -103,6 +103,19 @@ def nvidia_features(cuda_driver: tuple[int, int], sm: tuple[int, int] | None) ->
     return tuple(features)
 
 
+def cuda_for_driver(driver: str) -> tuple[int, int] | None:
+    """The newest CUDA (major, minor) whose toolkit's Linux driver ``driver`` meets (NVIDIA's toolkit table)."""
+    text = resources.files("torch_install").joinpath("data/cuda-toolkit-drivers.json").read_text(encoding="utf-8")
+    have = tuple(int(x) for x in re.findall(r"\d+", driver))
+    best: tuple[int, int] | None = None
+    for row in json.loads(text)["toolkits"]:
+        need = tuple(int(x) for x in re.findall(r"\d+", row["linux_x86_64"]))
+        version = _major_minor(row["cuda"])
+        if need <= have and version and (best is None or version > best):
+            best = version
+    return best
+
+
 def intel_device_ips(family: str | None) -> tuple[str, ...]:
     """GT GMDID device IPs (own, then compatible base) for an Intel GPU family name; () when unknown."""
     if not family:
@@ -161,6 +174,11 @@ def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = Non
     nvidia = [g for g in machine.visible_gpus if g.vendor == "nvidia"]
     if nvidia or machine.cuda_driver_api:
         cuda = _major_minor(machine.cuda_driver_api)
+        if cuda is None and machine.nvidia_driver:
+            cuda = cuda_for_driver(machine.nvidia_driver)
+            if cuda:
+                notes.append(f"nvidia: driver CUDA {cuda[0]}.{cuda[1]} inferred from driver {machine.nvidia_driver} "
+                             "(newest toolkit whose driver it meets); NVML reports it exactly")
         low, high = provider_data()["nvidia"]["cuda_major_range"]
         sms = sorted({(g.sm // 10, g.sm % 10) for g in nvidia if g.sm is not None}, reverse=True)
         if cuda is None:
@@ -236,7 +254,8 @@ def override_env(machine: Machine, variant: str | None = None) -> OverrideEnv:
     out: dict[str, str] = {}
     notes: list[str] = []
     props = supported_properties(machine)
-    cuda = _major_minor(machine.cuda_driver_api)
+    cuda = _major_minor(machine.cuda_driver_api) or (cuda_for_driver(machine.nvidia_driver)
+                                                     if machine.nvidia_driver else None)
     if cuda:
         out[data["nvidia"]["overrides"]["cuda_driver_version"]] = f"{cuda[0]}.{cuda[1]}"
         sm_arch = props.feature("nvidia", "sm_arch")
@@ -586,14 +605,15 @@ def _judge(label: str, props: Properties, order: tuple[str, ...],
     reasons: list[str] = []
     for ns, features in props.items():
         feats = support.get(ns, ())
+        if not feats:
+            reasons.append(f"{ns}: nothing supported ({how.get(ns, 'no provider')}); needs "
+                           + ", ".join(f"{f} in {_summary(v)}" for f, v in features.items()))
+            continue
         for feature, values in features.items():
             config = next((i, f) for i, f in enumerate(feats) if f.name == feature) if any(
                 f.name == feature for f in feats) else None
             if config is None:
-                why = how.get(ns, "")
-                extra = f" ({why})" if not feats else ""
-                reasons.append(f"{ns} :: {feature}: the target supports no value{extra}; needs one of "
-                               f"{_summary(values)}")
+                reasons.append(f"{ns} :: {feature}: the target supports no value; needs one of {_summary(values)}")
                 continue
             index, supported = config
             best = min((supported.values.index(v), v) for v in values if v in supported.values) if any(

@@ -1,16 +1,152 @@
-"""`torch-install variants`."""
+"""`torch-install variants FILE|URL`: which wheel-variant label a variant-aware installer should pick, and why."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from typing import TYPE_CHECKING
+
+from ..errors import EXIT_OK, EXIT_WARNINGS, EnvironmentFailure, InputError
+from . import common
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from ..wheelnext import Ranking, VariantsFile
+
+MAX_BYTES = 2 * 1024 * 1024
+TIMEOUT_S = 15.0
+MAX_REDIRECTS = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("variants", help="(not yet available)")
+    parser = sub.add_parser(
+        "variants", help="read a *-variants.json and choose the wheel-variant label for this (or a target) machine",
+        description="Read wheel-variant metadata ({name}-{version}-variants.json or a wheel's variant.json) in any "
+                    "dialect (v0.0.2/0.0.3, PEP 825 v0.1.1, v0.2.0), order its labels as a variant-aware installer "
+                    "must (PEP 825) for the machine, and explain the order. Runs no provider plugin.")
+    parser.add_argument("source", metavar="FILE|URL", help="a local file, or an https URL (http only for loopback)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    parser.add_argument("--enable-optional", metavar="NAMESPACE", action="append", default=[],
+                        help="turn on an optional provider namespace")
+    common.add_target_options(parser)
+    common.add_sysroot_option(parser)
     parser.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
+def fetch(url: str, max_bytes: int = MAX_BYTES, timeout: float = TIMEOUT_S) -> str:
+    """GET a variants JSON: https (plain http only for loopback, on every redirect hop), size cap, timeout."""
+    from urllib.parse import urljoin, urlsplit
 
-    raise InputError("'variants' is not available yet")
+    import requests
+
+    for _ in range(MAX_REDIRECTS + 1):
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        loopback = host in ("localhost", "::1") or host.startswith("127.")
+        if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
+            raise InputError(f"{url}: only https URLs are fetched (plain http only for loopback)")
+        try:
+            with requests.get(url, timeout=timeout, stream=True, allow_redirects=False) as response:
+                if response.is_redirect and response.headers.get("location"):
+                    url = urljoin(url, response.headers["location"])
+                    continue
+                if response.status_code != 200:
+                    raise EnvironmentFailure(f"{url}: HTTP {response.status_code}")
+                data = bytearray()
+                for chunk in response.iter_content(65536):
+                    data += chunk
+                    if len(data) > max_bytes:
+                        raise EnvironmentFailure(f"{url}: larger than {max_bytes // 1024} KiB, not read")
+                return data.decode("utf-8", errors="replace")
+        except requests.RequestException as exc:
+            raise EnvironmentFailure(f"{url}: fetch failed ({exc.__class__.__name__})") from None
+    raise EnvironmentFailure(f"{url}: more than {MAX_REDIRECTS} redirects")
+
+
+def load_source(source: str) -> VariantsFile:
+    from pathlib import Path
+
+    from ..wheelnext import read_variants_text
+
+    if "://" in source:
+        return read_variants_text(fetch(source), source)
+    path = Path(source)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise InputError(f"{source}: larger than {MAX_BYTES // 1024} KiB, not read")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{source}: cannot read ({exc.__class__.__name__})") from None
+    return read_variants_text(text, source)
+
+
+def _cpu_flags(args: argparse.Namespace, machine: Machine) -> frozenset[str]:
+    """This machine's CPU flags, only when resolving for this machine (a profile carries none)."""
+    if machine.assumed or getattr(args, "target", None):
+        return frozenset()
+    from ..probe import Probe
+    from ..wheelnext import cpu_flags_from_cpuinfo
+
+    probe = Probe(root=args.sysroot) if getattr(args, "sysroot", None) else Probe()
+    return cpu_flags_from_cpuinfo(probe.read_text("/proc/cpuinfo", limit=256 * 1024))
+
+
+def render_text(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: tuple[str, ...]) -> str:
+    from ..resolver.render import gpu_label
+    from ..wheelnext import DIALECTS, INSTALLERS, index_variant, why_first
+
+    gpus = ", ".join(gpu_label(g) for g in machine.gpus) or "no GPU"
+    driver = f"; CUDA driver {machine.cuda_driver_api}" if machine.cuda_driver_api else ""
+    rocm = f"; ROCm {machine.rocm}" if machine.rocm else ""
+    lines = [f"Metadata: {vfile.origin}: {DIALECTS[vfile.dialect]}",
+             f"Installers: {INSTALLERS[vfile.dialect]}",
+             f"Target:   {machine.os or '?'} {machine.arch or '?'}; {gpus}{driver}{rocm}"]
+    choice = ranking.choice
+    if choice is None:
+        lines.append("Choice:   none: no label is compatible and there is no null variant")
+    else:
+        legacy = index_variant(choice.label, vfile.variants[choice.label])
+        extra = f" (classic index variant: {legacy})" if legacy else ""
+        lines.append(f"Choice:   {choice.label}{extra}")
+    lines.append("Order (PEP 825: namespace, feature, value index of each property; null last):")
+    for n, verdict in enumerate(ranking.ranked, 1):
+        props = "; ".join(f"{m} [{','.join(map(str, m.key))}]" for m in verdict.matches) or "no properties"
+        lines.append(f"  {n}. {verdict.label}: {props}")
+    for a, b in zip(ranking.ranked, ranking.ranked[1:], strict=False):
+        lines.append(f"  {a.label} before {b.label}: {why_first(a, b, vfile)}")
+    if ranking.incompatible:
+        lines.append("Not compatible:")
+        for verdict in ranking.incompatible:
+            lines.append(f"  {verdict.label}: {'; '.join(verdict.reasons)}")
+    lines.append("Providers:")
+    lines += [f"  {ns}: {how}" for ns, how in ranking.providers.items()]
+    lines += [f"Note:     {note}" for note in notes]
+    return "\n".join(lines)
+
+
+def render_json(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: tuple[str, ...]) -> str:
+    from ..wheelnext import index_variant
+
+    def verdict(v):  # noqa: ANN001, ANN202
+        return {"label": v.label, "index_variant": index_variant(v.label, vfile.variants[v.label]),
+                "properties": [{"property": str(m), "key": list(m.key)} for m in v.matches],
+                "reasons": list(v.reasons)}
+
+    data = {"source": vfile.origin, "schema": vfile.schema, "dialect": vfile.dialect,
+            "choice": ranking.choice.label if ranking.choice else None,
+            "ranked": [verdict(v) for v in ranking.ranked],
+            "incompatible": [verdict(v) for v in ranking.incompatible],
+            "providers": dict(ranking.providers), "notes": list(notes), "machine": machine.to_dict()}
+    return json.dumps(data, indent=2)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..wheelnext import rank_variants, supported_properties
+
+    vfile = load_source(args.source)
+    machine = common.machine_from_args(args)
+    target = supported_properties(machine, _cpu_flags(args, machine))
+    ranking = rank_variants(vfile, target, machine, args.enable_optional)
+    render = render_json if args.format == "json" else render_text
+    common.write(render(vfile, ranking, machine, target.notes))
+    return EXIT_OK if ranking.choice is not None else EXIT_WARNINGS
