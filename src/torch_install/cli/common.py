@@ -52,7 +52,7 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
                        help='GPU by name, like "RTX 4090" (repeat for several)')
 
 
-def _flag_values(args: argparse.Namespace) -> dict[str, Any]:
+def target_flag_values(args: argparse.Namespace) -> dict[str, Any]:
     """Machine fields given as flags, each validated like a profile field (errors name the flag)."""
     from ..machine import machine_from_dict
 
@@ -103,6 +103,12 @@ def platform_here(args: argparse.Namespace) -> Machine:
     return build_machine(found)
 
 
+def describes_target(args: argparse.Namespace) -> bool:
+    """Whether the flags describe a machine other than this one: --target, a hardware flag, --os or --arch."""
+    return bool(getattr(args, "target", None)) or any(
+        getattr(args, name, None) for name in ("os", "arch", "gpu", "nvidia_driver", "rocm"))
+
+
 def machines_from_args(args: argparse.Namespace) -> list[Machine]:
     """The machine(s) to resolve for.
 
@@ -116,10 +122,9 @@ def machines_from_args(args: argparse.Namespace) -> list[Machine]:
 
     from ..machine import PLATFORM_FIELDS, Machine, fill_platform, load_machine
 
-    flags = _flag_values(args)
+    flags = target_flag_values(args)
     targets = getattr(args, "target", None) or []
-    describes = bool(targets) or any(k in flags for k in ("os", "arch", "nvidia_driver", "rocm", "gpus"))
-    if not describes:
+    if not describes_target(args):
         here = detect_here(args)
         return [replace(here, **flags)] if flags else [here]
     described = [replace(base, **flags) for base in [load_machine(path) for path in targets] or [Machine()]]

@@ -132,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from ..resolver.render import FORMATS
 
     request = request_from_args(args)
+    common.target_flag_values(args)  # malformed flags are errors whichever way the target is built
     machines = container_machines(args, request) or common.machines_from_args(args)
     for machine in machines:
         check_consistent(machine, request.variant)
