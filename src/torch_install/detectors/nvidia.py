@@ -184,6 +184,9 @@ def detect(probe: Probe, found: Found) -> None:
     if not records and found.values.get("jetson"):
         _jetson_gpu(probe, found)
     records = [r for r in found.gpus if r.gpu.vendor == "nvidia"]
+    if records and found.values.get("container") and not probe.exists(PROC_GPUS):
+        found.note("container: the NVIDIA GPUs and driver seen through /sys are the host's; /proc/driver/nvidia is "
+                   "absent, so no GPU is passed into this container (docker run --gpus …)")
     if _needs_runtime(found, records) and not _from_nvml(probe, found):
         _from_smi(probe, found)
     _cuda_from_driver(found)
@@ -256,6 +259,10 @@ def _needs_runtime(found: Found, records: list[GpuRecord]) -> bool:
 def _cuda_from_driver(found: Found) -> None:
     driver = found.values.get("nvidia_driver")
     if not driver or "cuda_driver_api" in found.values:
+        return
+    if found.values.get("jetson"):
+        found.note(f"Jetson: driver {driver} follows the L4T release, not the desktop driver table; "
+                   "the CUDA version it supports is left unknown")
         return
     os_name = "windows" if found.values.get("wsl") or found.values.get("os") == "windows" else "linux"
     result = cuda_for_driver(driver, os_name)
