@@ -43,6 +43,12 @@ GFX_ALIASES = {
 }
 
 
+# Oldest driver branch that drives a GPU generation at all, keyed by compute-capability major. Blackwell needs
+# R570 (reference anchors-uv §2.4, secondary); other generations are older than every floor in use.
+GPU_DRIVER_FLOOR = {"10": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
+                    "12": {"driver": "570", "arch": "Blackwell", "conf": "secondary"}}
+
+
 def _glibc(tags: list[str]) -> str | None:
     floors = []
     for tag in tags:
@@ -219,7 +225,8 @@ def build(ref: dict[str, Any]) -> dict[str, Any]:
         "index": {"base": ref["index_layout"]["base"],
                   "channels": {"stable": "", "test": "test", "nightly": "nightly"},
                   "pre_release_channels": ["nightly"]},
-        "cuda": {"families": _cuda_families(ref), "variants": _cuda_variants(ref)},
+        "cuda": {"families": _cuda_families(ref), "variants": _cuda_variants(ref),
+                 "gpu_driver_floor": GPU_DRIVER_FLOOR},
         "rocm": {"aliases": GFX_ALIASES, "aliases_conf": "secondary", "platforms": ["linux_x86_64"]},
         "xpu": {"aot_families": XPU_AOT_FAMILIES},
         "jetson": {"sbsa_from_l4t": "38", "conf": "inferred",

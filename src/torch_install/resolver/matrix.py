@@ -204,6 +204,7 @@ class Matrix:
     releases: tuple[Release, ...]
     cuda_families: Mapping[str, DriverFloor] = field(default_factory=dict)  # "12" -> floor
     cuda_toolkits: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # "cu128" -> {"full": {os: drv}}
+    gpu_driver_floor: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # CC major -> {driver, arch}
     gfx_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # "gfx1031" -> ("gfx1030",)
     gfx_aliases_confidence: str = "secondary"
     rocm_platforms: tuple[str, ...] = ("linux_x86_64",)
@@ -264,6 +265,10 @@ class Matrix:
         row = self.cuda_toolkits.get(variant)
         return row.get("full_conf", {}).get(os, "unverified") if row else ASSUMED
 
+    def gpu_driver_floor_for(self, sm: int | None) -> Mapping[str, str] | None:
+        """Oldest driver that drives a GPU of this compute capability (×10) at all: {driver, arch, conf}."""
+        return self.gpu_driver_floor.get(str(sm // 10)) if sm is not None else None
+
     # -- extension ----------------------------------------------------------------------------------------
     def with_release(self, release: Release) -> Matrix:
         """A new Matrix with ``release`` added (or replacing the release of the same version)."""
@@ -322,6 +327,7 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         releases=tuple(_freeze_release(r) for r in data["releases"]),
         cuda_families=MappingProxyType(families),
         cuda_toolkits=MappingProxyType(cuda.get("variants", {})),
+        gpu_driver_floor=MappingProxyType(cuda.get("gpu_driver_floor", {})),
         gfx_aliases=MappingProxyType({k: tuple(v) for k, v in data.get("rocm", {}).get("aliases", {}).items()}),
         gfx_aliases_confidence=data.get("rocm", {}).get("aliases_conf", "secondary"),
         rocm_platforms=tuple(data.get("rocm", {}).get("platforms", ("linux_x86_64",))),

@@ -24,6 +24,7 @@ WARNING_CODES = (
     "platform-unsupported",
     "rocm-override-needed",
     "integrated-gpu-only",
+    "gpu-arch-unknown",
 )
 
 

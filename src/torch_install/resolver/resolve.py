@@ -1,0 +1,634 @@
+"""``resolve(machine, request, matrix) -> Plan``: choose the torch release and wheel variant for a machine.
+
+Pure: reads only its arguments. Order of decisions:
+
+1. Parse the request (pip-style requirements for torch/torchvision/torchaudio, variant, channel, index base).
+2. Platform gates: OS/arch with wheels, musl, Jetson (L4T), Intel Macs; per release Python (incl.
+   free-threaded), glibc (manylinux tag) and macOS minimum.
+3. Vendor rules (rules.py) on the visible GPUs (integrated ones ignored when a discrete one exists):
+   the newest release matching the request that has a usable GPU variant wins over a newer CPU-only one;
+   within a release NVIDIA prefers a driver-native variant, then the release default, then the newest CUDA.
+4. Otherwise the ``cpu`` index (never the default index's CUDA wheel), with warnings that say why and what
+   would help (driver upgrade, nearest release that uses the GPU, ``CUDA_VISIBLE_DEVICES``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+from ..machine import Gpu, Machine
+from .matrix import Matrix, Release, cuda_version, driver_key, os_of, rocm_version, variant_kind
+from .plan import Choice, Plan, PlanWarning, Rejection, Request
+from .rules import (
+    Verdict,
+    check_cuda,
+    check_rocm,
+    check_xpu,
+    glibc_gate,
+    gpu_label,
+    macos_gate,
+    python_gate,
+)
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+PACKAGES = ("torch", "torchvision", "torchaudio")
+CHANNELS = ("stable", "test", "nightly")
+
+
+@dataclass(frozen=True)
+class ParsedRequest:
+    torch: SpecifierSet
+    companions: dict[str, SpecifierSet]  # requested companion -> its specifier (may be empty)
+    pinned: bool  # the user constrained the torch version
+
+
+def parse_request(request: Request) -> ParsedRequest:
+    """Validate a Request; every problem is an InputError naming the offending value."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
+
+    if request.channel not in CHANNELS:
+        raise InputError(f"channel {request.channel!r} is not one of {', '.join(CHANNELS)}")
+    if request.variant is not None and variant_kind(request.variant) == "unknown":
+        raise InputError(f"variant {request.variant!r} is not a wheel variant (like cu128, rocm6.4, xpu, cpu)")
+    base = request.index_base or ""
+    if not base.startswith(("https://", "http://")):
+        raise InputError(f"index base {base!r} is not an http(s) URL")
+    specs: dict[str, SpecifierSet] = {}
+    for text in request.packages or ("torch",):
+        try:
+            req = Requirement(text)
+        except InvalidRequirement as exc:
+            raise InputError(f"package {text!r} is not a valid requirement: {exc}") from None
+        name = req.name.lower().replace("_", "-")
+        if name not in PACKAGES:
+            raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
+        if req.marker is not None or req.url:
+            raise InputError(f"package {text!r}: markers and URLs are not supported")
+        specs[name] = specs[name] & req.specifier if name in specs else req.specifier
+    torch = specs.pop("torch", SpecifierSet())
+    return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)))
+
+
+@dataclass
+class _Search:
+    """What walking releases for one GPU set found."""
+
+    release: Release | None = None
+    verdict: Verdict | None = None
+    others: list[Verdict] = field(default_factory=list)  # usable variants of the chosen release, not chosen
+    per_release: list[tuple[Release, list[Verdict]]] = field(default_factory=list)
+
+
+class _Resolver:
+    def __init__(self, machine: Machine, request: Request, matrix: Matrix) -> None:
+        self.machine, self.request, self.matrix = machine, request, matrix
+        self.req = parse_request(request)
+        self.platform = machine.platform or ""
+        self.os = machine.os or ""
+        self.warnings: list[PlanWarning] = []
+        self.reasons: list[str] = []
+        self.notes: list[str] = []
+        self.rejected: list[Rejection] = []
+        self.env: dict[str, str] = {}
+
+    # -- plumbing -----------------------------------------------------------------------------------------
+    def warn(self, code: str, message: str) -> None:
+        if not any(w.code == code and w.message == message for w in self.warnings):
+            self.warnings.append(PlanWarning(code, message))
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+    def plan(self, release: Release | None, variant: str | None, gpu: bool) -> Plan:
+        choice = self.choice(release, variant) if release and variant else None
+        if choice and release:
+            self.reasons.insert(0, f"torch {release.version}, variant {variant}"
+                                + (f" from {choice.index_url}" if choice.index_url else " from the default index"))
+            if release.variants_confidence in ("inferred", "unverified", "assumed"):
+                self.note(f"the variant set of torch {release.version} is {release.variants_confidence}")
+            if variant in release.secondary:
+                self.note(f"{release.version}+{variant} rests on a secondary source only")
+            if self.request.channel != "stable":
+                self.note(f"{self.request.channel} channel: versions are not in the matrix; the variant follows the "
+                          f"rules of torch {release.version} and the installer picks the newest build")
+        for key, value in self.env.items():
+            self.reasons.append(f"set {key}={value} before importing torch")
+        plan = Plan(machine=self.machine, request=self.request, choice=choice, gpu_accelerated=bool(choice and gpu),
+                    reasons=tuple(self.reasons), warnings=tuple(self.warnings), rejected=tuple(self.rejected),
+                    notes=tuple(self.notes))
+        try:
+            from .render import command_lines
+        except ImportError:  # pragma: no cover - render ships with the package
+            return plan
+        from dataclasses import replace
+
+        return replace(plan, commands=command_lines(plan))
+
+    def index_url(self, variant: str) -> str | None:
+        base = self.request.index_base.rstrip("/")
+        channel = self.matrix.channels.get(self.request.channel, self.request.channel)
+        if variant == "default":
+            if self.request.channel == "stable":
+                return None
+            variant = "cpu"  # pre-release macOS wheels live on the cpu index of the channel
+        return "/".join(p for p in (base, channel, variant) if p)
+
+    def choice(self, release: Release, variant: str) -> Choice:
+        stable = self.request.channel == "stable"
+        label = "" if variant == "default" else f"+{variant}"
+        packages = {"torch": f"{release.version}{label}" if stable else ""}
+        for name in self.req.companions:
+            version = release.companions.get(name)
+            if not stable or not version:
+                packages[name] = ""
+            else:
+                packages[name] = version + (label if label and _labelled(name, version) else "")
+        return Choice(variant=variant, torch=release.version, index_url=self.index_url(variant), packages=packages)
+
+    # -- releases -----------------------------------------------------------------------------------------
+    def matches(self, release: Release) -> bool:
+        if self.request.channel != "stable":
+            return True
+        if not self.req.torch.contains(release.version, prereleases=True):
+            return False
+        for name, spec in self.req.companions.items():
+            version = release.companions.get(name)
+            if str(spec) and (not version or not spec.contains(version, prereleases=True)):
+                return False
+        return True
+
+    def gate(self, release: Release) -> tuple[str, str] | None:
+        """(warning code, reason) when the release has no wheel for this platform/Python/libc."""
+        if not release.variants(self.platform):
+            return "platform-unsupported", f"torch {release.version} has no wheels for {self.platform}"
+        if reason := python_gate(release, self.platform, self.machine.python):
+            return "python-unsupported", reason
+        if reason := glibc_gate(release, self.platform, self.machine):
+            return "platform-unsupported", reason
+        if reason := macos_gate(release, self.platform, self.machine):
+            return "platform-unsupported", reason
+        return None
+
+    def candidates(self) -> list[Release]:
+        """Releases matching the request whose wheels install here, newest first; gate failures explained."""
+        wanted = [r for r in self.matrix.releases if self.matches(r)]
+        if not wanted:
+            asked = ", ".join(self.request.packages)
+            known = f"{self.matrix.releases[-1].version}–{self.matrix.releases[0].version}"
+            raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches")
+        passing = [r for r in wanted if not self.gate(r)]
+        if self.request.channel != "stable":
+            passing = passing[:1]
+        newer_gated = [r for r in wanted if passing and _newer(r, passing[0])]
+        blocked = newer_gated if passing else wanted
+        for r in blocked[:1] if passing else blocked[:1]:
+            code, reason = self.gate(r)  # type: ignore[misc]
+            others = "" if not passing else f"; newest release that installs here: {passing[0].version}"
+            self.warn(code, reason + others)
+            self.rejected.append(Rejection("any", r.version, reason))
+        if not passing:
+            anywhere = next((r for r in self.matrix.releases if not self.gate(r)), None)
+            if anywhere:
+                self.reasons.append(f"newest torch with wheels for this platform and Python: {anywhere.version}")
+        return passing
+
+    # -- searching ------------------------------------------------------------------------------------------
+    def search(self, releases: Sequence[Release], variants_of: Callable[[Release], list[str]],
+               check: Callable[[Release, str], Verdict], key: Callable[[Release, Verdict], tuple]) -> _Search:
+        found = _Search()
+        for release in releases:
+            verdicts = [check(release, v) for v in variants_of(release)]
+            found.per_release.append((release, verdicts))
+            usable = sorted((v for v in verdicts if v.usable), key=lambda v: key(release, v), reverse=True)
+            if usable:
+                found.release, found.verdict, found.others = release, usable[0], usable[1:]
+                return found
+        return found
+
+    def record(self, found: _Search) -> None:
+        """Rejected: the considered variants of the chosen release and of newer releases."""
+        for release, verdicts in found.per_release:
+            for v in verdicts:
+                if not v.usable:
+                    self.rejected.append(Rejection(v.variant, release.version, v.reason))
+        if found.verdict and found.release:
+            for v in found.others:
+                self.rejected.append(Rejection(v.variant, found.release.version,
+                                               f"{v.variant} usable but {found.verdict.variant} preferred "
+                                               f"({_preference(found.verdict, v)})"))
+
+    def explain_newer(self, found: _Search, driver: str | None) -> None:
+        """Warn when newer matching releases were passed over for the driver or the GPU architecture."""
+        newer = [(r, vs) for r, vs in found.per_release if r is not found.release]
+        driver_blocked = [(r, v) for r, vs in newer for v in vs if v.arch_ok and v.driver_needed]
+        if driver_blocked:
+            r, v = driver_blocked[0]
+            need = min((x.driver_needed for rr, x in driver_blocked if rr is r), key=driver_key)
+            self.warn("driver-too-old", f"driver {driver} is too old for torch {r.version} ({v.variant} and newer "
+                                        f"need ≥ {need}); upgrade the driver to use it")
+        arch_blocked = [r for r, vs in newer if vs and not any(v.arch_ok for v in vs)]
+        if arch_blocked and not driver_blocked:
+            r = arch_blocked[0]
+            gpus = {gpu_label(g) for _, vs in newer for v in vs for g in v.unusable_gpus}
+            chosen = found.release.version if found.release else "none"
+            self.warn("gpu-arch-unsupported", f"torch {r.version} has no kernels for {', '.join(sorted(gpus))}; "
+                                              f"newest release that runs on it: {chosen}")
+
+    def apply(self, found: _Search) -> None:
+        v = found.verdict
+        assert v is not None
+        self.reasons.append(v.reason)
+        self.env.update(v.env)
+        for n in v.notes:
+            self.note(n)
+
+    # -- entry ------------------------------------------------------------------------------------------------
+    def run(self) -> Plan:
+        m = self.machine
+        if not m.os or not m.arch:
+            raise InputError("machine profile: os and arch are needed to choose a wheel")
+        if m.musl:
+            self.warn("platform-unsupported", f"musl libc {m.musl}: PyTorch publishes no musllinux wheels; "
+                                              "use a glibc-based system or image")
+            return self.plan(None, None, False)
+        if m.os == "macos":
+            return self.apple()
+        if not any(r.variants(self.platform) for r in self.matrix.releases):
+            self.warn("platform-unsupported", f"no PyTorch wheels for {self.platform} on the PyTorch index")
+            return self.plan(None, None, False)
+        if self.jetson():
+            return self.jetson_plan()
+        releases = self.candidates()
+        if not releases:
+            return self.plan(None, None, False)
+        if self.request.variant:
+            return self.forced(releases)
+        pool = self.gpu_pool()
+        vendors = [g.vendor for g in pool]
+        if "nvidia" in vendors:
+            return self.nvidia(releases, [g for g in pool if g.vendor == "nvidia"])
+        if "amd" in vendors:
+            return self.amd(releases, [g for g in pool if g.vendor == "amd"])
+        if "intel" in vendors:
+            return self.intel(releases, [g for g in pool if g.vendor == "intel"])
+        self.reasons.append("no GPU found: CPU build from the cpu index")
+        return self.cpu(releases[0])
+
+    def gpu_pool(self) -> list[Gpu]:
+        """Visible GPUs that count: integrated ones only when no discrete GPU exists."""
+        visible = list(self.machine.visible_gpus)
+        discrete = [g for g in visible if g.integrated is not True]
+        ignored = [g for g in visible if g.integrated is True] if discrete else []
+        if ignored:
+            self.reasons.append("integrated GPU ignored: " + ", ".join(gpu_label(g) for g in ignored))
+        vendors = sorted({g.vendor for g in (discrete or visible)})
+        if len(vendors) > 1:
+            self.note(f"GPUs of several vendors ({', '.join(vendors)}): choosing for "
+                      f"{next(v for v in ('nvidia', 'amd', 'intel', 'apple') if v in vendors)}")
+        return discrete or visible
+
+    def cpu(self, release: Release) -> Plan:
+        return self.plan(release, "cpu", False)
+
+    # -- NVIDIA -----------------------------------------------------------------------------------------------
+    def nvidia_check(self, gpus: Sequence[Gpu]) -> Callable[[Release, str], Verdict]:
+        driver = self.machine.nvidia_driver
+        return lambda r, v: check_cuda(self.matrix, r, v, self.platform, tuple(gpus), driver)
+
+    def nvidia_key(self, driver_known: bool) -> Callable[[Release, Verdict], tuple]:
+        def key(release: Release, v: Verdict) -> tuple:
+            default = v.variant == release.default_variant(self.platform)
+            return (v.native if driver_known else False, default, cuda_version(v.variant) or (0, 0))
+        return key
+
+    def cuda_variants(self, release: Release) -> list[str]:
+        return [v for v in release.variants(self.platform) if variant_kind(v) == "cuda"]
+
+    def nvidia(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
+        driver = self.machine.nvidia_driver
+        unknown = [g for g in gpus if g.sm is None]
+        if unknown:
+            self.warn("gpu-arch-unknown", "compute capability unknown for " + ", ".join(gpu_label(g) for g in unknown)
+                      + ": not checked against the builds' arch lists")
+        found = self.search(releases, self.cuda_variants, self.nvidia_check(gpus), self.nvidia_key(bool(driver)))
+        mixed: list[Gpu] = []
+        if not found.verdict and len({g.sm for g in gpus}) > 1:
+            best = max(gpus, key=lambda g: g.sm if g.sm is not None else -1)
+            strongest = [g for g in gpus if g.sm == best.sm]
+            alone = self.search(releases, self.cuda_variants, self.nvidia_check(strongest),
+                                self.nvidia_key(bool(driver)))
+            if alone.verdict and alone.release:
+                mixed = list(check_cuda(self.matrix, alone.release, alone.verdict.variant, self.platform,
+                                        tuple(gpus), driver).unusable_gpus)
+                found = alone
+        self.record(found)
+        if found.verdict and found.release:
+            self.apply(found)
+            self.explain_newer(found, driver)
+            if mixed:
+                self.warn_mixed(found, mixed)
+            if not driver:
+                self.warn_driver_unknown(found, releases, gpus)
+            return self.plan(found.release, found.verdict.variant, True)
+        return self.no_gpu_variant(releases, found, "nvidia", gpus)
+
+    def warn_mixed(self, found: _Search, unusable: list[Gpu]) -> None:
+        indices, i = [], 0
+        nvidia_visible = [g for g in self.machine.visible_gpus if g.vendor == "nvidia"]
+        for g in nvidia_visible:
+            for _ in range(g.count):
+                if g not in unusable:
+                    indices.append(str(i))
+                i += 1
+        self.warn("mixed-gpus", f"no build runs on every GPU; torch {found.release.version}+{found.verdict.variant} "  # type: ignore[union-attr]
+                                f"cannot use {', '.join(gpu_label(g) for g in unusable)}: hide it with "
+                                f"CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES={','.join(indices)}")
+
+    def warn_driver_unknown(self, found: _Search, releases: list[Release], gpus: list[Gpu]) -> None:
+        v, r = found.verdict, found.release
+        assert v and r
+        floor = self.matrix.cuda_floor(v.variant, self.os)
+        chosen_major = (cuda_version(v.variant) or (0, 0))[0]
+        message = (f"NVIDIA driver version unknown: chose {v.variant}, the default of torch {r.version}, "
+                   f"which needs driver ≥ {floor}")
+        check = self.nvidia_check(gpus)
+        for release in releases:
+            older = [x for x in self.cuda_variants(release) if (cuda_version(x) or (99, 0))[0] < chosen_major]
+            usable = [x for x in older if check(release, x).usable]
+            if usable:
+                alt = max(usable, key=lambda x: cuda_version(x) or (0, 0))
+                message += (f"; with an older driver use torch {release.version}+{alt} "
+                            f"(needs ≥ {self.matrix.cuda_floor(alt, self.os)})")
+                break
+        self.warn("driver-unknown", message)
+
+    # -- AMD --------------------------------------------------------------------------------------------------
+    def amd(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
+        if self.platform not in self.matrix.rocm_platforms:
+            if self.os == "windows":
+                self.warn("platform-unsupported",
+                          "PyTorch publishes no ROCm wheels for Windows: CPU build chosen; DirectML "
+                          "(the torch-directml package) runs DirectX 12 GPUs on older torch releases, "
+                          "and WSL2 with ROCm is the route to a ROCm build")
+            else:
+                self.warn("platform-unsupported", f"PyTorch publishes ROCm wheels only for "
+                                                  f"{', '.join(self.matrix.rocm_platforms)}: CPU build chosen")
+            return self.cpu(releases[0])
+        unknown = [g for g in gpus if not g.gfx]
+        if unknown:
+            self.warn("gpu-arch-unknown", "gfx target unknown for " + ", ".join(gpu_label(g) for g in unknown)
+                      + ": not checked against the builds' gfx lists")
+
+        def variants_of(r: Release) -> list[str]:
+            return [v for v in r.variants(self.platform) if variant_kind(v) == "rocm"]
+
+        def key(r: Release, v: Verdict) -> tuple:
+            return (not v.env, rocm_version(v.variant) or ())
+
+        found = self.search(releases, variants_of, lambda r, v: check_rocm(self.matrix, r, v, tuple(gpus)), key)
+        self.record(found)
+        if found.verdict and found.release:
+            self.apply(found)
+            self.explain_newer(found, None)
+            if found.verdict.env:
+                override = found.verdict.env["HSA_OVERRIDE_GFX_VERSION"]
+                self.warn("rocm-override-needed",
+                          f"{', '.join(sorted({g.gfx or '' for g in gpus}))} is not built into "
+                          f"{found.release.version}+{found.verdict.variant}: set HSA_OVERRIDE_GFX_VERSION={override} "
+                          "to run the code of the nearest built target")
+            return self.plan(found.release, found.verdict.variant, True)
+        return self.no_gpu_variant(releases, found, "amd", gpus)
+
+    # -- Intel ------------------------------------------------------------------------------------------------
+    def intel(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
+        def variants_of(r: Release) -> list[str]:
+            return ["xpu"] if "xpu" in r.variants(self.platform) else []
+
+        integrated_only = all(g.integrated for g in gpus)
+        found = self.search(releases, variants_of, lambda r, v: check_xpu(r, self.platform, tuple(gpus)),
+                            lambda r, v: ())
+        if found.verdict and found.verdict.unknown_arch and integrated_only:
+            found = _Search(per_release=found.per_release)  # an unidentified iGPU is not taken for an XPU device
+        self.record(found)
+        if found.verdict and found.release:
+            self.apply(found)
+            self.explain_newer(found, None)
+            if found.verdict.unknown_arch:
+                self.warn("gpu-arch-unknown", "Intel GPU family unknown for "
+                          + ", ".join(gpu_label(g) for g in found.verdict.unknown_arch)
+                          + ": xpu chosen without checking its device list")
+            return self.plan(found.release, "xpu", True)
+        if integrated_only:
+            self.warn("integrated-gpu-only", "the only GPU is an integrated "
+                      + ", ".join(gpu_label(g) for g in gpus)
+                      + ", which PyTorch's XPU builds do not support: CPU build chosen")
+            return self.cpu(releases[0])
+        return self.no_gpu_variant(releases, found, "intel", gpus)
+
+    # -- no usable GPU variant ----------------------------------------------------------------------------------
+    def no_gpu_variant(self, releases: list[Release], found: _Search, vendor: str, gpus: list[Gpu]) -> Plan:
+        """CPU for the newest matching release, saying why and what would use the GPU."""
+        chosen = releases[0]
+        driver = self.machine.nvidia_driver
+        labels = ", ".join(gpu_label(g) for g in gpus)
+        first = next((vs for r, vs in found.per_release if r is chosen), [])
+        upgrade = [v.driver_needed for v in first if v.arch_ok and v.driver_needed]
+        need = min(upgrade, key=driver_key) if upgrade else None
+        # nearest release outside the request that would use the GPU
+        nearest = None
+        if self.req.pinned or self.req.companions:
+            outside = [r for r in self.matrix.releases if not self.gate(r) and r not in releases]
+            outside.sort(key=lambda r: (abs(_index(self.matrix, r) - _index(self.matrix, chosen)),
+                                        -_index(self.matrix, r) * 0 + _index(self.matrix, r)))
+            for r in outside:
+                probe = self.vendor_search([r], vendor, gpus)
+                if probe.verdict:
+                    nearest = (r, probe.verdict.variant)
+                    break
+        if nearest or self.req.pinned:
+            parts = [f"torch {chosen.version} has no build that runs on {labels} here"]
+            if nearest:
+                parts.append(f"nearest release that would use the GPU: torch {nearest[0].version}+{nearest[1]}")
+            if need:
+                parts.append(f"upgrading the NVIDIA driver to ≥ {need} would enable {chosen.version}")
+            elif vendor == "nvidia" and first:
+                parts.append("no driver upgrade helps: the builds have no kernels for this GPU")
+            self.warn("no-gpu-variant-for-version", "; ".join(parts))
+        if need:
+            self.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {chosen.version} "
+                                        f"that has kernels for {labels} (needs ≥ {need})")
+        elif first and not any(v.arch_ok for v in first):
+            self.warn("gpu-arch-unsupported", f"torch {chosen.version} has no GPU build for {labels}")
+        elif not first:
+            self.warn("gpu-arch-unsupported", f"torch {chosen.version} has no {vendor} GPU build for {self.platform}")
+        self.reasons.append(f"no GPU build of torch {chosen.version} runs here: CPU build from the cpu index")
+        return self.cpu(chosen)
+
+    def vendor_search(self, releases: list[Release], vendor: str, gpus: list[Gpu]) -> _Search:
+        if vendor == "nvidia":
+            return self.search(releases, self.cuda_variants, self.nvidia_check(gpus),
+                               self.nvidia_key(bool(self.machine.nvidia_driver)))
+        if vendor == "amd":
+            return self.search(releases, lambda r: [v for v in r.variants(self.platform) if v.startswith("rocm")],
+                               lambda r, v: check_rocm(self.matrix, r, v, tuple(gpus)), lambda r, v: ())
+        return self.search(releases, lambda r: ["xpu"] if "xpu" in r.variants(self.platform) else [],
+                           lambda r, v: check_xpu(r, self.platform, tuple(gpus)), lambda r, v: ())
+
+    # -- forced variant ------------------------------------------------------------------------------------------
+    def forced(self, releases: list[Release]) -> Plan:
+        variant = self.request.variant or ""
+        having = [r for r in releases if variant in r.variants(self.platform)]
+        if not having:
+            known = sorted({v for r in releases for v in r.variants(self.platform)})
+            raise InputError(f"variant {variant} does not exist for {self.platform} in the matching torch releases "
+                             f"(known: {', '.join(known)})")
+        release = having[0]
+        self.reasons.append(f"variant {variant} requested")
+        kind = variant_kind(variant)
+        pool = self.gpu_pool()
+        verdict: Verdict | None = None
+        if kind == "cuda":
+            gpus = [g for g in pool if g.vendor == "nvidia"]
+            if not gpus:
+                self.warn("gpu-arch-unsupported", f"{variant} requested but no NVIDIA GPU is visible")
+            else:
+                verdict = check_cuda(self.matrix, release, variant, self.platform, tuple(gpus),
+                                     self.machine.nvidia_driver)
+        elif kind == "rocm":
+            gpus = [g for g in pool if g.vendor == "amd"]
+            if not gpus:
+                self.warn("gpu-arch-unsupported", f"{variant} requested but no AMD GPU is visible")
+            else:
+                verdict = check_rocm(self.matrix, release, variant, tuple(gpus))
+        elif kind == "xpu":
+            gpus = [g for g in pool if g.vendor == "intel"]
+            if not gpus:
+                self.warn("gpu-arch-unsupported", "xpu requested but no Intel GPU is visible")
+            else:
+                verdict = check_xpu(release, self.platform, tuple(gpus))
+        usable = bool(verdict and verdict.usable)
+        if verdict:
+            for n in verdict.notes:
+                self.note(n)
+            self.env.update(verdict.env)
+            if verdict.usable:
+                self.reasons.append(verdict.reason)
+                if verdict.env:
+                    self.warn("rocm-override-needed", f"set HSA_OVERRIDE_GFX_VERSION="
+                                                      f"{verdict.env['HSA_OVERRIDE_GFX_VERSION']}")
+            else:
+                self.rejected.append(Rejection(variant, release.version, verdict.reason))
+                code = "driver-too-old" if verdict.driver_needed else "gpu-arch-unsupported"
+                self.warn(code, f"requested {release.version}+{variant} will not run on this GPU: {verdict.reason}")
+            if kind == "cuda" and not self.machine.nvidia_driver:
+                self.warn("driver-unknown", f"NVIDIA driver version unknown: {variant} needs driver ≥ "
+                                            f"{self.matrix.cuda_floor(variant, self.os)}")
+        return self.plan(release, variant, usable)
+
+    # -- Apple ------------------------------------------------------------------------------------------------
+    def apple(self) -> Plan:
+        if self.machine.rosetta:
+            self.warn("platform-unsupported", "this Python runs under Rosetta (x86_64): use a native arm64 Python "
+                                              "to get current torch releases with MPS")
+        if self.platform == "macos_x86_64":
+            intel_mac = [r for r in self.matrix.releases if r.variants("macos_x86_64")]
+            newest = self.matrix.releases[0]
+            if self.req.pinned and not any(self.matches(r) for r in intel_mac):
+                self.warn("platform-unsupported", f"torch {intel_mac[0].version} is the last release with Intel "
+                                                  "Mac (x86_64) wheels; the requested version has none")
+                return self.plan(None, None, False)
+            if not self.matches(newest) or newest not in intel_mac:
+                self.warn("platform-unsupported", f"torch ≥ {_next_minor(intel_mac[0])} has no Intel Mac (x86_64) "
+                                                  f"wheels: {intel_mac[0].version} is the last")
+        releases = self.candidates()
+        if not releases:
+            return self.plan(None, None, False)
+        if self.request.variant and self.request.variant not in ("default", "cpu"):
+            raise InputError(f"variant {self.request.variant} does not exist for {self.platform}: macOS wheels come "
+                             "from the default index (variant default)")
+        mps = self.platform == "macos_arm64"
+        self.reasons.append("macOS: the default index's wheel" + (" (CPU + MPS on Apple silicon)" if mps else " (CPU)"))
+        return self.plan(releases[0], "default", mps)
+
+    # -- Jetson -------------------------------------------------------------------------------------------------
+    def jetson(self) -> bool:
+        if self.machine.jetson:
+            return True
+        return any("jetson" in (g.name or "").lower() for g in self.machine.gpus if g.vendor == "nvidia")
+
+    def jetson_plan(self) -> Plan:
+        l4t = self.machine.jetson
+        sbsa_from = self.matrix.jetson.get("sbsa_from_l4t", "38")
+        if l4t and driver_key(l4t) >= driver_key(sbsa_from):
+            self.note(f"Jetson L4T {l4t} (≥ R{sbsa_from}) uses the SBSA CUDA stack: PyTorch's aarch64 CUDA builds "
+                      f"apply ({self.matrix.jetson.get('conf', 'inferred')})")
+            releases = self.candidates()
+            if not releases:
+                return self.plan(None, None, False)
+            if self.request.variant:
+                return self.forced(releases)
+            return self.nvidia(releases, [g for g in self.gpu_pool() if g.vendor == "nvidia"])
+        where = self.matrix.jetson.get("wheels", "NVIDIA's Jetson wheels")
+        if self.request.variant == "cpu":
+            releases = self.candidates()
+            self.reasons.append("variant cpu requested on Jetson")
+            return self.cpu(releases[0]) if releases else self.plan(None, None, False)
+        for r in self.matrix.releases:
+            if self.matches(r):
+                for v in self.cuda_variants(r):
+                    stack = f"Jetson L4T {l4t}" if l4t else "Jetson"
+                    self.rejected.append(Rejection(v, r.version, f"{v} rejected: built for SBSA CUDA, not the "
+                                                                  f"{stack} driver stack"))
+                break
+        self.warn("platform-unsupported", f"Jetson (L4T {l4t or 'unknown'}): PyTorch's index wheels do not run on "
+                                          f"the Jetson driver stack; install {where} "
+                                          "(or request variant cpu for a CPU-only build)")
+        return self.plan(None, None, False)
+
+
+def _labelled(name: str, version: str) -> bool:
+    """Whether a companion build carries the variant's local label (stable-ABI builds have none)."""
+    from .matrix import version_key
+
+    stable_abi = {"torchvision": (0, 29, 1), "torchaudio": (2, 11, 1)}
+    return version_key(version) < stable_abi.get(name, (999,))
+
+
+def _newer(a: Release, b: Release) -> bool:
+    from .matrix import version_key
+
+    return version_key(a.version) > version_key(b.version)
+
+
+def _index(matrix: Matrix, release: Release) -> int:
+    return next(i for i, r in enumerate(matrix.releases) if r.version == release.version)
+
+
+def _next_minor(release: Release) -> str:
+    major, minor = release.version.split(".")[:2]
+    return f"{major}.{int(minor) + 1}"
+
+
+def _preference(chosen: Verdict, other: Verdict) -> str:
+    if chosen.native and not other.native:
+        return "the driver supports it natively"
+    if cuda_version(chosen.variant) and cuda_version(other.variant):
+        return "release default or newer CUDA"
+    if chosen.env == {} and other.env:
+        return "no override needed"
+    return "newer"
+
+
+def resolve(machine: Machine, request: Request, matrix: Matrix) -> Plan:
+    """Choose torch release + wheel variant for ``machine``; see the module docstring for the rules."""
+    return _Resolver(machine, request, matrix).run()
+
+
+__all__ = ["ParsedRequest", "os_of", "parse_request", "resolve"]

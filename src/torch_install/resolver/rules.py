@@ -1,0 +1,217 @@
+"""Per-vendor usability checks: can this wheel variant run on these GPUs with this driver?
+
+Each check is pure and answers with a :class:`Verdict`: usable or not, one-line reasons, and what would
+change the answer (the driver a variant needs, GPUs it cannot run). The release-level choice lives in
+``resolve.py``; the facts (driver floors, arch lists, gfx lists, XPU families) come from the Matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..machine import Gpu, Machine
+from .matrix import CudaArch, Matrix, Release, cuda_version, driver_key, os_of
+
+# Confidence values that deserve a note when a plan rests on them.
+WEAK_CONFIDENCE = ("inferred", "unverified", "secondary", "maintainer-statement", "assumed")
+
+
+@dataclass
+class Verdict:
+    """Outcome of checking one (release, variant) against the machine."""
+
+    variant: str
+    usable: bool
+    reason: str = ""  # one line: why rejected (or, when usable, how it runs)
+    native: bool = False  # NVIDIA: driver meets the toolkit's full-feature minimum
+    driver_needed: str | None = None  # NVIDIA: floor the driver failed (None: driver was fine or unknown)
+    arch_ok: bool = True  # every considered GPU has kernels in this build
+    unusable_gpus: tuple[Gpu, ...] = ()  # GPUs this build cannot drive
+    env: dict[str, str] = field(default_factory=dict)  # environment the user must set (HSA_OVERRIDE_GFX_VERSION)
+    notes: list[str] = field(default_factory=list)  # weak facts the verdict rests on
+    unknown_arch: tuple[Gpu, ...] = ()  # GPUs whose architecture is unknown (not rejected for it)
+
+
+def sm_text(sm: int) -> str:
+    return f"sm_{sm}"
+
+
+def gpu_label(gpu: Gpu) -> str:
+    arch = f"sm_{gpu.sm}" if gpu.sm is not None else gpu.gfx or gpu.family
+    name = gpu.name or f"{gpu.vendor} GPU"
+    return f"{name} ({arch})" if arch else name
+
+
+def runs_on(arch: CudaArch, sm: int) -> int | None:
+    """The build target that runs on a GPU of compute capability ``sm`` (×10), or None.
+
+    A cubin for X.y runs on X.z with z ≥ y (same major only); PTX for X.y JIT-compiles for any CC ≥ X.y.
+    """
+    cubins = [c for c in arch.sm if c // 10 == sm // 10 and c % 10 <= sm % 10]
+    if cubins:
+        return max(cubins)
+    ptx = [p for p in arch.ptx if p <= sm]
+    return max(ptx) if ptx else None
+
+
+def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gpus: tuple[Gpu, ...],
+               driver: str | None) -> Verdict:
+    """NVIDIA: usable iff the driver meets the variant's CUDA-major floor and every GPU has a kernel."""
+    os = os_of(platform)
+    v = Verdict(variant, usable=True)
+    floor = matrix.cuda_floor(variant, os)
+    fam = matrix.cuda_family(variant)
+    if fam and fam.confidence in WEAK_CONFIDENCE:
+        v.notes.append(f"driver floor of {variant} on {os} is {fam.confidence}")
+    if floor is None:
+        v.notes.append(f"no driver floor known for {variant}")
+    problems: list[str] = []
+    if driver and floor and driver_key(driver) < driver_key(floor):
+        v.driver_needed = floor
+        problems.append(f"needs driver ≥ {floor}, found {driver}")
+    for gpu in gpus:
+        gpu_floor = matrix.gpu_driver_floor_for(gpu.sm)
+        if driver and gpu_floor and driver_key(driver) < driver_key(gpu_floor["driver"]):
+            if not v.driver_needed or driver_key(gpu_floor["driver"]) > driver_key(v.driver_needed):
+                v.driver_needed = gpu_floor["driver"]
+            problems.append(f"{gpu_label(gpu)} ({gpu_floor['arch']}) needs driver ≥ {gpu_floor['driver']}, "
+                            f"found {driver}")
+            break
+    full = matrix.cuda_full_driver(variant, os)
+    v.native = bool(driver and full and driver_key(driver) >= driver_key(full))
+    arch = release.cuda_arch(variant, platform)
+    unusable: list[Gpu] = []
+    unknown: list[Gpu] = []
+    if arch is None:
+        v.notes.append(f"arch list of {release.version}+{variant} on {platform} is not known; not checked")
+    else:
+        if arch.confidence in WEAK_CONFIDENCE:
+            v.notes.append(f"arch list of {release.version}+{variant} on {platform} is {arch.confidence}"
+                           + (f" ({arch.note})" if arch.note else ""))
+        for gpu in gpus:
+            if gpu.sm is None:
+                unknown.append(gpu)
+            elif runs_on(arch, gpu.sm) is None:
+                unusable.append(gpu)
+        if unusable:
+            built = " ".join(sm_text(s) for s in arch.sm) + (
+                " + PTX " + " ".join(sm_text(p) for p in arch.ptx) if arch.ptx else "")
+            names = ", ".join(gpu_label(g) for g in unusable)
+            problems.append(f"no kernels for {names} (builds {built})")
+    v.unusable_gpus = tuple(unusable)
+    v.unknown_arch = tuple(unknown)
+    v.arch_ok = not unusable
+    if problems:
+        v.usable = False
+        v.reason = f"{variant} rejected: " + "; ".join(problems)
+        return v
+    cv = cuda_version(variant)
+    how = []
+    if arch is not None:
+        used = sorted({runs_on(arch, g.sm) for g in gpus if g.sm is not None} - {None})  # type: ignore[arg-type]
+        if used:
+            how.append("runs " + ", ".join(sm_text(s) for s in used) + " kernels")
+    if driver:
+        mode = "natively" if v.native else "under minor-version compatibility"
+        how.append(f"driver {driver} runs CUDA {cv[0]}.{cv[1]} {mode}" if cv else f"driver {driver}")
+    v.reason = f"{variant}: " + "; ".join(how) if how else variant
+    return v
+
+
+def hsa_override(gfx: str) -> str:
+    """HSA_OVERRIDE_GFX_VERSION value for a built target: gfx1030 -> 10.3.0, gfx900 -> 9.0.0, gfx90a -> 9.0.10."""
+    digits = gfx[3:]
+    major, minor, step = digits[:-2], digits[-2], digits[-1]
+    return f"{int(major)}.{int(minor, 16)}.{int(step, 16)}"
+
+
+def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, ...]) -> Verdict:
+    """AMD: usable iff every GPU's gfx target is compiled in (or a known alias of one that is, with an override)."""
+    v = Verdict(variant, usable=True)
+    targets = release.gfx_targets(variant)
+    if targets is None or targets.gfx is None:
+        v.usable = False
+        v.reason = f"{variant} rejected: its gfx target list for torch {release.version} is not known"
+        return v
+    if targets.confidence in WEAK_CONFIDENCE:
+        v.notes.append(f"gfx list of {release.version}+{variant} is {targets.confidence}")
+    unusable, unknown = [], []
+    for gpu in gpus:
+        if not gpu.gfx:
+            unknown.append(gpu)
+            continue
+        if gpu.gfx in targets.gfx:
+            continue
+        alias = next((a for a in matrix.gfx_aliases.get(gpu.gfx, ()) if a in targets.gfx), None)
+        if alias:
+            override = hsa_override(alias)
+            if v.env.get("HSA_OVERRIDE_GFX_VERSION", override) != override:
+                unusable.append(gpu)
+                continue
+            v.env["HSA_OVERRIDE_GFX_VERSION"] = override
+            v.notes.append(f"{gpu.gfx} runs {alias} code only with HSA_OVERRIDE_GFX_VERSION={override} "
+                           f"(a community workaround, {matrix.gfx_aliases_confidence})")
+        else:
+            unusable.append(gpu)
+    v.unknown_arch = tuple(unknown)
+    v.unusable_gpus = tuple(unusable)
+    v.arch_ok = not unusable
+    if unusable:
+        v.usable = False
+        v.reason = (f"{variant} rejected: no code for " + ", ".join(gpu_label(g) for g in unusable)
+                    + f" (builds {' '.join(targets.gfx)})")
+        return v
+    how = ", ".join(sorted({g.gfx for g in gpus if g.gfx}))
+    v.reason = f"{variant}: builds {how}" + (f" via HSA_OVERRIDE_GFX_VERSION={v.env['HSA_OVERRIDE_GFX_VERSION']}"
+                                             if v.env else "")
+    return v
+
+
+def check_xpu(release: Release, platform: str, gpus: tuple[Gpu, ...]) -> Verdict:
+    """Intel: usable iff the release builds XPU code for every GPU's device family on this OS."""
+    v = Verdict("xpu", usable=True)
+    os = os_of(platform)
+    families = release.xpu.families.get(os, ()) if release.xpu else ()
+    if not release.xpu or not families:
+        v.usable = False
+        v.reason = f"xpu rejected: torch {release.version} has no XPU wheels for {os}"
+        return v
+    if release.xpu.confidence in WEAK_CONFIDENCE:
+        v.notes.append(f"XPU device list of torch {release.version} is {release.xpu.confidence}")
+    unusable = [g for g in gpus if g.family and g.family not in families]
+    v.unknown_arch = tuple(g for g in gpus if not g.family)
+    v.unusable_gpus = tuple(unusable)
+    v.arch_ok = not unusable
+    if unusable:
+        v.usable = False
+        v.reason = ("xpu rejected: torch " + release.version + " on " + os + " builds for "
+                    + ", ".join(families) + "; not " + ", ".join(f"{gpu_label(g)}" for g in unusable))
+        return v
+    v.reason = "xpu: builds for " + ", ".join(sorted({g.family for g in gpus if g.family}))
+    return v
+
+
+def python_gate(release: Release, platform: str, python: str | None) -> str | None:
+    """Why the release has no wheel for this Python on this platform (None: it has one or Python is unknown)."""
+    if not python:
+        return None
+    tags = release.python_tags(platform)
+    if tags and python not in tags:
+        kind = "free-threaded " if python.endswith("t") else ""
+        return (f"torch {release.version} has no wheels for {kind}Python {python} on {platform} "
+                f"(has {', '.join(tags)})")
+    return None
+
+
+def glibc_gate(release: Release, platform: str, machine: Machine) -> str | None:
+    need = release.glibc.get(platform)
+    if machine.glibc and need and driver_key(machine.glibc) < driver_key(need):
+        return f"torch {release.version} wheels need glibc ≥ {need} (manylinux), found {machine.glibc}"
+    return None
+
+
+def macos_gate(release: Release, platform: str, machine: Machine) -> str | None:
+    need = release.macos.get(platform)
+    if machine.os_version and need and driver_key(machine.os_version) < driver_key(need):
+        return f"torch {release.version} wheels need macOS ≥ {need}, found {machine.os_version}"
+    return None
