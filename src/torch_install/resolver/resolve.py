@@ -231,8 +231,15 @@ class _Resolver:
         if driver_blocked:
             r, v = driver_blocked[0]
             need = min((x.driver_needed for rr, x in driver_blocked if rr is r), key=driver_key)
-            self.warn("driver-too-old", f"driver {driver} is too old for torch {r.version} ({v.variant} and newer "
-                                        f"need ≥ {need}); upgrade the driver to use it")
+            message = f"driver {driver} is too old for torch {r.version} (its builds for this GPU need ≥ {need})"
+            low_r, low_v = min(driver_blocked, key=lambda rv: driver_key(rv[1].driver_needed or ""))
+            if driver_key(low_v.driver_needed or "") < driver_key(need):
+                message += f"; ≥ {low_v.driver_needed} would enable torch {low_r.version}+{low_v.variant}"
+            self.warn("driver-too-old", message)
+        for r, vs in newer:
+            if not vs:
+                self.reasons.append(f"torch {r.version} has no build for this GPU vendor on {self.platform} "
+                                    f"(variant set {r.variants_confidence})")
         arch_blocked = [r for r, vs in newer if vs and not any(v.arch_ok for v in vs)]
         if arch_blocked and not driver_blocked:
             r = arch_blocked[0]
@@ -544,9 +551,9 @@ class _Resolver:
                 self.warn("platform-unsupported", f"torch {intel_mac[0].version} is the last release with Intel "
                                                   "Mac (x86_64) wheels; the requested version has none")
                 return self.plan(None, None, False)
-            if not self.matches(newest) or newest not in intel_mac:
-                self.warn("platform-unsupported", f"torch ≥ {_next_minor(intel_mac[0])} has no Intel Mac (x86_64) "
-                                                  f"wheels: {intel_mac[0].version} is the last")
+            if self.matches(newest) and newest not in intel_mac:
+                self.reasons.append(f"torch ≥ {_next_minor(intel_mac[0])} has no Intel Mac (x86_64) wheels: "
+                                    f"{intel_mac[0].version} is the last")
         releases = self.candidates()
         if not releases:
             return self.plan(None, None, False)

@@ -161,9 +161,12 @@ def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, 
         v.reason = (f"{variant} rejected: no code for " + ", ".join(gpu_label(g) for g in unusable)
                     + f" (builds {' '.join(targets.gfx)})")
         return v
-    how = ", ".join(sorted({g.gfx for g in gpus if g.gfx}))
-    v.reason = f"{variant}: builds {how}" + (f" via HSA_OVERRIDE_GFX_VERSION={v.env['HSA_OVERRIDE_GFX_VERSION']}"
-                                             if v.env else "")
+    direct = sorted({g.gfx for g in gpus if g.gfx and g.gfx in targets.gfx})
+    aliased = sorted({g.gfx for g in gpus if g.gfx and g.gfx not in targets.gfx})
+    how = [f"builds {', '.join(direct)}"] if direct else []
+    if aliased:
+        how.append(f"runs {', '.join(aliased)} with HSA_OVERRIDE_GFX_VERSION={v.env['HSA_OVERRIDE_GFX_VERSION']}")
+    v.reason = f"{variant}: " + "; ".join(how) if how else variant
     return v
 
 
