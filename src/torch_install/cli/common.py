@@ -172,7 +172,20 @@ def add_index_options(parser: argparse.ArgumentParser) -> None:
 
 
 def matrix_for(args: argparse.Namespace, machine: Machine) -> Any:  # a resolver.matrix.Matrix
-    """The compatibility matrix to resolve with: embedded, extended from the live index with --online."""
+    """The compatibility matrix to resolve with: embedded, extended from the live index with --online
+    (with --offline too: cached index data only). A failed index read falls back with one warning line."""
     from ..resolver.matrix import load_matrix
 
-    return load_matrix()
+    matrix = load_matrix()
+    if not getattr(args, "online", False):
+        return matrix
+    from ..index import index_base_from
+    from ..online import emit_warning, online_matrix
+
+    insecure = bool(getattr(args, "allow_insecure_index", False))
+    base = index_base_from(getattr(args, "index_base", None), allow_insecure=insecure)
+    result = online_matrix(matrix, machine, base, channel=getattr(args, "channel", None) or "stable",
+                           offline=bool(getattr(args, "offline", False)), allow_insecure=insecure)
+    if result.warning:
+        emit_warning(result.warning)
+    return result.matrix

@@ -37,6 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "choice. Exit code 1 when the plan has warnings.")
     _add_request_options(plan)
     plan.add_argument("--format", default="text", choices=tuple(FORMATS), help="output format (default text)")
+    plan.add_argument("--hashes", action="store_true",
+                      help="with --format requirements: add --hash=sha256: options read from the index")
     common.add_target_options(plan)
     common.add_sysroot_option(plan)
     plan.add_argument("--for-container", action=argparse.BooleanOptionalAction, default=None,
@@ -139,8 +141,20 @@ def run(args: argparse.Namespace) -> int:
     if len(machines) > 1:
         return _run_fleet(args, machines, request)
     machine = machines[0]
-    plan = resolve_plan(machine, request, common.matrix_for(args, machine))
-    common.write(FORMATS[args.format](plan))
+    if args.hashes and args.format != "requirements":
+        raise InputError("--hashes goes with --format requirements")
+    matrix = common.matrix_for(args, machine)
+    from ..online import with_index_notes
+
+    plan = with_index_notes(resolve_plan(machine, request, matrix), matrix)
+    if args.hashes:
+        from ..online import plan_hashes
+        from ..resolver.render import render_requirements
+
+        common.write(render_requirements(plan, plan_hashes(plan, machine, offline=args.offline,
+                                                           allow_insecure=args.allow_insecure_index)))
+    else:
+        common.write(FORMATS[args.format](plan))
     return EXIT_WARNINGS if plan.warnings or plan.choice is None else EXIT_OK
 
 

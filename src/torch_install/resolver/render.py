@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 from ..machine import Gpu
 from .plan import Plan
@@ -57,8 +57,9 @@ def render_uv(plan: Plan) -> str:
     return command_lines(plan).get("uv", "")
 
 
-def render_requirements(plan: Plan) -> str:
-    """A requirements file: the index and pre-release options, then one pinned line per package."""
+def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None = None) -> str:
+    """A requirements file: the index and pre-release options, then one pinned line per package
+    (followed by its ``--hash=sha256:`` options when ``hashes`` maps the package name to digests)."""
     if plan.choice is None:
         return ""
     lines = [f"# {plan.choice.variant} build of torch {plan.choice.torch} for {machine_line(plan)}"]
@@ -66,7 +67,11 @@ def render_requirements(plan: Plan) -> str:
         lines.append("--pre")
     if plan.choice.index_url:
         lines.append(f"--index-url {plan.choice.index_url}")
-    return "\n".join(lines + requirement_lines(plan))
+    pins = requirement_lines(plan)
+    if hashes:
+        pins = [" \\\n    ".join([pin, *(f"--hash=sha256:{h}" for h in hashes.get(name, ()))])
+                for pin, name in zip(pins, plan.choice.packages, strict=True)]
+    return "\n".join(lines + pins)
 
 
 def index_name(plan: Plan) -> str:
