@@ -33,8 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def fetch(url: str, max_bytes: int = MAX_BYTES, timeout: float = TIMEOUT_S) -> str:
+def fetch(url: str, max_bytes: int | None = None, timeout: float = TIMEOUT_S) -> str:
     """GET a variants JSON: https (plain http only for loopback, on every redirect hop), size cap, timeout."""
+    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
     from urllib.parse import urljoin, urlsplit
 
     import requests

@@ -1,0 +1,110 @@
+"""Container mode: base-image hints (nvidia/cuda, rocm/dev, oneAPI), device checks, target profiles, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from torch_install.container import (
+    container_marker,
+    gpu_device,
+    image_hints,
+    no_target_error,
+    target_from_hints,
+    toolkit_driver,
+)
+from torch_install.machine import Machine
+from torch_install.probe import Probe
+
+# Environment baked into nvidia/cuda:12.4.1-runtime-ubuntu22.04 and nvidia/cuda:13.0.2-base-ubuntu24.04
+CUDA_12_4_1 = {"CUDA_VERSION": "12.4.1", "NV_CUDA_CUDART_VERSION": "12.4.127-1",
+               "NV_CUDA_COMPAT_PACKAGE": "cuda-compat-12-4", "NVIDIA_VISIBLE_DEVICES": "all",
+               "NVIDIA_DRIVER_CAPABILITIES": "compute,utility",
+               "NVIDIA_REQUIRE_CUDA": "cuda>=12.4 brand=tesla,driver>=470,driver<471 brand=unknown,driver>=470,"
+                                      "driver<471 brand=nvidia,driver>=535,driver<536"}
+CUDA_13_0_2 = {"CUDA_VERSION": "13.0.2", "NV_CUDA_CUDART_VERSION": "13.0.96-1",
+               "NVIDIA_REQUIRE_CUDA": "cuda>=13.0 brand=unknown,driver>=535,driver<536", "NVARCH": "x86_64"}
+PLATFORM = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35")
+
+
+def tree(tmp_path: Path, env: dict[str, str], files: dict[str, str] | None = None) -> Probe:
+    (tmp_path / "_env.json").write_text(json.dumps(env))
+    for path, text in (files or {}).items():
+        target = tmp_path / path.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    return Probe(root=tmp_path)
+
+
+def test_nvidia_cuda_12_4_1_image_means_driver_of_that_toolkit(tmp_path):
+    hints = image_hints(tree(tmp_path, CUDA_12_4_1))
+    assert [(h.kind, h.version) for h in hints] == [("cuda", "12.4.1")]
+    target = target_from_hints(hints, PLATFORM)
+    assert target.cuda_driver_api == "12.4"
+    assert target.nvidia_driver == "550.54.15"  # CUDA 12.4 Update 1's Linux driver
+    assert [g.vendor for g in target.gpus] == ["nvidia"] and target.gpus[0].compute_capability is None
+    assert "not a detected GPU" in target.sources["nvidia_driver"]
+    assert (target.os, target.python, target.glibc) == ("linux", "3.12", "2.35")
+
+
+def test_nvidia_cuda_13_0_2_image(tmp_path):
+    target = target_from_hints(image_hints(tree(tmp_path, CUDA_13_0_2)), PLATFORM)
+    assert (target.cuda_driver_api, target.nvidia_driver) == ("13.0", "580.95.05")
+
+
+def test_require_cuda_alone_gives_the_floor(tmp_path):
+    hints = image_hints(tree(tmp_path, {"NVIDIA_REQUIRE_CUDA": CUDA_12_4_1["NVIDIA_REQUIRE_CUDA"]}))
+    assert [(h.kind, h.version) for h in hints] == [("cuda", "12.4")]
+    assert toolkit_driver("12.4") == ("550.54.14", "12.4.0")
+
+
+def test_rocm_dev_image_version_file(tmp_path):
+    # rocm/dev-ubuntu-22.04: ROCM_VERSION is a build ARG (gone at run time); the image keeps /opt/rocm/.info/version
+    hints = image_hints(tree(tmp_path, {"PATH": "/opt/rocm/bin:/usr/bin"}, {"/opt/rocm/.info/version": "7.1.1-38\n"}))
+    assert [(h.kind, h.version) for h in hints] == [("rocm", "7.1.1")]
+    target = target_from_hints(hints, PLATFORM)
+    assert target.rocm == "7.1.1" and [g.vendor for g in target.gpus] == ["amd"]
+
+
+def test_rocm_build_arg_visible_during_run(tmp_path):
+    hints = image_hints(tree(tmp_path, {"ROCM_VERSION": "6.4.1", "AMDGPU_VERSION": "6.4.1"}))
+    assert [(h.kind, h.version, h.source) for h in hints] == [("rocm", "6.4.1", "$ROCM_VERSION=6.4.1")]
+
+
+def test_oneapi_image(tmp_path):
+    hints = image_hints(tree(tmp_path, {"ONEAPI_ROOT": "/opt/intel/oneapi"}))
+    assert [h.kind for h in hints] == ["xpu"]
+    assert [g.vendor for g in target_from_hints(hints, PLATFORM).gpus] == ["intel"]
+
+
+def test_no_hints(tmp_path):
+    probe = tree(tmp_path, {"PATH": "/usr/bin", "NVIDIA_VISIBLE_DEVICES": "all"})
+    assert image_hints(probe) == []
+
+
+def test_markers_and_devices(tmp_path):
+    probe = tree(tmp_path, {}, {"/.dockerenv": ""})
+    assert container_marker(probe) == "/.dockerenv"
+    assert gpu_device(probe) is None
+    (tmp_path / "dev" / "dri").mkdir(parents=True)
+    (tmp_path / "dev" / "dri" / "renderD128").write_text("")
+    assert gpu_device(Probe(root=tmp_path)) == "/dev/dri/renderD128"
+
+
+def test_error_lists_the_flags():
+    err = no_target_error("--for-container")
+    assert err.exit_code == 2
+    for flag in ("--target FILE", "--gpu NAME", "--nvidia-driver VERSION", "--variant ID", "CUDA_VERSION"):
+        assert flag in str(err)
+
+
+def test_cli_for_container_without_target_or_hint_exits_2(tmp_path, capsys, monkeypatch):
+    from torch_install.cli import main
+
+    for name in ("CUDA_VERSION", "NVIDIA_REQUIRE_CUDA", "NV_CUDA_CUDART_VERSION", "NV_CUDA_COMPAT_PACKAGE",
+                 "ROCM_VERSION", "ROCM_PATH", "ONEAPI_ROOT", "CMPLR_ROOT"):
+        monkeypatch.delenv(name, raising=False)
+    tree(tmp_path, {}, {"/etc/os-release": "ID=ubuntu\nVERSION_ID=\"22.04\"\n"})
+    code = main(["plan", "--for-container", "--sysroot", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "no target machine and no base-image hint" in err and "Traceback" not in err
