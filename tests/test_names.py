@@ -1,0 +1,125 @@
+"""The GPU marketing-name table: gpu_from_name, complete_gpu, and the table's own consistency."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from torch_install.detectors.names import complete_gpu, gpu_from_name, lookup_gpu_name, name_key
+from torch_install.detectors.tables import load_table
+from torch_install.errors import InputError
+from torch_install.machine import Gpu, machine_from_dict
+
+NVIDIA = [("RTX 4090", "8.9"), ("GeForce GTX 1080 Ti", "6.1"), ("H100", "9.0"), ("A100", "8.0"), ("V100", "7.0"),
+          ("K80", "3.7"), ("GTX 750 Ti", "5.0"), ("RTX 5090", "12.0"), ("RTX 3060", "8.6"), ("GH200", "9.0"),
+          ("B200", "10.0"), ("Jetson Orin", "8.7"), ("DGX Spark", "12.1"), ("GB10", "12.1"), ("T4", "7.5"),
+          ("GTX 980", "5.2"), ("P100", "6.0"), ("L40S", "8.9"), ("B300", "10.3"), ("Jetson Thor", "11.0"),
+          ("NVIDIA GeForce RTX 4060 Laptop GPU", "8.9"), ("NVIDIA H100 80GB HBM3", "9.0"), ("rtx4090", "8.9"),
+          ("A10", "8.6"), ("RTX PRO 6000 Blackwell", "12.0"), ("RTX 6000 Ada", "8.9")]
+AMD = [("MI300X", "gfx942", False), ("MI210", "gfx90a", False), ("RX 7900 XTX", "gfx1100", False),
+       ("RX 6700 XT", "gfx1031", False), ("RX 9070 XT", "gfx1201", False), ("Radeon 780M", "gfx1103", True),
+       ("Strix Halo", "gfx1151", True), ("Radeon 8060S", "gfx1151", True), ("MI355X", "gfx950", False),
+       ("AMD Radeon RX 7800 XT", "gfx1101", False), ("Radeon VII", "gfx906", False), ("MI100", "gfx908", False)]
+FAMILY = [("Arc A770", "intel", "alchemist", False), ("Arc B580", "intel", "battlemage", False),
+          ("Lunar Lake", "intel", "lunar-lake", True), ("Arc 140V", "intel", "lunar-lake", True),
+          ("UHD 620", "intel", "gen9", True), ("Intel(R) UHD Graphics 620", "intel", "gen9", True),
+          ("Iris Xe", "intel", "xe-lp", True), ("Data Center GPU Max 1550", "intel", "ponte-vecchio", False),
+          ("Apple M2", "apple", "m2", True), ("M3 Max", "apple", "m3", True)]
+
+
+@pytest.mark.parametrize(("name", "cc"), NVIDIA)
+def test_nvidia_names(name: str, cc: str) -> None:
+    gpu = gpu_from_name(name)
+    assert (gpu.vendor, gpu.compute_capability, gpu.integrated) == ("nvidia", cc, False)
+
+
+@pytest.mark.parametrize(("name", "gfx", "integrated"), AMD)
+def test_amd_names(name: str, gfx: str, integrated: bool) -> None:
+    gpu = gpu_from_name(name)
+    assert (gpu.vendor, gpu.gfx, gpu.integrated) == ("amd", gfx, integrated)
+
+
+@pytest.mark.parametrize(("name", "vendor", "family", "integrated"), FAMILY)
+def test_family_names(name: str, vendor: str, family: str, integrated: bool) -> None:
+    gpu = gpu_from_name(name)
+    assert (gpu.vendor, gpu.family, gpu.integrated) == (vendor, family, integrated)
+
+
+@pytest.mark.parametrize("name", ["rtx 4090", "RTX-4090", "  GeForce  RTX 4090 ", "NVIDIA GeForce RTX 4090"])
+def test_spellings_are_one_gpu(name: str) -> None:
+    assert gpu_from_name(name).name == "GeForce RTX 4090"
+
+
+def test_unknown_name_lists_close_matches() -> None:
+    with pytest.raises(InputError, match=r"unknown GPU name 'RTX 4900'; close matches: .*GeForce RTX 4090"):
+        gpu_from_name("RTX 4900")
+
+
+@pytest.mark.parametrize("name", ["", "   ", "NVIDIA", "GeForce Graphics"])
+def test_empty_names_are_input_errors(name: str) -> None:
+    with pytest.raises(InputError, match="names no GPU model"):
+        gpu_from_name(name)
+
+
+@given(st.text())
+def test_random_names_raise_only_input_error(name: str) -> None:
+    try:
+        assert isinstance(gpu_from_name(name), Gpu)
+    except InputError as err:
+        assert str(err)
+
+
+def test_complete_gpu_fills_only_missing_fields() -> None:
+    assert complete_gpu(Gpu(vendor="nvidia", name="RTX 4090")).compute_capability == "8.9"
+    kept = complete_gpu(Gpu(vendor="amd", name="RX 7900 XTX", gfx="gfx1101"))
+    assert (kept.gfx, kept.integrated) == ("gfx1101", False)
+    assert complete_gpu(Gpu(vendor="intel", name="Arc B580")).family == "battlemage"
+
+
+def test_complete_gpu_unknown_name() -> None:
+    gpu = Gpu(vendor="nvidia", name="Mystery 9000")
+    assert complete_gpu(gpu) == gpu
+    with pytest.raises(InputError, match="Mystery 9000"):
+        complete_gpu(gpu, strict=True)
+
+
+def test_complete_gpu_vendor_contradiction() -> None:
+    with pytest.raises(InputError, match="is a nvidia GPU"):
+        complete_gpu(Gpu(vendor="amd", name="RTX 4090"))
+
+
+def test_complete_gpu_of_a_profile_gpu() -> None:
+    machine = machine_from_dict({"os": "linux", "gpus": [{"vendor": "nvidia", "name": "H100", "count": 8}]})
+    gpu = complete_gpu(machine.gpus[0])
+    assert (gpu.compute_capability, gpu.count) == ("9.0", 8)
+
+
+def test_table_keys_do_not_collide_across_gpus() -> None:
+    seen: dict[str, tuple] = {}
+    for entry in load_table("gpu-names.json")["gpus"]:
+        arch = (entry["vendor"], entry.get("compute_capability"), entry.get("gfx"), entry.get("family"))
+        for spelling in (entry["name"], *entry.get("aliases", ())):
+            key = name_key(spelling)
+            assert key, spelling
+            assert seen.setdefault(key, arch) == arch, f"{spelling!r} collides with another GPU"
+
+
+def test_table_entries_validate_as_profile_gpus_and_cite_sources() -> None:
+    table = load_table("gpu-names.json")
+    gpus = [{k: v for k, v in e.items() if k not in ("aliases", "source")} for e in table["gpus"]]
+    machine_from_dict({"gpus": gpus})  # raises on any malformed compute capability / gfx / vendor
+    assert all(e["source"] in table["_sources"] for e in table["gpus"])
+
+
+def test_every_generation_is_covered() -> None:
+    ccs = {e.get("compute_capability") for e in load_table("gpu-names.json")["gpus"]}
+    assert {"3.7", "5.0", "5.2", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3",
+            "11.0", "12.0", "12.1"} <= ccs
+    gfx = {e.get("gfx") for e in load_table("gpu-names.json")["gpus"]}
+    assert {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1102",
+            "gfx1103", "gfx1150", "gfx1151", "gfx1200", "gfx1201"} <= gfx
+
+
+def test_lookup_is_none_for_unknown() -> None:
+    assert lookup_gpu_name("Voodoo 5 6000") is None
