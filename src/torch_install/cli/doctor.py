@@ -1,16 +1,78 @@
-"""`torch-install doctor`."""
+"""`torch-install doctor`: is the installed PyTorch right for this machine; if not, why and the command that fixes it."""
 
 from __future__ import annotations
 
 import argparse
 
+from . import common
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("doctor", help="(not yet available)")
+    parser = sub.add_parser(
+        "doctor", help="check that the installed PyTorch fits this machine, and print the fix",
+        description="Inspect an environment's PyTorch without importing it, compare it with the machine, and "
+                    "print each problem with its evidence and the one command that fixes it. Exit code 0: "
+                    "healthy; 1: problems found; 2: usage or input error.")
+    parser.add_argument("--python", metavar="PATH",
+                        help="inspect the environment of this interpreter (another venv or conda env) "
+                             "instead of the one running torch-install")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON (docs/doctor-json.md)")
+    parser.add_argument("--import-torch", action="store_true",
+                        help="also import torch in a child process and run one tiny GPU kernel")
+    parser.add_argument("--import-timeout", metavar="SECONDS", type=float, default=60.0,
+                        help="time limit for --import-torch (default 60)")
+    parser.add_argument("--target", metavar="FILE",
+                        help="machine profile JSON describing the hardware (a captured or remote machine)")
+    common.add_sysroot_option(parser)
     parser.set_defaults(func=run)
 
 
+def _target_lists_gpus(path: str) -> bool:
+    """Whether a target profile states its GPUs (an absent ``gpus`` key means unknown, not none)."""
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "gpus" in data
+
+
 def run(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
     from ..errors import InputError
 
-    raise InputError("'doctor' is not available yet")
+    if args.import_timeout <= 0:
+        raise InputError("--import-timeout: must be a positive number of seconds")
+    from ..doctor import diagnose
+    from ..doctor.inspect import inspect
+    from ..probe import Probe
+    from ..resolver.matrix import load_matrix
+
+    probe = None
+    hardware_known = True
+    if args.target:
+        from ..machine import fill_platform, load_machine
+
+        machine = fill_platform(load_machine(args.target), common.platform_here(args))
+        hardware_known = _target_lists_gpus(args.target)
+        environ = dict(os.environ)
+    else:
+        from ..detectors import detect
+
+        if args.sysroot and not Path(args.sysroot).is_dir():
+            raise InputError(f"--sysroot {args.sysroot}: not a directory")
+        probe = Probe(root=args.sysroot) if args.sysroot else Probe()
+        machine = detect(probe)
+        environ = dict(probe.environ)
+    installed = inspect(args.python, environ=os.environ)
+    report = diagnose(machine, installed, load_matrix(), probe=probe, environ=environ,
+                      hardware_known=hardware_known,
+                      import_torch_timeout=args.import_timeout if args.import_torch else None)
+    from ..doctor.report import render_json, render_text
+
+    common.write(render_json(report) if args.json else render_text(report))
+    return report.exit_code

@@ -1,0 +1,163 @@
+"""The doctor: is the PyTorch in an environment right for this machine, and if not, why and what fixes it.
+
+``diagnose`` = machine profile + installed environment (read without importing torch) + matrix → findings,
+each with evidence and a fix; the fix that reinstalls is the resolver's plan for the machine, rendered as one
+command for the inspected interpreter. The JSON form is documented in docs/doctor-json.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from .checks import INSTALL_FIX, Context, Finding, run_checks
+from .flavour import Flavour
+from .inspect import Installed
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from ..probe import Probe
+    from ..resolver.matrix import Matrix
+    from ..resolver.plan import Plan
+    from .fix import Fix
+    from .runtime import RuntimeReport
+
+JSON_SCHEMA = 1
+
+# Environment variables that change what torch sees or installs (reported when set).
+REPORTED_ENV = (
+    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA",
+    "NVIDIA_DISABLE_REQUIRE", "CUDA_VERSION", "LD_LIBRARY_PATH", "LD_PRELOAD", "CUDA_HOME", "CUDA_PATH",
+    "CUDA_MODULE_LOADING", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
+    "TORCH_CUDA_ARCH_LIST", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION", "ROCM_PATH",
+    "ROCM_HOME", "ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR", "PYTHONPATH", "PYTHONNOUSERSITE", "VIRTUAL_ENV",
+    "CONDA_PREFIX", "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA_ARCH", "UV_CUDA_DRIVER_VERSION",
+    "UV_AMD_GPU_ARCHITECTURE", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
+    "UV_TORCH_BACKEND", "SYSTEM_VERSION_COMPAT",
+)
+
+
+@dataclass(frozen=True)
+class Report:
+    machine: Machine
+    installed: Installed
+    torch: Flavour | None
+    findings: tuple[Finding, ...]
+    fix: Fix | None = None
+    runtime: RuntimeReport | None = None
+    environment: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def problems(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity in ("error", "warning"))
+
+    @property
+    def healthy(self) -> bool:
+        return not self.problems
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.healthy else 1
+
+    def codes(self, *severities: str) -> tuple[str, ...]:
+        return tuple(f.code for f in self.findings if not severities or f.severity in severities)
+
+    def to_dict(self) -> dict[str, object]:
+        interp = self.installed.interpreter
+        torch = None
+        if self.torch is not None:
+            dist = self.installed.dist("torch")
+            torch = {"version": self.torch.version, "variant": self.torch.variant, "evidence": self.torch.evidence,
+                     "dist_info": dist.path if dist else None, "installer": dist.installer if dist else None,
+                     "package": self.installed.packages.get("torch")}
+        return {
+            "schema": JSON_SCHEMA,
+            "healthy": self.healthy,
+            "exit_code": self.exit_code,
+            "python": {"executable": interp.executable, "version": interp.version, "python": interp.python,
+                       "implementation": interp.implementation, "machine": interp.machine,
+                       "prefix": interp.prefix, "venv": interp.in_venv,
+                       "site_packages": list(interp.site_packages),
+                       "user_site": interp.user_site if interp.user_site_active else None},
+            "torch": torch,
+            "packages": [{"name": d.name, "version": d.version, "path": d.path, "installer": d.installer,
+                          "wheel_tags": list(d.wheel_tags)} for d in self.installed.dists],
+            "findings": [f.to_dict() for f in self.findings],
+            "fix": self.fix.to_dict() if self.fix else None,
+            "runtime": self.runtime.to_dict() if self.runtime else None,
+            "environment": dict(self.environment),
+            "machine": self.machine.to_dict(),
+        }
+
+
+def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: Probe | None = None,
+             environ: Mapping[str, str] | None = None, hardware_known: bool = True,
+             plan_for: Callable[[tuple[str, ...]], Plan] | None = None,
+             import_torch_timeout: float | None = None) -> Report:
+    """Run every check; fill in the fix. ``import_torch_timeout`` set: also import torch in a child process.
+
+    ``machine.python`` is replaced by the inspected interpreter's Python. ``plan_for`` maps requirement
+    strings to the plan for this machine (default: the resolver with the given matrix).
+    """
+    environ = dict(environ if environ is not None else (probe.environ if probe is not None else {}))
+    machine = replace(machine, python=installed.interpreter.python)
+    if plan_for is None:
+        plan_for = default_planner(machine, matrix)
+    ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
+                  hardware_known=hardware_known, plan_for=plan_for)
+    findings = run_checks(ctx)
+    fix = None
+    if any(f.fix and INSTALL_FIX in f.fix for f in findings):
+        from .fix import build_fix
+
+        fix = build_fix(plan_for, matrix, installed, ctx.torch)
+        findings = _fill_fix(findings, fix)
+        findings += _disk_findings(fix)
+    runtime = None
+    if import_torch_timeout is not None and ctx.torch is not None:
+        from .runtime import import_torch
+
+        expect_gpu = ctx.torch.kind in ("cuda", "rocm", "xpu") or (machine.os == "macos" and machine.arch == "arm64")
+        runtime = import_torch(installed.interpreter.executable, environ, expect_gpu, import_torch_timeout)
+        findings += list(runtime.findings)
+    reported = {name: environ[name] for name in REPORTED_ENV if name in environ}
+    from .checks import SEVERITIES
+
+    findings = sorted(findings, key=lambda f: SEVERITIES.index(f.severity))
+    return Report(machine, installed, ctx.torch, tuple(findings), fix, runtime, reported)
+
+
+def _fill_fix(findings: list[Finding], fix: Fix | None) -> list[Finding]:
+    if fix is None:
+        text = "no PyTorch build runs on this machine (see `torch-install plan` for why)"
+    else:
+        text = fix.command
+    return [replace(f, fix=f.fix.replace(INSTALL_FIX, text)) if f.fix and INSTALL_FIX in f.fix else f
+            for f in findings]
+
+
+def _disk_findings(fix: Fix | None) -> list[Finding]:
+    if fix is None or not fix.space_needed_gb or fix.space_free_gb is None:
+        return []
+    if fix.space_free_gb >= fix.space_needed_gb:
+        return []
+    return [Finding("disk-space-low", "warning", "not enough free disk space for the fix",
+                    (f"{fix.space_free_gb:.1f} GB free where the packages go; a {fix.plan.choice.variant} install "
+                     f"needs about {fix.space_needed_gb:.0f} GB (estimate)",) if fix.plan.choice else (),
+                    "free some space (e.g. `python -m pip cache purge`) before running the fix")]
+
+
+def default_planner(machine: Machine, matrix: Matrix) -> Callable[[tuple[str, ...]], Plan]:
+    """Requirement strings -> the resolver's plan for ``machine`` (memoized)."""
+    from ..resolver.plan import Request
+    from ..resolver.resolve import resolve
+
+    cache: dict[tuple[str, ...], Plan] = {}
+
+    def plan_for(packages: tuple[str, ...]) -> Plan:
+        if packages not in cache:
+            cache[packages] = resolve(machine, Request(packages=packages), matrix)
+        return cache[packages]
+
+    return plan_for

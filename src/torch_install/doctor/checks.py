@@ -1,0 +1,615 @@
+"""The doctor's checks: each a small function from a :class:`Context` to findings with a stable code.
+
+A finding names what is wrong (``title``), why the doctor thinks so (``evidence``, each line with its
+source) and what fixes it (``fix``). A fix of :data:`INSTALL_FIX` means "the install command of the plan
+for this machine"; ``doctor.diagnose`` fills it in. Release facts (driver floors, arch and gfx lists,
+companion versions) come from the compatibility matrix, never from this module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from ..machine import Gpu, Machine
+from ..resolver.matrix import Matrix, cuda_version, driver_key, variant_kind
+from .flavour import Flavour, companion_flavour, torch_flavour
+from .inspect import Installed
+
+if TYPE_CHECKING:
+    from ..probe import Probe
+    from ..resolver.plan import Plan
+
+SEVERITIES = ("error", "warning", "info")
+INSTALL_FIX = "<install>"  # placeholder: the plan's install command
+
+# Stable finding codes: extend, never rename.
+CODES = (
+    "no-torch", "broken-install", "cpu-build-on-gpu-machine", "cuda-build-driver-too-old", "gpu-arch-not-in-build",
+    "rocm-gfx-not-in-build", "companion-mismatch", "duplicate-torch-install", "nvidia-libs-shadowed",
+    "visible-devices-hide-all", "python-unsupported", "glibc-too-old", "rosetta-python", "driver-library-mismatch",
+    "wsl-gpu-driver-missing", "xpu-runtime-missing", "cuda-wheel-on-cpu-machine", "orphaned-cuda-libraries",
+    "disk-space-low", "import-torch-failed", "import-torch-crashed", "import-torch-hung", "gpu-unavailable-at-runtime",
+    "kernel-failed",
+)
+
+# Linux directories where the driver's user-space libraries (libcuda, NVML, Level Zero) live.
+DRIVER_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+                   "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib")
+# CUDA libraries the pip nvidia-* packages provide; a copy earlier on the loader path can win.
+CUDA_LIBS = re.compile(r"^lib(cudnn|cublas|cublasLt|nvJitLink|nvrtc|cudart|cusparse|cusparseLt|cufft|curand|"
+                       r"cusolver|nccl|cupti|nvToolsExt|cufile)(_[a-z_]+)?\.so(\.\d+)*$")
+RUNTIME_PREFIXES = ("nvidia-", "cuda-toolkit", "cuda-bindings", "triton")
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    severity: str  # error | warning | info
+    title: str
+    evidence: tuple[str, ...] = ()
+    fix: str | None = None  # a command, an instruction, or INSTALL_FIX
+
+    def to_dict(self) -> dict[str, object]:
+        return {"code": self.code, "severity": self.severity, "title": self.title,
+                "evidence": list(self.evidence), "fix": self.fix}
+
+
+@dataclass
+class Context:
+    """Everything the checks look at. ``probe`` reads the machine's files and environment (this host or a
+    --sysroot tree); it is None for a --target profile, whose files the doctor cannot see."""
+
+    machine: Machine
+    installed: Installed
+    matrix: Matrix
+    probe: Probe | None = None
+    environ: Mapping[str, str] = field(default_factory=dict)
+    hardware_known: bool = True  # False: a target profile that lists no GPUs (unknown, not "none")
+    plan_for: Callable[[tuple[str, ...]], Plan] | None = None  # packages -> plan for this machine
+
+    @cached_property
+    def torch(self) -> Flavour | None:
+        return torch_flavour(self.installed)
+
+    @cached_property
+    def plan(self) -> Plan | None:
+        """The plan for this machine with no version pinned: what a fresh install would get."""
+        return self.plan_for(("torch",)) if self.plan_for else None
+
+    @property
+    def os(self) -> str | None:
+        return self.machine.os
+
+    def env(self, name: str) -> str | None:
+        return self.environ.get(name)
+
+    def source(self, field_name: str) -> str:
+        where = self.machine.sources.get(field_name)
+        return f" (from {where})" if where else ""
+
+
+def _gpu_name(gpu: Gpu) -> str:
+    return gpu.name or (f"PCI {gpu.pci_id}" if gpu.pci_id else f"{gpu.vendor} GPU")
+
+
+def _conf(confidence: str) -> str:
+    return "" if confidence == "verified" else f" [{confidence}]"
+
+
+# --- install state ----------------------------------------------------------------------------------
+
+def check_no_torch(ctx: Context) -> list[Finding]:
+    if ctx.installed.dist("torch") or "torch" in ctx.installed.packages:
+        return []
+    where = ", ".join(ctx.installed.interpreter.site_packages) or ctx.installed.interpreter.prefix
+    evidence = [f"no torch distribution or package on the import path of {ctx.installed.interpreter.executable}",
+                f"site-packages: {where}"]
+    plan = ctx.plan
+    if plan is not None and plan.choice is not None:
+        evidence.append(f"plan for this machine: torch {plan.choice.torch} ({plan.choice.variant})")
+    return [Finding("no-torch", "warning", "PyTorch is not installed in this environment", tuple(evidence),
+                    INSTALL_FIX)]
+
+
+def check_broken_install(ctx: Context) -> list[Finding]:
+    findings: list[Finding] = []
+    for package in ("torch", "torchvision", "torchaudio"):
+        dist = ctx.installed.dist(package)
+        evidence: list[str] = []
+        if dist is not None:
+            evidence += [f"{dist.path}: {problem}" for problem in dist.problems]
+            if dist.kind != "egg-link" and package not in ctx.installed.packages:
+                evidence.append(f"{dist.path} is installed but no {package}/ package with __init__.py is on the path "
+                                "(half-deleted)")
+        elif package in ctx.installed.packages:
+            evidence.append(f"{ctx.installed.packages[package]} exists but no {package} dist-info describes it")
+        build = ctx.installed.builds.get(package)
+        if build is not None and build.problem:
+            evidence.append(f"{build.path}: {build.problem}")
+        if evidence:
+            findings.append(Finding("broken-install", "error", f"the {package} install is damaged", tuple(evidence),
+                                    INSTALL_FIX))
+    return findings
+
+
+def check_duplicate_torch_install(ctx: Context) -> list[Finding]:
+    installed = ctx.installed
+    dists = installed.all_named("torch")
+    evidence: list[str] = []
+    severity = "warning"
+    if len(dists) > 1:
+        severity = "error"
+        evidence += [f"{d.path} (version {d.version}, installer {d.installer or 'unknown'})" for d in dists]
+        evidence.append(f"`import torch` loads {installed.packages.get('torch', 'nothing')}; "
+                        "pip and uv see a different subset")
+        user = installed.interpreter.user_site
+        if user and any(d.location == user for d in dists):
+            evidence.append(f"a copy in the user site {user} shadows the environment's own")
+    elif dists and "torch" in installed.packages:
+        package_dir = installed.packages["torch"]
+        if dists[0].kind != "egg-link" and not package_dir.startswith(dists[0].location):
+            severity = "error"
+            evidence.append(f"`import torch` loads {package_dir}, but the installed distribution is {dists[0].path}")
+    evidence += [f"{path}: left over from an interrupted uninstall" for path in installed.leftovers]
+    if installed.conda_torch and any((d.installer or "") in ("pip", "uv") for d in dists):
+        evidence.append(f"conda also manages PyTorch here ({', '.join(installed.conda_torch)}) next to a "
+                        f"{dists[0].installer}-installed torch")
+        severity = "error"
+    if not evidence:
+        return []
+    fix = ("remove the extra copies (`python -m pip uninstall -y torch` removes the first one on the path; "
+           "delete '~'-prefixed leftovers), then run: " + INSTALL_FIX)
+    return [Finding("duplicate-torch-install", severity, "more than one PyTorch install is visible", tuple(evidence),
+                    fix)]
+
+
+def check_companion_mismatch(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if torch is None:
+        return []
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    findings: list[Finding] = []
+    for package in ("torchvision", "torchaudio"):
+        dist = ctx.installed.dist(package)
+        if dist is None or dist.kind == "egg-link":
+            continue
+        companion = companion_flavour(package, dist, ctx.installed.builds.get(package))
+        evidence: list[str] = []
+        for line in dist.requires:
+            try:
+                req = Requirement(line)
+            except InvalidRequirement:
+                continue
+            if req.name.lower() != "torch" or (req.marker and "extra" in str(req.marker)):
+                continue
+            try:
+                ok = req.specifier.contains(Version(torch.version), prereleases=True)
+            except InvalidVersion:
+                continue
+            if not ok:
+                evidence.append(f"{package} {dist.version} requires {req} but torch is {torch.version}")
+        if not evidence and not any("torch" in r.split(";")[0].lower() for r in dist.requires) and \
+                ctx.matrix.has_release(torch.version):
+            expected = ctx.matrix.release(torch.version).companions.get(package)
+            if expected and expected != companion.version:
+                evidence.append(f"torch {torch.version} goes with {package} {expected}; found {companion.version}")
+        flavour_problem = _flavour_clash(torch, companion)
+        if flavour_problem:
+            evidence.append(flavour_problem)
+        if evidence:
+            evidence.append(f"torch build: {torch.evidence}")
+            findings.append(Finding("companion-mismatch", "error", f"{package} does not match the installed torch",
+                                    tuple(evidence), INSTALL_FIX))
+    return findings
+
+
+def _flavour_clash(torch: Flavour, companion: Flavour) -> str | None:
+    """Local labels that specifiers (and `pip check`) ignore: cpu vs cuda, or another CUDA major."""
+    if companion.kind == "unknown" or torch.kind == "unknown":
+        return None
+    if companion.kind != torch.kind:
+        return f"{companion.package} is a {companion.variant} build, torch a {torch.variant} build ({companion.evidence})"
+    if torch.kind == "cuda":
+        tv, cv = cuda_version(torch.variant), cuda_version(companion.variant)
+        if tv and cv and tv != cv:
+            return (f"{companion.package} was built for {companion.variant}, torch for {torch.variant} "
+                    f"({companion.evidence})")
+    if torch.kind == "rocm" and torch.variant != companion.variant:
+        return f"{companion.package} was built for {companion.variant}, torch for {torch.variant}"
+    return None
+
+
+# --- does the build fit the hardware ----------------------------------------------------------------
+
+def _gpu_accelerated_plan(ctx: Context) -> bool:
+    plan = ctx.plan
+    if plan is not None:
+        return bool(plan.gpu_accelerated)
+    return any(g.vendor == "nvidia" for g in ctx.machine.visible_gpus)
+
+
+def check_cpu_build_on_gpu_machine(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if torch is None or torch.kind != "cpu" or ctx.os == "macos" or not _gpu_accelerated_plan(ctx):
+        return []
+    gpus = [g for g in ctx.machine.visible_gpus if g.vendor in ("nvidia", "amd", "intel")]
+    evidence = [f"torch {torch.version} is a CPU-only build: {torch.evidence}"]
+    evidence += [f"GPU: {_gpu_name(g)}" + (f" × {g.count}" if g.count > 1 else "") for g in gpus]
+    if ctx.machine.nvidia_driver:
+        evidence.append(f"NVIDIA driver {ctx.machine.nvidia_driver}{ctx.source('nvidia_driver')}")
+    dist = ctx.installed.dist("torch")
+    if dist and dist.installer:
+        evidence.append(f"installed by {dist.installer} ({dist.path}/INSTALLER)")
+    plan = ctx.plan
+    if plan is not None and plan.choice is not None:
+        evidence.append(f"the plan for this machine is GPU-accelerated (torch {plan.choice.torch}, "
+                        f"{plan.choice.variant})")
+    return [Finding("cpu-build-on-gpu-machine", "error", "the installed PyTorch is a CPU-only build on a machine "
+                    "with a usable GPU", tuple(evidence), INSTALL_FIX)]
+
+
+def check_cuda_build_driver_too_old(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if torch is None or torch.kind != "cuda" or ctx.os not in ("linux", "windows"):
+        return []
+    driver = ctx.machine.nvidia_driver
+    cv = cuda_version(torch.variant)
+    evidence = [f"torch {torch.version} is a CUDA {cv[0]}.{cv[1]} build: {torch.evidence}"] if cv else []
+    too_old = False
+    if driver:
+        floor = ctx.matrix.cuda_floor(torch.variant, ctx.os)
+        family = ctx.matrix.cuda_family(torch.variant)
+        if floor and re.match(r"^\d", floor) and driver_key(driver) < driver_key(floor):
+            too_old = True
+            evidence.append(f"CUDA {cv[0] if cv else '?'}.x needs NVIDIA driver ≥ {floor} on {ctx.os}"
+                            f"{_conf(family.confidence) if family else ''}")
+            evidence.append(f"driver {driver}{ctx.source('nvidia_driver')}")
+    api = ctx.machine.cuda_driver_api
+    if not too_old and api and cv and int(api.split(".")[0]) < cv[0]:
+        too_old = True
+        evidence.append(f"the driver supports CUDA up to {api}{ctx.source('cuda_driver_api')}")
+    if not too_old:
+        return []
+    return [Finding("cuda-build-driver-too-old", "error", f"the NVIDIA driver is too old for this CUDA "
+                    f"{cv[0] if cv else ''}.x build of torch", tuple(evidence),
+                    INSTALL_FIX)]
+
+
+def sass_or_ptx_runs(sm: tuple[int, ...], ptx: tuple[int, ...], capability: int) -> bool:
+    """A GPU of compute capability ``capability`` (×10) runs a build with these cubins and PTX:
+    a cubin of the same major and a minor not above the GPU's, or PTX of an architecture not above it."""
+    return any(s // 10 == capability // 10 and s <= capability for s in sm) or any(p <= capability for p in ptx)
+
+
+def check_gpu_arch_not_in_build(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    platform = ctx.machine.platform
+    if torch is None or torch.kind != "cuda" or platform is None or not ctx.matrix.has_release(torch.version):
+        return []
+    arch = ctx.matrix.cuda_arch(torch.version, platform, torch.variant)
+    if arch is None:
+        return []
+    findings = []
+    for gpu in ctx.machine.gpus_of("nvidia"):
+        if not gpu.visible or gpu.sm is None or sass_or_ptx_runs(arch.sm, arch.ptx, gpu.sm):
+            continue
+        sm_list = " ".join(f"sm_{s}" for s in arch.sm)
+        ptx = " ".join(f"compute_{p}" for p in arch.ptx) or "no PTX"
+        evidence = (f"GPU {_gpu_name(gpu)}: compute capability {gpu.compute_capability} (sm_{gpu.sm})",
+                    f"torch {torch.version}+{torch.variant} on {platform} carries {sm_list}; {ptx}"
+                    f"{_conf(arch.confidence)}",
+                    f"torch build: {torch.evidence}")
+        findings.append(Finding("gpu-arch-not-in-build", "error", f"this torch build has no kernels for "
+                                f"{_gpu_name(gpu)} (sm_{gpu.sm})", evidence, INSTALL_FIX))
+    return findings
+
+
+def hsa_override_value(gfx: str) -> str | None:
+    """HSA_OVERRIDE_GFX_VERSION spelling of a gfx target: gfx1030 -> 10.3.0, gfx90a -> 9.0.10."""
+    match = re.fullmatch(r"gfx(\d{1,2})([0-9a-f])([0-9a-f])", gfx)
+    if not match:
+        return None
+    return f"{int(match[1])}.{int(match[2], 16)}.{int(match[3], 16)}"
+
+
+def check_rocm_gfx_not_in_build(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if torch is None or torch.kind != "rocm" or not ctx.matrix.has_release(torch.version):
+        return []
+    targets = ctx.matrix.gfx_targets(torch.version, torch.variant)
+    if targets is None or targets.gfx is None:
+        return []
+    override = ctx.env("HSA_OVERRIDE_GFX_VERSION")
+    findings = []
+    for gpu in ctx.machine.gpus_of("amd"):
+        if not gpu.visible or not gpu.gfx or gpu.gfx in targets.gfx:
+            continue
+        aliases = [a for a in ctx.matrix.gfx_aliases.get(gpu.gfx, ()) if a in targets.gfx]
+        evidence = [f"GPU {_gpu_name(gpu)}: {gpu.gfx}",
+                    f"torch {torch.version}+{torch.variant} carries {' '.join(targets.gfx)}{_conf(targets.confidence)}"]
+        if aliases:
+            value = hsa_override_value(aliases[0])
+            evidence.append(f"{gpu.gfx} runs {aliases[0]} code when told to{_conf(ctx.matrix.gfx_aliases_confidence)}")
+            if override == value:
+                findings.append(Finding("rocm-gfx-not-in-build", "info", f"{gpu.gfx} runs this build through "
+                                        f"HSA_OVERRIDE_GFX_VERSION={override}", tuple(evidence)))
+                continue
+            if override:
+                evidence.append(f"HSA_OVERRIDE_GFX_VERSION is set to {override!r}, not {value}")
+            findings.append(Finding("rocm-gfx-not-in-build", "error", f"this torch build has no code for {gpu.gfx}; "
+                                    "it runs with an override", tuple(evidence),
+                                    f"export HSA_OVERRIDE_GFX_VERSION={value}"))
+        else:
+            findings.append(Finding("rocm-gfx-not-in-build", "error", f"this torch build has no code for {gpu.gfx}",
+                                    tuple(evidence), INSTALL_FIX))
+    return findings
+
+
+def check_cuda_wheel_on_cpu_machine(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if torch is None or not ctx.hardware_known or ctx.os == "macos":
+        return []
+    if any(g.vendor == "nvidia" for g in ctx.machine.gpus):
+        return []
+    runtimes = [d for d in _runtime_dists(ctx.installed)]
+    size = sum(d.record_size() or 0 for d in runtimes)
+    names = ", ".join(d.name for d in runtimes)
+    if torch.kind == "cuda":
+        evidence = [f"torch {torch.version} is a {torch.variant} build: {torch.evidence}",
+                    "no NVIDIA GPU on this machine" + (f" (GPUs: {', '.join(_gpu_name(g) for g in ctx.machine.gpus)})"
+                                                       if ctx.machine.gpus else "")]
+        if runtimes:
+            evidence.append(f"{len(runtimes)} CUDA runtime packages, {size / 1e9:.1f} GB: {names}")
+        return [Finding("cuda-wheel-on-cpu-machine", "warning", "a CUDA build of torch on a machine without an "
+                        "NVIDIA GPU", tuple(evidence), INSTALL_FIX)]
+    if torch.kind in ("cpu", "rocm", "xpu") and runtimes and any(d.name.startswith("nvidia-") for d in runtimes):
+        uninstall = "python -m pip uninstall -y " + " ".join(d.name for d in runtimes)
+        return [Finding("orphaned-cuda-libraries", "info", f"CUDA libraries no installed torch uses "
+                        f"({size / 1e9:.1f} GB)", (f"torch is a {torch.variant} build; installed: {names}",),
+                        uninstall)]
+    return []
+
+
+def _runtime_dists(installed: Installed) -> list:
+    return [d for d in installed.dists if d.name.startswith(RUNTIME_PREFIXES) and d.kind == "dist-info"
+            and installed.dist(d.name) is d]
+
+
+# --- platform ---------------------------------------------------------------------------------------
+
+def check_python_unsupported(ctx: Context) -> list[Finding]:
+    interp = ctx.installed.interpreter
+    dist = ctx.installed.dist("torch")
+    evidence: list[str] = []
+    if dist is not None:
+        wanted = f"cp{''.join(interp.version.split('.')[:2])}{'t' if interp.free_threaded else ''}"
+        abis = {tag.split("-")[1] for tag in dist.wheel_tags if tag.count("-") == 2}
+        if abis and interp.implementation == "cpython" and not abis & {wanted, "abi3", "none"}:
+            evidence.append(f"{dist.path}/WHEEL: Tag {', '.join(dist.wheel_tags)}; this interpreter is {wanted} "
+                            f"(Python {interp.version}{', free-threaded' if interp.free_threaded else ''})")
+    plan = ctx.plan
+    if plan is not None:
+        evidence += [w.message for w in plan.warnings if w.code == "python-unsupported"]
+    if not evidence:
+        return []
+    return [Finding("python-unsupported", "error", f"Python {interp.python} has no matching torch build here",
+                    tuple(evidence), "use a Python that torch publishes wheels for (see the evidence), then: "
+                    + INSTALL_FIX)]
+
+
+_MANYLINUX_LEGACY = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
+
+
+def wheel_glibc(tags: tuple[str, ...]) -> str | None:
+    """Lowest glibc a wheel's platform tags need: manylinux_2_28_x86_64 -> "2.28", manylinux2014 -> "2.17"."""
+    floors = []
+    for tag in tags:
+        platform = tag.rsplit("-", 1)[-1]
+        for part in platform.split("."):
+            match = re.match(r"^manylinux_(\d+)_(\d+)_", part)
+            if match:
+                floors.append((int(match[1]), int(match[2])))
+            for legacy, glibc in _MANYLINUX_LEGACY.items():
+                if part.startswith(legacy + "_"):
+                    floors.append(tuple(int(x) for x in glibc.split(".")))
+    return ".".join(str(x) for x in min(floors)) if floors else None
+
+
+def check_glibc_too_old(ctx: Context) -> list[Finding]:
+    if ctx.os != "linux":
+        return []
+    evidence: list[str] = []
+    if ctx.machine.musl:
+        evidence.append(f"this is a musl system (musl {ctx.machine.musl}); torch publishes glibc (manylinux) wheels only")
+    dist = ctx.installed.dist("torch")
+    needed = wheel_glibc(dist.wheel_tags) if dist else None
+    glibc = ctx.machine.glibc
+    if needed and glibc and driver_key(glibc) < driver_key(needed):
+        evidence.append(f"{dist.path}/WHEEL: {', '.join(dist.wheel_tags)} needs glibc ≥ {needed}")  # type: ignore
+        evidence.append(f"glibc {glibc}{ctx.source('glibc')}")
+    if not evidence:
+        return []
+    return [Finding("glibc-too-old", "error", "the C library is too old for the installed torch", tuple(evidence),
+                    "use a distribution with glibc ≥ 2.28 (or a manylinux_2_28-compatible container), then: "
+                    + INSTALL_FIX)]
+
+
+def check_rosetta_python(ctx: Context) -> list[Finding]:
+    interp = ctx.installed.interpreter
+    if ctx.os != "macos":
+        return []
+    translated = ctx.machine.rosetta or (interp.machine == "x86_64" and ctx.machine.arch in ("arm64", "aarch64"))
+    if not translated:
+        return []
+    evidence = [f"{interp.executable} is an x86_64 Python (platform.machine() = {interp.machine!r})",
+                "the Mac has Apple silicon" + ctx.source("rosetta"),
+                "macOS x86_64 torch stopped at 2.2.x and has no MPS"]
+    return [Finding("rosetta-python", "error", "this Python runs under Rosetta on Apple silicon", tuple(evidence),
+                    "install an arm64 Python (python.org universal2 installer, `uv python install`, or arm64 "
+                    "Homebrew in /opt/homebrew), recreate the environment, then: " + INSTALL_FIX)]
+
+
+# --- the machine's runtime (files and environment variables) ----------------------------------------
+
+def check_visible_devices_hide_all(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    findings = []
+    for name, vendors in (("CUDA_VISIBLE_DEVICES", ("nvidia", "amd")), ("HIP_VISIBLE_DEVICES", ("amd",)),
+                          ("ROCR_VISIBLE_DEVICES", ("amd",))):
+        value = ctx.env(name)
+        if value is None:
+            continue
+        entries = [v.strip() for v in value.split(",")]
+        hides = value.strip() == "" or entries[0].startswith("-") or entries[0].lower() in ("none", "nodevfiles")
+        if not hides or not (any(g.vendor in vendors for g in ctx.machine.gpus)
+                             or (torch is not None and torch.kind in ("cuda", "rocm"))):
+            continue
+        findings.append(Finding("visible-devices-hide-all", "error", f"{name} hides every GPU from torch",
+                                (f"{name}={value!r} in the environment",
+                                 "an empty list or a first entry of -1 makes the CUDA/HIP runtime see no device"),
+                                f"unset {name}"))
+    return findings
+
+
+def _library_versions(probe: Probe, stem: str) -> dict[str, str]:
+    """``libcuda.so.550.54.15``-style files in the driver library dirs: version -> path."""
+    found: dict[str, str] = {}
+    for directory in DRIVER_LIB_DIRS:
+        for name in probe.listdir(directory):
+            if name.startswith(stem + ".so.") and re.fullmatch(r"\d+\.\d+(\.\d+)?", name[len(stem) + 4:]):
+                found.setdefault(name[len(stem) + 4:], f"{directory}/{name}")
+    return found
+
+
+def _kernel_module_version(probe: Probe) -> tuple[str, str] | None:
+    text = probe.read_text("/sys/module/nvidia/version", 256)
+    if text and text.strip():
+        return text.strip(), "/sys/module/nvidia/version"
+    text = probe.read_text("/proc/driver/nvidia/version", 4096)
+    match = re.search(r"Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)\s", text or "")
+    return (match[1], "/proc/driver/nvidia/version") if match else None
+
+
+def check_driver_library_mismatch(ctx: Context) -> list[Finding]:
+    if ctx.probe is None or ctx.os != "linux" or ctx.machine.wsl:
+        return []
+    kernel = _kernel_module_version(ctx.probe)
+    if kernel is None:
+        return []
+    user = {**_library_versions(ctx.probe, "libnvidia-ml"), **_library_versions(ctx.probe, "libcuda")}
+    if not user or kernel[0] in user:
+        return []
+    evidence = [f"kernel module {kernel[0]} ({kernel[1]})"]
+    evidence += [f"user-space library {version} ({path})" for version, path in sorted(user.items())]
+    evidence.append("NVML and CUDA refuse to start: 'Driver/library version mismatch'")
+    return [Finding("driver-library-mismatch", "error", "the loaded NVIDIA kernel module and the installed driver "
+                    "libraries differ (driver upgraded without a reboot)", tuple(evidence),
+                    "reboot (or reload the nvidia kernel modules) so the new driver is the one running")]
+
+
+def check_nvidia_libs_shadowed(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if ctx.probe is None or ctx.os != "linux" or torch is None or torch.kind != "cuda":
+        return []
+    findings = []
+    value = ctx.env("LD_LIBRARY_PATH") or ""
+    shadowing: list[str] = []
+    stubs: list[str] = []
+    for directory in [d for d in value.split(":") if d]:
+        names = ctx.probe.listdir(directory)
+        libs = [n for n in names if CUDA_LIBS.match(n)]
+        if libs:
+            shadowing.append(f"{directory}: {', '.join(libs[:6])}{' …' if len(libs) > 6 else ''}")
+        if any(n.startswith("libcuda.so") for n in names) and directory.rstrip("/").endswith("stubs"):
+            stubs.append(f"{directory}/libcuda.so is the CUDA toolkit's link-time stub")
+    preload = ctx.env("LD_PRELOAD") or ""
+    preloaded = [p for p in re.split(r"[ :]", preload) if CUDA_LIBS.match(p.rsplit("/", 1)[-1])]
+    if stubs:
+        findings.append(Finding("nvidia-libs-shadowed", "error", "a stub libcuda is on LD_LIBRARY_PATH",
+                                tuple(stubs) + (f"LD_LIBRARY_PATH={value}", "CUDA then fails with "
+                                                "CUDA_ERROR_STUB_LIBRARY (34)"),
+                                "remove the …/stubs directory from LD_LIBRARY_PATH"))
+    if shadowing or preloaded:
+        evidence = [f"LD_LIBRARY_PATH entry {s}" for s in shadowing] + [f"LD_PRELOAD: {p}" for p in preloaded]
+        evidence.append(f"torch {torch.version} ({torch.variant}) ships its CUDA libraries as pip nvidia-* packages; "
+                        "the dynamic loader searches LD_LIBRARY_PATH first")
+        findings.append(Finding("nvidia-libs-shadowed", "warning", "system CUDA libraries on LD_LIBRARY_PATH can "
+                                "shadow the ones torch was built with", tuple(evidence),
+                                "remove the CUDA directories from LD_LIBRARY_PATH (and LD_PRELOAD) for this "
+                                "environment, e.g. `unset LD_LIBRARY_PATH`"))
+    return findings
+
+
+def check_wsl_gpu_driver_missing(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if ctx.probe is None or not ctx.machine.wsl or torch is None or torch.kind != "cuda":
+        return []
+    evidence = []
+    if not ctx.probe.exists("/dev/dxg"):
+        evidence.append("/dev/dxg is missing: this WSL has no GPU paravirtualization (WSL 1, or an old WSL 2 kernel)")
+    wsl_libs = ctx.probe.listdir("/usr/lib/wsl/lib")
+    if not any(n.startswith("libcuda.so") for n in wsl_libs):
+        evidence.append("/usr/lib/wsl/lib has no libcuda.so: the Windows NVIDIA driver does not provide CUDA to WSL")
+    if not evidence:
+        return []
+    return [Finding("wsl-gpu-driver-missing", "error", "WSL cannot reach the GPU", tuple(evidence),
+                    "install or update the NVIDIA driver on Windows (not inside WSL), run `wsl --update`, "
+                    "then `wsl --shutdown`")]
+
+
+def check_xpu_runtime_missing(ctx: Context) -> list[Finding]:
+    torch = ctx.torch
+    if torch is None or torch.kind != "xpu" or ctx.os != "linux":
+        return []
+    evidence = []
+    intel = [g for g in ctx.machine.gpus_of("intel")]
+    if ctx.hardware_known and not intel:
+        evidence.append("no Intel GPU on this machine")
+    bound = [g for g in intel if g.driver in ("i915", "xe")]
+    if intel and not bound and any(g.driver for g in intel):
+        evidence.append("Intel GPU bound to " + ", ".join(sorted({g.driver or '?' for g in intel}))
+                        + ", not i915/xe")
+    if ctx.probe is not None:
+        if not any(n.startswith("libze_loader.so") for d in DRIVER_LIB_DIRS for n in ctx.probe.listdir(d)):
+            evidence.append("libze_loader.so.1 (Level Zero loader) is not installed")
+        if not any(n.startswith("renderD") for n in ctx.probe.listdir("/dev/dri")):
+            evidence.append("no /dev/dri/renderD* node")
+    if not evidence:
+        return []
+    return [Finding("xpu-runtime-missing", "error", "the Intel GPU runtime that XPU builds of torch need is "
+                    "missing", tuple([f"torch {torch.version} is an XPU build: {torch.evidence}"] + evidence),
+                    "install the Intel GPU driver stack (kernel i915/xe, Level Zero loader, compute runtime) "
+                    "and add the user to the 'render' group")]
+
+
+CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
+    check_no_torch,
+    check_broken_install,
+    check_duplicate_torch_install,
+    check_python_unsupported,
+    check_glibc_too_old,
+    check_rosetta_python,
+    check_cpu_build_on_gpu_machine,
+    check_cuda_build_driver_too_old,
+    check_gpu_arch_not_in_build,
+    check_rocm_gfx_not_in_build,
+    check_companion_mismatch,
+    check_cuda_wheel_on_cpu_machine,
+    check_visible_devices_hide_all,
+    check_driver_library_mismatch,
+    check_nvidia_libs_shadowed,
+    check_wsl_gpu_driver_missing,
+    check_xpu_runtime_missing,
+)
+
+
+def run_checks(ctx: Context) -> list[Finding]:
+    """Every check, in order; errors first, then warnings, then info."""
+    findings = [f for check in CHECKS for f in check(ctx)]
+    return sorted(findings, key=lambda f: SEVERITIES.index(f.severity))

@@ -1,0 +1,150 @@
+"""The one command that fixes an install: the resolver's plan for this machine, as close to what is installed
+as a good build allows.
+
+Keeps the user's torch version when a build of it is as good for this machine as the newest plan (same GPU
+acceleration, no extra warnings); otherwise takes the nearest release that is. Installs into the inspected
+interpreter, and only the torch family packages already there.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..resolver.matrix import Matrix, version_key
+from ..resolver.plan import Plan
+from .flavour import Flavour
+from .inspect import Installed
+
+# Plan warnings that mean "this build does not run (well) here".
+BLOCKING = ("driver-too-old", "gpu-arch-unsupported", "no-gpu-variant-for-version", "python-unsupported",
+            "platform-unsupported")
+# Rough free space a reinstall needs (download cache + unpacked wheels), by variant kind. Estimates.
+SPACE_NEEDED_GB = {"cuda": 6.0, "rocm": 10.0, "xpu": 4.0, "cpu": 1.0, "default": 1.0}
+
+
+@dataclass(frozen=True)
+class Fix:
+    plan: Plan
+    command: str
+    reason: str  # one line: which version and why
+    flavour_change: bool
+    space_needed_gb: float | None = None
+    space_free_gb: float | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        choice = self.plan.choice
+        return {"command": self.command, "reason": self.reason, "flavour_change": self.flavour_change,
+                "torch": choice.torch if choice else None, "variant": choice.variant if choice else None,
+                "packages": dict(choice.packages) if choice else {}, "index_url": choice.index_url if choice else None,
+                "space_needed_gb": self.space_needed_gb, "space_free_gb": self.space_free_gb}
+
+
+def _bad(plan: Plan) -> set[str]:
+    return {code for code in plan.warning_codes() if code in BLOCKING}
+
+
+def as_good(candidate: Plan, best: Plan) -> bool:
+    """``candidate`` runs this machine as well as ``best``: a choice, the same acceleration, no new blockers."""
+    if candidate.choice is None:
+        return False
+    if best.gpu_accelerated and not candidate.gpu_accelerated:
+        return False
+    return _bad(candidate) <= _bad(best)
+
+
+def companions_installed(installed: Installed) -> tuple[str, ...]:
+    return tuple(p for p in ("torchvision", "torchaudio") if installed.dist(p) is not None)
+
+
+def choose_plan(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, installed: Installed,
+                torch: Flavour | None) -> tuple[Plan, str]:
+    """The plan to fix with, and a one-line reason."""
+    companions = companions_installed(installed)
+    best = plan_for(("torch", *companions))
+    if torch is None or not matrix.has_release(torch.version):
+        return best, "the plan for this machine"
+    pinned = plan_for((f"torch=={torch.version}", *companions))
+    if as_good(pinned, best):
+        return pinned, f"keeps torch {torch.version}"
+    order = sorted(matrix.releases, key=lambda r: (abs(_distance(matrix, r.version, torch.version)),
+                                                   -_distance(matrix, r.version, torch.version)))
+    for release in order:
+        if release.version == torch.version:
+            continue
+        if best.choice and version_key(release.version) > version_key(best.choice.torch):
+            continue
+        candidate = plan_for((f"torch=={release.version}", *companions))
+        if as_good(candidate, best):
+            return candidate, f"torch {torch.version} has no good build for this machine; nearest: {release.version}"
+    if best.choice:
+        return best, f"torch {torch.version} has no good build for this machine; newest that has: {best.choice.torch}"
+    return best, "no build of torch runs here"
+
+
+def _distance(matrix: Matrix, a: str, b: str) -> int:
+    """Signed number of releases between two versions (positive: ``a`` is newer)."""
+    order = [r.version for r in reversed(matrix.releases)]  # oldest first
+    return order.index(a) - order.index(b) if a in order and b in order else 10**6
+
+
+def install_command(plan: Plan, installed: Installed, force: bool) -> str:
+    """pip (or uv, in a pip-less uv environment) installing into the inspected interpreter."""
+    from ..resolver.render import install_args
+
+    python = installed.interpreter.executable or "python"
+    has_pip = installed.dist("pip") is not None
+    torch = installed.dist("torch")
+    if not has_pip and (torch is None or torch.installer == "uv"):
+        argv = ["uv", "pip", "install", "--python", python, *(["--reinstall"] if force else []),
+                *install_args(plan, "uv")]
+    else:
+        argv = [python, "-m", "pip", "install", *(["--force-reinstall"] if force else []), *install_args(plan, "pip")]
+    return shlex.join(argv)
+
+
+def _same_build(installed: Installed, torch: Flavour | None, plan: Plan) -> bool:
+    choice = plan.choice
+    if choice is None or torch is None:
+        return False
+    variant = "cpu" if choice.variant == "default" else choice.variant
+    mine = "cpu" if torch.variant == "default" else torch.variant
+    return mine == variant
+
+
+def needs_force(installed: Installed, torch: Flavour | None, plan: Plan) -> bool:
+    """A flavour change that pip would skip: a pinned version equal to an installed distribution version
+    (pip ignores that the installed one is another build)."""
+    if plan.choice is None or _same_build(installed, torch, plan):
+        return False
+    for name, version in plan.choice.packages.items():
+        dist = installed.dist(name)
+        if dist is not None and version and dist.version == version:
+            return True
+    return False
+
+
+def free_space_gb(installed: Installed) -> float | None:
+    """Free space where the packages go (the first site-packages directory), in GB."""
+    import psutil
+
+    for directory in (*installed.interpreter.site_packages, installed.interpreter.prefix):
+        try:
+            return psutil.disk_usage(directory).free / 1e9
+        except OSError:
+            continue
+    return None
+
+
+def build_fix(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, installed: Installed,
+              torch: Flavour | None) -> Fix | None:
+    plan, reason = choose_plan(plan_for, matrix, installed, torch)
+    if plan.choice is None:
+        return None
+    flavour_change = torch is not None and not _same_build(installed, torch, plan)
+    command = install_command(plan, installed, needs_force(installed, torch, plan))
+    from ..resolver.matrix import variant_kind
+
+    needed = SPACE_NEEDED_GB.get(variant_kind(plan.choice.variant))
+    return Fix(plan, command, reason, flavour_change, needed, free_space_gb(installed))

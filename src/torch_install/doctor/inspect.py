@@ -1,0 +1,385 @@
+"""Inspect a Python environment's PyTorch install without importing torch.
+
+Reads what the interpreter would import (its ``sys.path``), each torch-family distribution's
+dist-info (``METADATA``, ``WHEEL``, ``INSTALLER``, ``RECORD``) and ``<package>/version.py`` parsed
+with ``ast``. Another interpreter (``--python``) reports its own path through a tiny stdlib-only
+script run with ``-I``, a timeout and no shell; nothing from its packages is imported or executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import InputError
+
+FACTS_TIMEOUT = 10.0
+MAX_METADATA = 1024 * 1024  # dist-info files a doctor reads are far smaller; refuse absurd ones
+MAX_RECORD = 16 * 1024 * 1024
+
+# Distributions the doctor reads (normalized names); nvidia-* and intel oneAPI runtimes by prefix.
+FAMILY = ("torch", "torchvision", "torchaudio")
+COMPANION_RUNTIMES = ("triton", "pytorch-triton", "pytorch-triton-rocm", "pytorch-triton-xpu", "triton-xpu",
+                      "cuda-toolkit", "cuda-bindings", "pip", "uv")
+RUNTIME_PREFIXES = ("nvidia-", "intel-", "rocm-", "amd-torch-device-")
+VERSION_PY_FIELDS = ("__version__", "debug", "cuda", "git_version", "hip", "rocm", "xpu")
+_DIST_DIR = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py\d[^-]*)?\.(?P<kind>dist-info|egg-info)$")
+
+
+def normalize(name: str) -> str:
+    """PEP 503 name normalization: 'Torch_Vision' -> 'torch-vision'."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _wanted(name: str) -> bool:
+    return name in FAMILY or name in COMPANION_RUNTIMES or name.startswith(RUNTIME_PREFIXES)
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The Python whose environment is inspected."""
+
+    executable: str
+    version: str  # "3.12.4"
+    implementation: str = "cpython"
+    free_threaded: bool = False
+    system: str = ""  # Linux, Windows, Darwin
+    machine: str = ""  # x86_64, aarch64, AMD64, arm64
+    path: tuple[str, ...] = ()  # the import path as `import torch` would walk it
+    site_packages: tuple[str, ...] = ()
+    user_site: str | None = None
+    user_site_active: bool = False
+    prefix: str = ""
+    base_prefix: str = ""
+
+    @property
+    def python(self) -> str:
+        """Profile form: "3.12", free-threaded "3.13t"."""
+        major_minor = ".".join(self.version.split(".")[:2])
+        return major_minor + ("t" if self.free_threaded else "")
+
+    @property
+    def in_venv(self) -> bool:
+        return self.prefix != self.base_prefix
+
+
+@dataclass(frozen=True)
+class Dist:
+    """One installed distribution's metadata directory."""
+
+    name: str  # normalized
+    version: str  # METADATA Version (falls back to the directory name)
+    path: str  # the .dist-info / .egg-info directory, or the .egg-link file
+    location: str  # the sys.path entry holding it
+    kind: str = "dist-info"  # dist-info | egg-info | egg-link
+    installer: str | None = None
+    requires: tuple[str, ...] = ()  # Requires-Dist lines, as written
+    requires_python: str | None = None
+    wheel_tags: tuple[str, ...] = ()
+    wheel_build: str | None = None
+    problems: tuple[str, ...] = ()  # what could not be read
+
+    @property
+    def local_label(self) -> str | None:
+        return self.version.partition("+")[2] or None
+
+    @property
+    def public_version(self) -> str:
+        return self.version.partition("+")[0]
+
+    def record_size(self) -> int | None:
+        """Bytes of the files RECORD lists (sizes as RECORD states them), or None without a RECORD."""
+        if self.kind != "dist-info":
+            return None
+        try:
+            with open(os.path.join(self.path, "RECORD"), encoding="utf-8", errors="replace") as handle:
+                text = handle.read(MAX_RECORD)
+        except OSError:
+            return None
+        total = 0
+        for line in text.splitlines():
+            size = line.rsplit(",", 1)[-1].strip()
+            if size.isdigit():
+                total += int(size)
+        return total
+
+
+@dataclass(frozen=True)
+class Build:
+    """A package's ``version.py`` (torch, torchvision, torchaudio), read with ``ast``."""
+
+    package: str
+    path: str
+    fields: Mapping[str, str | bool | None] = field(default_factory=dict)
+    problem: str | None = None  # "syntax error at line 3", "unreadable"
+
+    @property
+    def version(self) -> str | None:
+        value = self.fields.get("__version__")
+        return value if isinstance(value, str) else None
+
+    def text(self, name: str) -> str | None:
+        value = self.fields.get(name)
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def local_label(self) -> str | None:
+        return (self.version or "").partition("+")[2] or None
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What an environment holds, as seen without importing torch."""
+
+    interpreter: Interpreter
+    dists: tuple[Dist, ...] = ()  # torch family, triton, cuda/nvidia/intel runtimes, pip, uv: path order
+    builds: Mapping[str, Build] = field(default_factory=dict)  # package -> version.py `import` would find
+    packages: Mapping[str, str] = field(default_factory=dict)  # package -> directory `import` would find
+    leftovers: tuple[str, ...] = ()  # "~orch" directories from interrupted uninstalls
+    conda_torch: tuple[str, ...] = ()  # conda-meta/pytorch-*.json records in the prefix
+
+    def all_named(self, name: str) -> tuple[Dist, ...]:
+        return tuple(d for d in self.dists if d.name == name)
+
+    def dist(self, name: str) -> Dist | None:
+        """The first distribution of that name on the path (the one pip reports), or None."""
+        return next((d for d in self.dists if d.name == name), None)
+
+    def runtime_dists(self, prefix: str) -> tuple[Dist, ...]:
+        """One entry per name (the first on the path) of the distributions whose name starts with ``prefix``."""
+        seen: dict[str, Dist] = {}
+        for d in self.dists:
+            if d.name.startswith(prefix) and d.name not in seen:
+                seen[d.name] = d
+        return tuple(seen.values())
+
+
+# --- interpreter facts -------------------------------------------------------------------------
+
+def this_interpreter(environ: Mapping[str, str] | None = None) -> Interpreter:
+    """The running interpreter: its import path exactly as it is now."""
+    from . import interpreter_facts
+
+    return _interpreter_from_facts(interpreter_facts.collect(), environ if environ is not None else os.environ)
+
+
+def other_interpreter(python: str, environ: Mapping[str, str] | None = None,
+                      timeout: float = FACTS_TIMEOUT) -> Interpreter:
+    """Ask another interpreter for its facts (``python -I script``); a bad one is an InputError naming it."""
+    from . import interpreter_facts
+
+    path = Path(python)
+    if not path.exists():
+        raise InputError(f"--python {python}: no such file")
+    if path.is_dir():
+        raise InputError(f"--python {python}: is a directory, expected a Python interpreter (e.g. {python}/bin/python)")
+    argv = [str(path), "-I", str(Path(interpreter_facts.__file__))]
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise InputError(f"--python {python}: did not answer within {timeout:g} s (killed)") from None
+    except OSError as exc:
+        raise InputError(f"--python {python}: cannot run it ({exc.strerror or exc})") from None
+    try:
+        facts = json.loads(done.stdout.decode("utf-8", "replace"))
+        if not isinstance(facts, dict) or not isinstance(facts.get("path"), list):
+            raise ValueError("unexpected answer")
+    except ValueError:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = f": {detail[-1][:160]}" if detail else f" (exit code {done.returncode})"
+        raise InputError(f"--python {python}: not a Python 3 interpreter{why}") from None
+    env = environ if environ is not None else os.environ
+    return _interpreter_from_facts(facts, env)
+
+
+def _interpreter_from_facts(facts: Mapping[str, object], environ: Mapping[str, str]) -> Interpreter:
+    """Turn the facts into the import path a normal (non ``-I``) run of that interpreter would have."""
+    path = [str(p) for p in facts.get("path") or [] if p]  # type: ignore[union-attr]
+    site_packages = tuple(str(p) for p in facts.get("site_packages") or [])  # type: ignore[union-attr]
+    user_site = facts.get("user_site")
+    user_site = str(user_site) if user_site else None
+    user_active = bool(facts.get("user_site_allowed")) and not environ.get("PYTHONNOUSERSITE")
+    if facts.get("isolated"):
+        # -I left out PYTHONPATH and the user site; put them where a normal start would.
+        extra = [p for p in (environ.get("PYTHONPATH") or "").split(os.pathsep) if p]
+        path = extra + path
+        if user_active and user_site and user_site not in path and os.path.isdir(user_site):
+            first_site = next((i for i, p in enumerate(path) if p in site_packages), len(path))
+            path.insert(first_site, user_site)
+    else:
+        user_active = bool(user_site and user_site in path)
+    return Interpreter(
+        executable=str(facts.get("executable") or ""),
+        version=str(facts.get("version") or "0.0"),
+        implementation=str(facts.get("implementation") or "cpython"),
+        free_threaded=bool(facts.get("free_threaded")),
+        system=str(facts.get("system") or ""),
+        machine=str(facts.get("machine") or ""),
+        path=tuple(dict.fromkeys(path)),
+        site_packages=site_packages,
+        user_site=user_site,
+        user_site_active=user_active,
+        prefix=str(facts.get("prefix") or ""),
+        base_prefix=str(facts.get("base_prefix") or facts.get("prefix") or ""),
+    )
+
+
+# --- files ------------------------------------------------------------------------------------
+
+def _read(path: str, limit: int = MAX_METADATA) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def parse_headers(text: str) -> dict[str, list[str]]:
+    """RFC 822-style headers of METADATA/WHEEL (up to the first blank line); repeated keys keep every value."""
+    headers: dict[str, list[str]] = {}
+    last: str | None = None
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        if line[0] in " \t" and last is not None:
+            headers[last][-1] += " " + line.strip()
+            continue
+        key, sep, value = line.partition(":")
+        if not sep:
+            continue
+        last = key.strip().lower()
+        headers.setdefault(last, []).append(value.strip())
+    return headers
+
+
+def read_version_py(package: str, path: str) -> Build:
+    """Literal top-level assignments of ``version.py`` (``cuda: Optional[str] = '12.8'`` included)."""
+    text = _read(path)
+    if text is None:
+        return Build(package, path, problem="missing or unreadable")
+    try:
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        return Build(package, path, problem=f"not valid Python (syntax error{f' at line {line}' if line else ''})")
+    values: dict[str, str | bool | None] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in VERSION_PY_FIELDS and isinstance(value, ast.Constant):
+            if value.value is None or isinstance(value.value, (str, bool)):
+                values[target.id] = value.value
+    if not isinstance(values.get("__version__"), str):
+        return Build(package, path, values, problem="has no __version__ string")
+    return Build(package, path, values)
+
+
+def read_dist(directory: str, location: str, name: str, version: str, kind: str) -> Dist:
+    """One dist-info/egg-info directory; unreadable parts become ``problems``, never exceptions."""
+    problems: list[str] = []
+    metadata_file = "METADATA" if kind == "dist-info" else "PKG-INFO"
+    text = _read(os.path.join(directory, metadata_file))
+    requires: tuple[str, ...] = ()
+    requires_python = None
+    if text is None:
+        problems.append(f"{metadata_file} missing or unreadable")
+    else:
+        headers = parse_headers(text)
+        if headers.get("version"):
+            version = headers["version"][0]
+        else:
+            problems.append(f"{metadata_file} has no Version")
+        requires = tuple(headers.get("requires-dist", ()))
+        requires_python = (headers.get("requires-python") or [None])[0]
+    installer = None
+    tags: tuple[str, ...] = ()
+    build = None
+    if kind == "dist-info":
+        installer = (_read(os.path.join(directory, "INSTALLER"), 256) or "").strip() or None
+        wheel = _read(os.path.join(directory, "WHEEL"))
+        if wheel is not None:
+            wheel_headers = parse_headers(wheel)
+            tags = tuple(wheel_headers.get("tag", ()))
+            build = (wheel_headers.get("build") or [None])[0]
+        if not os.path.exists(os.path.join(directory, "RECORD")):
+            problems.append("RECORD missing")
+    return Dist(name=name, version=version, path=directory, location=location, kind=kind, installer=installer,
+                requires=requires, requires_python=requires_python, wheel_tags=tags, wheel_build=build,
+                problems=tuple(problems))
+
+
+def _egg_link(path: str, location: str, name: str) -> Dist:
+    target = (_read(path, 4096) or "").splitlines()
+    return Dist(name=name, version="0+develop", path=path, location=target[0].strip() if target else location,
+                kind="egg-link", problems=() if target else ("egg-link is empty",))
+
+
+def _scan_location(location: str) -> tuple[list[Dist], list[str], list[str]]:
+    """Dists of interest, top-level package dirs and '~' leftovers in one sys.path entry."""
+    try:
+        names = sorted(os.listdir(location))
+    except OSError:
+        return [], [], []
+    dists: list[Dist] = []
+    leftovers: list[str] = []
+    for entry in names:
+        if entry.startswith("~"):
+            if normalize(entry[1:]).startswith(("orch", "rchvision", "rchaudio")):
+                leftovers.append(os.path.join(location, entry))
+            continue
+        if entry.endswith(".egg-link"):
+            name = normalize(entry[: -len(".egg-link")])
+            if _wanted(name):
+                dists.append(_egg_link(os.path.join(location, entry), location, name))
+            continue
+        match = _DIST_DIR.match(entry)
+        if not match:
+            continue
+        name = normalize(match["name"])
+        if _wanted(name):
+            dists.append(read_dist(os.path.join(location, entry), location, name, match["version"], match["kind"]))
+    return dists, names, leftovers
+
+
+def inspect_environment(interpreter: Interpreter) -> Installed:
+    """Walk the interpreter's import path: dists of interest, version.py of the family, leftovers."""
+    dists: list[Dist] = []
+    leftovers: list[str] = []
+    packages: dict[str, str] = {}
+    for location in interpreter.path:
+        if not os.path.isdir(location):
+            continue
+        found, names, left = _scan_location(location)
+        dists += found
+        leftovers += left
+        for package in FAMILY:
+            if package not in packages and package in names and os.path.isfile(
+                    os.path.join(location, package, "__init__.py")):
+                packages[package] = os.path.join(location, package)
+    builds = {package: read_version_py(package, os.path.join(directory, "version.py"))
+              for package, directory in packages.items()}
+    conda_torch: tuple[str, ...] = ()
+    if interpreter.prefix:
+        meta = os.path.join(interpreter.prefix, "conda-meta")
+        try:
+            conda_torch = tuple(sorted(n for n in os.listdir(meta) if n.startswith("pytorch-") and n.endswith(".json")))
+        except OSError:
+            pass
+    return Installed(interpreter=interpreter, dists=tuple(dists), builds=builds, packages=packages,
+                     leftovers=tuple(leftovers), conda_torch=conda_torch)
+
+
+def inspect(python: str | None = None, environ: Mapping[str, str] | None = None) -> Installed:
+    """This interpreter's environment, or the one of the interpreter at ``python``."""
+    interpreter = other_interpreter(python, environ) if python else this_interpreter(environ)
+    return inspect_environment(interpreter)

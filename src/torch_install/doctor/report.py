@@ -1,0 +1,67 @@
+"""The doctor's human report: what is installed, then findings grouped by severity, each with evidence and fix."""
+
+from __future__ import annotations
+
+import json
+
+from . import Report
+
+_HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
+
+
+def _machine_line(report: Report) -> str:
+    m = report.machine
+    parts = [p for p in (m.os, m.arch) if p]
+    gpus = ", ".join(f"{g.name or g.vendor + ' GPU'}" + (f" ×{g.count}" if g.count > 1 else "") for g in m.gpus)
+    parts.append(gpus or "no GPU found")
+    if m.nvidia_driver:
+        parts.append(f"NVIDIA driver {m.nvidia_driver}")
+    if m.rocm:
+        parts.append(f"ROCm {m.rocm}")
+    return ", ".join(parts)
+
+
+def render_text(report: Report) -> str:
+    interp = report.installed.interpreter
+    lines = [f"Python   {interp.version} {interp.executable}"]
+    if report.torch is not None:
+        dist = report.installed.dist("torch")
+        how = f", installed by {dist.installer}" if dist and dist.installer else ""
+        lines.append(f"torch    {report.torch.version} ({report.torch.variant}){how}")
+    else:
+        lines.append("torch    not installed")
+    for name in ("torchvision", "torchaudio"):
+        dist = report.installed.dist(name)
+        if dist is not None:
+            lines.append(f"{name:<8} {dist.version}")
+    lines.append(f"machine  {_machine_line(report)}")
+    if report.runtime is not None:
+        facts = report.runtime.facts
+        backend = facts.get("backend") or "none"
+        lines.append(f"runtime  import torch: {'ok' if report.runtime.ok else 'failed'}; GPU backend: {backend}")
+        for device in facts.get("devices") or []:  # type: ignore[union-attr]
+            lines.append(f"         {device.get('name')} (capability {device.get('capability')})")
+    lines.append("")
+    if report.healthy:
+        lines.append("Healthy: this PyTorch install fits this machine.")
+    for severity in ("error", "warning", "info"):
+        group = [f for f in report.findings if f.severity == severity]
+        if not group:
+            continue
+        lines.append(f"{_HEADINGS[severity]} ({len(group)})")
+        for finding in group:
+            lines.append(f"  [{finding.code}] {finding.title}")
+            lines += [f"      - {line}" for line in finding.evidence]
+            if finding.fix:
+                lines.append(f"      fix: {finding.fix}")
+        lines.append("")
+    if report.fix is not None and not report.healthy:
+        lines.append(f"Fix ({report.fix.reason}):")
+        lines.append(f"  {report.fix.command}")
+        if report.fix.space_free_gb is not None:
+            lines.append(f"  ({report.fix.space_free_gb:.1f} GB free where packages go)")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.to_dict(), indent=2)
