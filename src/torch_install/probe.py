@@ -154,6 +154,8 @@ class Probe:
             return False
         if found and self.path(path).is_dir():
             self.accessed.dirs.add(path)
+        elif found:  # a marker file or device node (/.dockerenv, /dev/dxg): a capture keeps it, empty
+            self.accessed.files.setdefault(path, b"")
         return found
 
     # environment and host facts --------------------------------------------------------------

@@ -26,9 +26,12 @@ def detect_here(args: argparse.Namespace) -> Machine:
 
     sysroot = getattr(args, "sysroot", None)
     if sysroot:
-        if not Path(sysroot).is_dir():
-            raise InputError(f"--sysroot {sysroot}: not a directory")
-        return detect(Probe(root=sysroot))
+        if Path(sysroot).is_dir():
+            return detect(Probe(root=sysroot))
+        from ..capture import sysroot_dir  # a capture archive, extracted safely
+
+        with sysroot_dir(sysroot) as root:
+            return detect(Probe(root=root))
     return detect(Probe())
 
 
@@ -96,10 +99,14 @@ def platform_here(args: argparse.Namespace) -> Machine:
     from ..probe import Probe
 
     sysroot = getattr(args, "sysroot", None)
-    if sysroot and not Path(sysroot).is_dir():
-        raise InputError(f"--sysroot {sysroot}: not a directory")
     found = Found()
-    host.detect(Probe(root=sysroot) if sysroot else Probe(), found)
+    if sysroot and not Path(sysroot).is_dir():
+        from ..capture import sysroot_dir  # a capture archive, extracted safely
+
+        with sysroot_dir(sysroot) as root:
+            host.detect(Probe(root=root), found)
+    else:
+        host.detect(Probe(root=sysroot) if sysroot else Probe(), found)
     return build_machine(found)
 
 
