@@ -474,7 +474,29 @@ def make_client(base: str, offline: bool = False, allow_insecure: bool = False, 
     from .index import Fetcher, IndexClient
     from .index_cache import IndexCache
 
-    return IndexClient(base, IndexCache(cache_dir), Fetcher(allow_insecure=allow_insecure), offline=offline)
+    return IndexClient(base, IndexCache(cache_dir), Fetcher(allow_insecure=allow_insecure, **fetch_settings()),
+                       offline=offline)
+
+
+def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, float]:
+    """Timeout and retry overrides: ``TORCH_INSTALL_INDEX_TIMEOUT`` (seconds, connect and read) and
+    ``TORCH_INSTALL_INDEX_RETRIES`` (extra attempts). A malformed value is an input error."""
+    import os
+
+    env = os.environ if env is None else env
+    out: dict[str, float] = {}
+    for name, keys, low, high in (("TORCH_INSTALL_INDEX_TIMEOUT", ("connect_timeout", "read_timeout"), 0.05, 600),
+                                  ("TORCH_INSTALL_INDEX_RETRIES", ("retries",), 0, 10)):
+        if not env.get(name):
+            continue
+        try:
+            value = float(env[name])
+        except ValueError:
+            value = -1.0
+        if not low <= value <= high or (keys == ("retries",) and value != int(value)):
+            raise InputError(f"${name}={env[name]!r}: expected a number from {low:g} to {high:g}")
+        out.update({k: int(value) if k == "retries" else value for k in keys})
+    return out
 
 
 def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str = "stable", offline: bool = False,

@@ -1,16 +1,85 @@
-"""`torch-install matrix`."""
+"""`torch-install matrix [--online]`: which torch releases and variants exist for a machine's platform and Python."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+from ..errors import EXIT_OK
+from . import common
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from ..resolver.matrix import Matrix
+
+ASSUMED_MARK = "*"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("matrix", help="(not yet available)")
+    parser = sub.add_parser(
+        "matrix", help="list the torch releases and variants for this (or a target) machine's platform and Python",
+        description="List torch releases (newest first) with the wheel variants that exist for the machine's "
+                    "platform and Python: from the embedded matrix, or learnt from the live index with --online. "
+                    f"Variants marked {ASSUMED_MARK} were found on the index; their rules are assumed.")
+    parser.add_argument("--limit", type=int, default=12, metavar="N", help="newest N releases (default 12; 0: all)")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    parser.add_argument("--channel", choices=("stable", "test", "nightly"), default="stable",
+                        help="index channel read with --online (default stable)")
+    common.add_index_options(parser)
+    common.add_target_options(parser)
+    common.add_sysroot_option(parser)
     parser.set_defaults(func=run)
+
+
+def rows(matrix: Matrix, machine: Machine) -> list[dict[str, Any]]:
+    """One row per release with wheels for the machine's platform (and Python, when known), newest first."""
+    platform = machine.platform or ""
+    provenance = getattr(matrix, "provenance", {})
+    out = []
+    for release in matrix.releases:
+        variants = release.variants(platform)
+        pythons = release.python_tags(platform)
+        if not variants or (machine.python and pythons and machine.python not in pythons):
+            continue
+        out.append({"torch": release.version, "date": release.date, "variants": variants,
+                    "assumed": [v for v in variants if f"{release.version}+{v}" in provenance],
+                    "python": list(pythons)})
+    return out
+
+
+def render_text(table: list[dict[str, Any]], machine: Machine, source: str) -> str:
+    python = f"Python {machine.python}" if machine.python else "any Python"
+    lines = [f"torch releases for {machine.platform}, {python} ({source})"]
+    if not table:
+        return "\n".join([*lines, "  none"])
+    width = max(len("torch"), *(len(r["torch"]) for r in table))
+    lines.append(f"{'torch':<{width}}  {'released':<10}  variants")
+    for row in table:
+        names = " ".join(v + (ASSUMED_MARK if v in row["assumed"] else "") for v in row["variants"])
+        lines.append(f"{row['torch']:<{width}}  {row['date'] or '-':<10}  {names}")
+    if any(r["assumed"] for r in table):
+        lines.append(f"{ASSUMED_MARK} found on the index, not in the embedded matrix: rules assumed")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
 
-    raise InputError("'matrix' is not available yet")
+    if args.limit < 0:
+        raise InputError(f"--limit {args.limit}: must be 0 or more")
+    machine = common.machine_from_args(args) if common.describes_target(args) or args.python else \
+        common.platform_here(args)
+    if not machine.platform:
+        raise InputError("the machine's OS or architecture is unknown; give --os and --arch")
+    matrix = common.matrix_for(args, machine)
+    table = rows(matrix, machine)
+    table = table[: args.limit] if args.limit else table
+    online = hasattr(matrix, "provenance")
+    source = f"index {matrix.index_base}" if online else "embedded matrix"
+    if args.format == "json":
+        common.write(json.dumps({"platform": machine.platform, "python": machine.python, "source": source,
+                                 "releases": table}, indent=2))
+    else:
+        common.write(render_text(table, machine, source))
+    return EXIT_OK
