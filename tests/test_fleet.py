@@ -43,3 +43,20 @@ def test_mixed_node_gets_lowest_arch_and_driver_cuda_inferred():
 def test_cpu_node_has_only_the_resolved_build():
     node = Machine(os="linux", arch="aarch64")
     assert nfd_labels(node, plan_for(node, "cpu", "2.15.0")) == {"variant": "cpu", "torch": "2.15.0"}
+
+
+def test_fleet_finds_the_build_that_runs_everywhere_and_names_the_breaking_node():
+    from torch_install.fleet import exit_code, render, resolve_fleet
+    from torch_install.resolver.matrix import load_matrix
+
+    pascal = Machine(os="linux", arch="x86_64", python="3.12", nvidia_driver="550.54.15",
+                     gpus=(Gpu("nvidia", compute_capability="6.1"),))
+    hopper = Machine(os="linux", arch="x86_64", python="3.12", nvidia_driver="580.95.05",
+                     gpus=(Gpu("nvidia", compute_capability="9.0"),))
+    result = resolve_fleet([pascal, hopper], Request(), load_matrix())
+    assert (result.choice.torch, result.choice.variant) == ("2.14.1", "cu126")
+    broken = result.candidates[0]
+    assert (broken.torch, broken.variant) == ("2.15.0", "cu130") and [p.machine for p in broken.problems] == [0]
+    assert "driver-too-old" in broken.problems[0].reason
+    assert "Breaks:   torch 2.15.0 cu130 on machine 1" in render(result, "text")
+    assert exit_code(result) in (0, 1)
