@@ -18,7 +18,6 @@ import json
 import os
 import platform
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -191,6 +190,8 @@ class Probe:
         return result
 
     def _run_host(self, argv: list[str], timeout: float | None) -> CommandResult:
+        import subprocess  # only when a command really runs: detection on files never pays for it
+
         limit = self.timeout if timeout is None else timeout
         try:
             done = subprocess.run(argv, capture_output=True, timeout=limit, env=self._env, check=False,

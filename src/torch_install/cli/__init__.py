@@ -25,14 +25,20 @@ class Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def build_parser() -> Parser:
-    from . import detect, doctor, matrix, plan, variants
+def build_parser(command: str | None = None) -> Parser:
+    """The full parser; with ``command`` "detect", only that sub-command (it must not pay for the resolver)."""
+    from . import detect
 
     parser = Parser(prog="torch-install", description=(
         "Install the PyTorch build that runs on this machine (or a target machine), and explain why. "
         "With no command, prints the plan for this machine."))
     parser.add_argument("--version", action="version", version=f"torch-install {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    if command == "detect":
+        detect.register(sub)
+        return parser
+    from . import doctor, matrix, plan, variants
+
     for module in (detect, plan, doctor, matrix, variants):
         module.register(sub)
     return parser
@@ -42,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "plan")
-    parser = build_parser()
+    parser = build_parser(args_list[0])
     args = parser.parse_args(args_list)
     try:
         return int(args.func(args) or 0)
