@@ -1,0 +1,48 @@
+"""Machine profiles shared by the resolver tests (real GPU models, drivers and platforms)."""
+
+from __future__ import annotations
+
+from torch_install.machine import Gpu, Machine
+from torch_install.resolver import Request, load_matrix, resolve
+from torch_install.resolver.plan import Plan
+
+LINUX = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}
+ARM = {"os": "linux", "arch": "aarch64", "python": "3.12", "glibc": "2.39"}
+WINDOWS = {"os": "windows", "arch": "x86_64", "python": "3.12", "os_version": "10.0.26100"}
+
+
+def nvidia(name: str, cc: str, **kw) -> Gpu:
+    return Gpu("nvidia", name, compute_capability=cc, **kw)
+
+
+def amd(name: str, gfx: str, **kw) -> Gpu:
+    return Gpu("amd", name, gfx=gfx, **kw)
+
+
+def intel(name: str, family: str | None, integrated: bool) -> Gpu:
+    return Gpu("intel", name, family=family, integrated=integrated)
+
+
+def plan_for(machine: Machine, *packages: str, **request) -> Plan:
+    return resolve(machine, Request(packages=packages or ("torch",), **request), load_matrix())
+
+
+def check(plan: Plan, torch: str | None, variant: str | None, codes: set[str]) -> None:
+    """Assert the choice and the exact set of warning codes."""
+    if torch is None:
+        assert plan.choice is None, plan.choice
+    else:
+        assert plan.choice is not None, plan.warnings
+        assert (plan.choice.torch, plan.choice.variant) == (torch, variant), (plan.reasons, plan.warnings)
+    assert set(plan.warning_codes()) == codes, plan.warnings
+
+
+def rejected(plan: Plan, torch: str, variant: str) -> str:
+    """The rejection reason of one (release, variant); fails if it was not considered."""
+    reasons = [r.reason for r in plan.rejected if r.torch == torch and r.variant == variant]
+    assert reasons, f"{torch}+{variant} not in rejected: {plan.rejected}"
+    return reasons[0]
+
+
+def warning(plan: Plan, code: str) -> str:
+    return next(w.message for w in plan.warnings if w.code == code)
