@@ -72,8 +72,9 @@ def test_flag_overrides_target_and_can_create_contradiction(capsys: pytest.Captu
     (["plan", "--rocm", "6.x"], "--rocm: '6.x' is not a version"),
     (["plan", "--variant", "cuda12"], "--variant cuda12: not a variant id"),
     (["plan", "torch>>2.7"], "package 'torch>>2.7': not a valid requirement"),
-    (["plan", "--index-base", "ftp://mirror.example/whl"], "expected an http(s) URL"),
-    (["plan", "--index-base", "http://mirror.example/whl"], "plain http is only allowed for loopback"),
+    (["plan", "--index-base", "ftp://mirror.example/whl"], "--index-base 'ftp://mirror.example/whl': not an http(s)"),
+    (["plan", "--index-base", "http://mirror.example/whl"], "plain http is refused"),
+    (["plan", "--format", "yaml"], "--format yaml: not one of text, url, pip, uv, requirements, pyproject, json"),
     (["plan", "--target", "/nonexistent/target.json"], "/nonexistent/target.json: cannot read machine profile"),
     (["install", "--python", "/nonexistent/python"], "--python /nonexistent/python: no such file"),
 ])
@@ -92,10 +93,10 @@ def test_insecure_index_base_from_environment(capsys: pytest.CaptureFixture[str]
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TORCH_INSTALL_INDEX_BASE", "http://mirror.example/whl")
     assert_one_line_error(*run_main(capsys, "plan", "--os", "linux", "--arch", "x86_64", "--python", "3.12"),
-                          "$TORCH_INSTALL_INDEX_BASE http://mirror.example/whl: plain http")
+                          "TORCH_INSTALL_INDEX_BASE 'http://mirror.example/whl': plain http is refused")
 
 
-@pytest.mark.parametrize("argv", [["plan", "--format", "yaml"], ["plan", "--os", "solaris"], ["plan", "--bogus"],
+@pytest.mark.parametrize("argv", [["plan", "--os", "solaris"], ["plan", "--bogus"],
                                   ["install", "--installer", "conda"]])
 def test_argparse_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     with pytest.raises(SystemExit) as exited:
@@ -103,6 +104,13 @@ def test_argparse_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str],
     out, err = capsys.readouterr()
     assert exited.value.code == 2 and out == ""
     assert len(err.splitlines()) == 1 and "error:" in err
+
+
+def test_help_names_every_format() -> None:
+    from torch_install.cli.plan import FORMAT_NAMES
+    from torch_install.resolver.render import FORMATS
+
+    assert [name.split(" ")[0] for name in FORMAT_NAMES.split(", ")] == list(FORMATS)
 
 
 def test_several_targets_without_fleet_support(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from ..resolver.plan import Plan, Request
 
 CHANNELS = ("stable", "test", "nightly")
-INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
+FORMAT_NAMES = "text (default), url, pip, uv, requirements, pyproject, json, dockerfile, variant-env"
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
 # variant prefix -> (GPU vendor it needs, vendor brand, build kind, operating systems without such builds)
 _VARIANT_NEEDS = {"cu": ("nvidia", "NVIDIA", "CUDA", ("macos",)), "rocm": ("amd", "AMD", "ROCm", ("macos", "windows")),
                   "xpu": ("intel", "Intel", "XPU", ("macos",))}
@@ -30,13 +31,11 @@ def _add_request_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from ..resolver.render import FORMATS
-
     plan = sub.add_parser("plan", help="print the PyTorch build for this (or a target) machine, and why",
                           description="Resolve the newest PyTorch build that runs on the machine and explain the "
                                       "choice. Exit code 1 when the plan has warnings.")
     _add_request_options(plan)
-    plan.add_argument("--format", default="text", choices=tuple(FORMATS), help="output format (default text)")
+    plan.add_argument("--format", default="text", metavar="FORMAT", help=f"output format: {FORMAT_NAMES}")
     plan.add_argument("--hashes", action="store_true",
                       help="with --format requirements: add --hash=sha256: options read from the index")
     common.add_target_options(plan)
@@ -56,44 +55,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     install.set_defaults(func=run_install)
 
 
-def index_base(args: argparse.Namespace) -> str:
-    """--index-base, else $TORCH_INSTALL_INDEX_BASE, else PyTorch's index; https unless loopback or allowed."""
-    import os
-    from urllib.parse import urlsplit
-
-    from ..resolver.plan import DEFAULT_INDEX_BASE
-
-    flag = getattr(args, "index_base", None)
-    value = flag or os.environ.get(INDEX_BASE_ENV) or DEFAULT_INDEX_BASE
-    where = "--index-base" if flag else f"${INDEX_BASE_ENV}" if value != DEFAULT_INDEX_BASE else "index base"
-    try:
-        url = urlsplit(value)
-        host = url.hostname or ""
-    except ValueError:
-        raise InputError(f"{where} {value}: not a URL") from None
-    if url.scheme not in ("https", "http") or not host:
-        raise InputError(f"{where} {value}: expected an http(s) URL like https://mirror.example/whl")
-    loopback = host in ("localhost", "::1") or host.startswith("127.")
-    if url.scheme == "http" and not loopback and not getattr(args, "allow_insecure_index", False):
-        raise InputError(f"{where} {value}: plain http is only allowed for loopback (or with --allow-insecure-index)")
-    return value.rstrip("/")
-
-
 def request_from_args(args: argparse.Namespace) -> Request:
     """The Request: packages (checked as PEP 508 requirements), variant, channel, index base."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
+    from ..index import index_base_from
     from ..resolver.plan import Request
 
     for package in args.packages:
+        if _PLAIN_NAME.match(package):
+            continue
+        from packaging.requirements import InvalidRequirement, Requirement
+
         try:
             Requirement(package)
         except InvalidRequirement as exc:
             raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
     if args.variant is not None and not _VARIANT.match(args.variant):
         raise InputError(f"--variant {args.variant}: not a variant id like cu128, rocm6.4, xpu or cpu")
+    base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
     return Request(packages=tuple(args.packages) or ("torch",), variant=args.variant, channel=args.channel,
-                   index_base=index_base(args))
+                   index_base=base)
 
 
 def _gpu_names(machine: Machine, vendor: str | None = None) -> str:
@@ -133,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     from ..container import container_machines
     from ..resolver.render import FORMATS
 
+    if args.format not in FORMATS:
+        raise InputError(f"--format {args.format}: not one of {', '.join(FORMATS)}")
     request = request_from_args(args)
     common.target_flag_values(args)  # malformed flags are errors whichever way the target is built
     machines = container_machines(args, request) or common.machines_from_args(args)
