@@ -15,14 +15,12 @@ Every failure is an :class:`IndexUnavailable` with a one-line reason.
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -50,7 +48,12 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class IndexUnavailable(EnvironmentFailure):
-    """An index page could not be fetched or read (exit 3). ``str()`` is one line naming the URL."""
+    """An index page could not be fetched or read (exit 3). ``str()`` is one line naming the URL;
+    ``status`` is the HTTP status when the server answered with an error."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 # --------------------------------------------------------------------------------------------- URL policy
@@ -60,6 +63,8 @@ def is_loopback(host: str | None) -> bool:
         return False
     if host.lower() == "localhost":
         return True
+    import ipaddress
+
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
@@ -109,18 +114,6 @@ class IndexFile:
     yanked: bool = False
 
 
-class _AnchorParser(HTMLParser):
-    """Collects ``<a href>`` anchors. Everything else (scripts, styles, broken markup) is ignored."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.anchors: list[dict[str, str | None]] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "a":
-            self.anchors.append(dict(attrs))
-
-
 def _file_from_link(page_url: str, href: str, requires_python: str | None, yanked: bool,
                     hashes: Mapping[str, Any] | None = None) -> IndexFile | None:
     url = urljoin(page_url, href.strip())
@@ -143,9 +136,25 @@ def _file_from_link(page_url: str, href: str, requires_python: str | None, yanke
     return IndexFile(filename, url.split("#", 1)[0], sha256, requires_python, yanked)
 
 
+def _anchor_parser() -> Any:
+    """An HTMLParser collecting ``<a>`` attributes; scripts, styles and broken markup are ignored."""
+    from html.parser import HTMLParser
+
+    class AnchorParser(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.anchors: list[dict[str, str | None]] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "a":
+                self.anchors.append(dict(attrs))
+
+    return AnchorParser()
+
+
 def parse_simple_html(text: str, page_url: str) -> list[IndexFile]:
     """PEP 503 page: anchors, ``#sha256=`` fragments, ``data-requires-python``, ``data-yanked``."""
-    parser = _AnchorParser()
+    parser = _anchor_parser()
     try:
         parser.feed(text)
         parser.close()
@@ -313,7 +322,8 @@ class Fetcher:
                 if response.status_code in _RETRY_STATUS:
                     raise _Retryable(f"HTTP {response.status_code} {response.reason or ''}".rstrip())
                 if response.status_code != 200:
-                    raise IndexUnavailable(f"{current}: HTTP {response.status_code} {response.reason or ''}".rstrip())
+                    raise IndexUnavailable(f"{current}: HTTP {response.status_code} {response.reason or ''}".rstrip(),
+                                           response.status_code)
                 body = self._read_body(response, current, started)
                 return Page(current, 200, body, response.headers.get("Content-Type", "text/html"),
                             response.headers.get("ETag"), response.headers.get("Last-Modified"))

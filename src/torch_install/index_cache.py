@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +115,8 @@ class IndexCache:
         self._write(self.directory / "derived" / f"{_key(key)}.json", {"key": key, "value": value})
 
     def _write(self, path: Path, data: Any) -> bool:
+        import tempfile
+
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
