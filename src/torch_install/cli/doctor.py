@@ -1,4 +1,4 @@
-"""`torch-install doctor`: is the installed PyTorch right for this machine; if not, why and the command that fixes it."""
+"""`torch-install doctor`: does the installed PyTorch fit this machine; if not, why, and the command that fixes it."""
 
 from __future__ import annotations
 

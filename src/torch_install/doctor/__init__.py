@@ -129,10 +129,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
 
 
 def _fill_fix(findings: list[Finding], fix: Fix | None) -> list[Finding]:
-    if fix is None:
-        text = "no PyTorch build runs on this machine (see `torch-install plan` for why)"
-    else:
-        text = fix.command
+    text = fix.command if fix else "no PyTorch build runs on this machine (see `torch-install plan` for why)"
     return [replace(f, fix=f.fix.replace(INSTALL_FIX, text)) if f.fix and INSTALL_FIX in f.fix else f
             for f in findings]
 

@@ -15,7 +15,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..machine import Gpu, Machine
-from ..resolver.matrix import Matrix, cuda_version, driver_key, variant_kind
+from ..resolver.matrix import Matrix, cuda_version, driver_key
 from .flavour import Flavour, companion_flavour, torch_flavour
 from .inspect import Installed
 
@@ -214,7 +214,8 @@ def _flavour_clash(torch: Flavour, companion: Flavour) -> str | None:
     if companion.kind == "unknown" or torch.kind == "unknown":
         return None
     if companion.kind != torch.kind:
-        return f"{companion.package} is a {companion.variant} build, torch a {torch.variant} build ({companion.evidence})"
+        return (f"{companion.package} is a {companion.variant} build, torch a {torch.variant} build "
+                f"({companion.evidence})")
     if torch.kind == "cuda":
         tv, cv = cuda_version(torch.variant), cuda_version(companion.variant)
         if tv and cv and tv != cv:
@@ -426,7 +427,8 @@ def check_glibc_too_old(ctx: Context) -> list[Finding]:
         return []
     evidence: list[str] = []
     if ctx.machine.musl:
-        evidence.append(f"this is a musl system (musl {ctx.machine.musl}); torch publishes glibc (manylinux) wheels only")
+        evidence.append(f"this is a musl system (musl {ctx.machine.musl}); torch publishes glibc (manylinux) "
+                        "wheels only")
     dist = ctx.installed.dist("torch")
     needed = wheel_glibc(dist.wheel_tags) if dist else None
     glibc = ctx.machine.glibc

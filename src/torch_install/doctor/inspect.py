@@ -276,9 +276,9 @@ def read_version_py(package: str, path: str) -> Build:
             target, value = node.target, node.value
         else:
             continue
-        if isinstance(target, ast.Name) and target.id in VERSION_PY_FIELDS and isinstance(value, ast.Constant):
-            if value.value is None or isinstance(value.value, (str, bool)):
-                values[target.id] = value.value
+        if (isinstance(target, ast.Name) and target.id in VERSION_PY_FIELDS and isinstance(value, ast.Constant)
+                and (value.value is None or isinstance(value.value, (str, bool)))):
+            values[target.id] = value.value
     if not isinstance(values.get("__version__"), str):
         return Build(package, path, values, problem="has no __version__ string")
     return Build(package, path, values)
@@ -372,9 +372,10 @@ def inspect_environment(interpreter: Interpreter) -> Installed:
     if interpreter.prefix:
         meta = os.path.join(interpreter.prefix, "conda-meta")
         try:
-            conda_torch = tuple(sorted(n for n in os.listdir(meta) if n.startswith("pytorch-") and n.endswith(".json")))
+            names = os.listdir(meta)
         except OSError:
-            pass
+            names = []
+        conda_torch = tuple(sorted(n for n in names if re.match(r"^pytorch-\d.*\.json$", n)))
     return Installed(interpreter=interpreter, dists=tuple(dists), builds=builds, packages=packages,
                      leftovers=tuple(leftovers), conda_torch=conda_torch)
 

@@ -58,7 +58,8 @@ with warnings.catch_warnings(record=True) as caught:
             out["kernel_result"] = float((x * 2).sum().item())
         out["stage"] = "done"
     except BaseException as exc:
-        out["error"] = "%s: %s" % (type(exc).__name__, str(exc).strip().splitlines()[0][:300] if str(exc).strip() else "")
+        text = str(exc).strip()
+        out["error"] = "%s: %s" % (type(exc).__name__, text.splitlines()[0][:300] if text else "")
     out["warnings"] = [str(w.message).strip().splitlines()[0][:300] for w in caught if str(w.message).strip()]
 emit()
 """.replace("MARKER", repr(MARKER))

@@ -1,0 +1,287 @@
+"""Doctor checks on site-packages fixtures (real dist-info/version.py formats) × hardware profiles.
+
+Every broken case must be diagnosed with the right code and a fix command that, applied (the fixture's torch
+rewritten to the fix's pinned version and label), makes the doctor report healthy.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from torch_install.doctor import diagnose
+from torch_install.doctor.checks import hsa_override_value, sass_or_ptx_runs, wheel_glibc
+from torch_install.doctor.inspect import Interpreter, inspect_environment
+from torch_install.machine import Gpu, Machine
+from torch_install.probe import Probe
+from torch_install.resolver.matrix import load_matrix
+
+FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
+LINUX = {"os": "linux", "arch": "x86_64", "glibc": "2.35"}
+RTX4090 = Gpu("nvidia", "NVIDIA GeForce RTX 4090", "10de:2684", "8.9")
+MACHINES = {
+    "rtx4090-570": Machine(**LINUX, nvidia_driver="570.133.07", gpus=(RTX4090,)),
+    "rtx4090-550": Machine(**LINUX, nvidia_driver="550.54.15", gpus=(RTX4090,)),
+    "gtx1080-570": Machine(**LINUX, nvidia_driver="570.133.07",
+                           gpus=(Gpu("nvidia", "NVIDIA GeForce GTX 1080", "10de:1b80", "6.1"),)),
+    "rx6700xt": Machine(**LINUX, rocm="6.4.1", gpus=(Gpu("amd", "AMD Radeon RX 6700 XT", "1002:73df", gfx="gfx1031"),)),
+    "no-gpu": Machine(**LINUX),
+}
+
+
+def copy_case(case: str, tmp_path: Path) -> Path:
+    site = tmp_path / "site-packages"
+    if case == "empty":
+        site.mkdir()
+    else:
+        shutil.copytree(FIXTURES / case, site)
+    return site
+
+
+def interpreter(site: Path, version: str = "3.11.7") -> Interpreter:
+    return Interpreter(executable="/env/bin/python", version=version, system="Linux", machine="x86_64",
+                       path=(str(site),), site_packages=(str(site),), prefix="/env", base_prefix="/usr")
+
+
+def run(site: Path, machine: str | Machine, environ: dict[str, str] | None = None, version: str = "3.11.7",
+        probe: Probe | None = None):
+    m = MACHINES[machine] if isinstance(machine, str) else machine
+    return diagnose(m, inspect_environment(interpreter(site, version)), load_matrix(), environ=environ or {},
+                    probe=probe)
+
+
+def apply_fix(site: Path, command: str) -> None:
+    """Simulate running the fix: replace the torch family's dist-info and version.py with the pinned builds."""
+    pins = dict(re.findall(r"(torch|torchvision|torchaudio)==(\S+)", command))
+    assert "torch" in pins, command
+    for package, pinned in pins.items():
+        for old in site.glob(f"{package}-*.dist-info"):
+            shutil.rmtree(old)
+        for old in site.glob("~*"):
+            shutil.rmtree(old)
+        public, _, label = pinned.partition("+")
+        info = site / f"{package}-{pinned}.dist-info"
+        info.mkdir()
+        requires = "" if package == "torch" else f"Requires-Dist: torch=={pins['torch'].partition('+')[0]}\n"
+        (info / "METADATA").write_text(f"Metadata-Version: 2.4\nName: {package}\nVersion: {pinned}\n{requires}\n")
+        (info / "WHEEL").write_text("Wheel-Version: 1.0\nGenerator: bdist_wheel (0.45.1)\nRoot-Is-Purelib: false\n"
+                                    "Tag: cp311-cp311-manylinux_2_28_x86_64\n\n")
+        (info / "INSTALLER").write_text("pip\n")
+        (info / "RECORD").write_text(f"{package}/version.py,,\n{info.name}/RECORD,,\n")
+        (site / package).mkdir(exist_ok=True)
+        (site / package / "__init__.py").write_text("")
+        if package == "torch":
+            cuda = f"'{label[2:-1]}.{label[-1]}'" if label.startswith("cu") else "None"
+            hip = f"'{label[4:]}.0-0'" if label.startswith("rocm") else "None"
+            xpu = "'20250201'" if label == "xpu" else "None"
+            (site / "torch" / "version.py").write_text(
+                f"from typing import Optional\n\n__version__ = '{pinned}'\ndebug = False\n"
+                f"cuda: Optional[str] = {cuda}\n"
+                f"git_version = 'a1cb3cc05d46d198467bebbb6e8fba50a325d4e7'\nhip: Optional[str] = {hip}\n"
+                f"xpu: Optional[str] = {xpu}\n")
+        else:
+            (site / package / "version.py").write_text(f"__version__ = '{pinned}'\n")
+
+
+CASES = [
+    # (fixture, machine, expected error/warning code, the version the fix keeps or moves to, variant)
+    ("cpu-2.9.1", "rtx4090-570", "cpu-build-on-gpu-machine", "2.9.1", "cu"),
+    ("pypi-2.15.0-cu132", "rtx4090-550", "cuda-build-driver-too-old", "2.14.1", "cu126"),
+    ("cu128-2.8.0", "gtx1080-570", "gpu-arch-not-in-build", "2.8.0", "cu126"),
+    ("cu121-2.4.0-torchvision-cu124", "rtx4090-570", "companion-mismatch", "2.4.0", "cu121"),
+    ("duplicate", "rtx4090-570", "duplicate-torch-install", "2.9.1", "cu"),
+    ("half-deleted", "rtx4090-570", "broken-install", "2.8.0", "cu128"),
+    ("bad-version-py", "rtx4090-570", "broken-install", "2.8.0", "cu128"),
+    ("cu128-2.8.0", "no-gpu", "cuda-wheel-on-cpu-machine", "2.8.0", "cpu"),
+    ("empty", "rtx4090-570", "no-torch", None, "cu"),
+]
+
+
+@pytest.mark.parametrize(("case", "machine", "code", "version", "variant"), CASES)
+def test_broken_install_is_diagnosed_and_its_fix_makes_it_healthy(tmp_path, case, machine, code, version, variant):
+    site = copy_case(case, tmp_path)
+    report = run(site, machine)
+    assert not report.healthy and report.exit_code == 1
+    assert code in report.codes("error", "warning"), report.codes()
+    finding = next(f for f in report.findings if f.code == code)
+    assert finding.evidence and finding.fix
+    assert report.fix is not None
+    command = report.fix.command
+    assert command in finding.fix
+    assert command.startswith("/env/bin/python -m pip install ") or command.startswith("uv pip install --python")
+    if version:
+        assert f"torch=={version}+" in command
+    assert re.search(rf"torch==\S+\+{variant}", command), command
+    assert "--index-url https://download.pytorch.org/whl/" in command
+    apply_fix(site, command)
+    after = run(site, machine)
+    assert after.healthy, [(f.code, f.evidence) for f in after.problems]
+    assert after.exit_code == 0 and after.fix is None
+
+
+def test_healthy_install_reports_no_problem(tmp_path):
+    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), "rtx4090-570")
+    assert report.healthy and report.findings == () and report.fix is None
+    assert report.torch is not None and (report.torch.version, report.torch.variant) == ("2.9.1", "cu128")
+
+
+def test_rocm_build_on_gfx1031_needs_the_override_and_is_healthy_with_it(tmp_path):
+    site = copy_case("rocm6.4-2.8.0", tmp_path)
+    report = run(site, "rx6700xt")
+    finding = next(f for f in report.findings if f.code == "rocm-gfx-not-in-build")
+    assert finding.severity == "error" and finding.fix == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert any("[inferred]" in line for line in finding.evidence)  # the gfx list is inferred data: say so
+    fixed = run(site, "rx6700xt", environ={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
+    assert fixed.healthy and fixed.codes() == ("rocm-gfx-not-in-build",)
+    wrong = run(site, "rx6700xt", environ={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})
+    assert not wrong.healthy and any("'11.0.0'" in e for f in wrong.findings for e in f.evidence)
+
+
+def test_companion_mismatch_names_both_version_and_flavour(tmp_path):
+    report = run(copy_case("cu121-2.4.0-torchvision-cu124", tmp_path), "rtx4090-570")
+    evidence = " | ".join(next(f for f in report.findings if f.code == "companion-mismatch").evidence)
+    assert "requires torch==2.5.1 but torch is 2.4.0" in evidence
+    assert "built for cu124, torch for cu121" in evidence
+    assert "torchvision==0.19.0+cu121" in report.fix.command
+
+
+def test_same_version_other_flavour_mismatch_is_seen_where_pip_check_is_blind(tmp_path):
+    site = copy_case("healthy-2.9.1-cu128", tmp_path)
+    (site / "torchvision" / "version.py").write_text("__version__ = '0.24.1+cpu'\n")
+    report = run(site, "rtx4090-570")
+    assert report.codes("error") == ("companion-mismatch",)
+    assert "torchvision is a cpu build, torch a cu128 build" in report.findings[0].evidence[0]
+
+
+def test_driver_floor_comes_from_the_matrix(tmp_path):
+    site = copy_case("pypi-2.15.0-cu132", tmp_path)
+    new_driver = Machine(**LINUX, nvidia_driver="580.65.06", gpus=(RTX4090,))
+    assert "cuda-build-driver-too-old" not in run(site, new_driver).codes()
+    report = run(site, "rtx4090-550")
+    assert any("≥ 580.65.06" in line for line in report.findings[0].evidence)
+    assert "nearest: 2.14.1" in report.fix.reason
+
+
+def test_cpu_wheel_on_gpu_machine_keeps_version_and_adds_no_force_when_labels_differ(tmp_path):
+    report = run(copy_case("cpu-2.9.1", tmp_path), "rtx4090-570")
+    assert report.fix.reason == "keeps torch 2.9.1" and report.fix.flavour_change
+    assert "--force-reinstall" not in report.fix.command  # 2.9.1+cpu -> 2.9.1+cu128: pip replaces it anyway
+
+
+def test_force_reinstall_only_when_pip_would_keep_the_wrong_flavour(tmp_path):
+    from torch_install.doctor.fix import install_command, needs_force
+    from torch_install.resolver.plan import Choice, Plan, Request
+
+    installed = inspect_environment(interpreter(copy_case("healthy-2.9.1-cu128", tmp_path)))
+    torch = run(Path(installed.interpreter.path[0]), "rtx4090-570").torch
+    unlabelled = Plan(Machine(), Request(), Choice("cpu", "2.9.1", None, {"torch": "2.9.1"}), False)
+    labelled = Plan(Machine(), Request(), Choice("cpu", "2.9.1", "https://download.pytorch.org/whl/cpu",
+                                                 {"torch": "2.9.1+cpu"}), False)
+    same = Plan(Machine(), Request(), Choice("cu128", "2.9.1", "https://download.pytorch.org/whl/cu128",
+                                             {"torch": "2.9.1"}), True)
+    assert needs_force(installed, torch, unlabelled)  # dist says 2.9.1: pip would keep the CUDA build
+    assert not needs_force(installed, torch, labelled) and not needs_force(installed, torch, same)
+    command = install_command(unlabelled, installed, True)
+    assert command.startswith("/env/bin/python -m pip install --force-reinstall torch==2.9.1")
+
+
+def test_cuda_libraries_left_behind_by_a_cpu_torch_are_info_only(tmp_path):
+    site = copy_case("cu128-2.8.0", tmp_path)
+    apply_fix(site, "/env/bin/python -m pip install torch==2.8.0+cpu")
+    report = run(site, "no-gpu")
+    assert report.healthy and report.codes("info") == ("orphaned-cuda-libraries",)
+    assert "nvidia-cudnn-cu12" in report.findings[0].fix and "1.3 GB" in report.findings[0].title
+
+
+def test_visible_devices_minus_one_hides_the_gpu(tmp_path):
+    site = copy_case("healthy-2.9.1-cu128", tmp_path)
+    for value in ("-1", ""):
+        report = run(site, "rtx4090-570", environ={"CUDA_VISIBLE_DEVICES": value})
+        assert report.codes() == ("visible-devices-hide-all",)
+        assert report.findings[0].fix == "unset CUDA_VISIBLE_DEVICES"
+    assert run(site, "rtx4090-570", environ={"CUDA_VISIBLE_DEVICES": "0,1"}).healthy
+
+
+def test_python_without_matching_wheel_tag(tmp_path):
+    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), "rtx4090-570", version="3.12.4")
+    finding = next(f for f in report.findings if f.code == "python-unsupported")
+    assert "cp312" in finding.evidence[0] and "cp311-cp311-manylinux_2_28_x86_64" in finding.evidence[0]
+
+
+def test_glibc_older_than_the_wheel_tag(tmp_path):
+    old = Machine(os="linux", arch="x86_64", glibc="2.27", nvidia_driver="570.133.07", gpus=(RTX4090,))
+    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), old)
+    finding = next(f for f in report.findings if f.code == "glibc-too-old")
+    assert "needs glibc ≥ 2.28" in finding.evidence[0] and "glibc 2.27" in finding.evidence[1]
+
+
+def test_rosetta_python_on_apple_silicon(tmp_path):
+    mac = Machine(os="macos", arch="arm64", rosetta=True, gpus=(Gpu("apple", "Apple M1", family="m1"),))
+    report = run(copy_case("empty", tmp_path), mac)
+    assert "rosetta-python" in report.codes("error")
+
+
+def test_captured_machine_files(tmp_path):
+    """Driver/library mismatch, stub libcuda and shadowing system CUDA libraries, read through a Probe tree."""
+    root = tmp_path / "root"
+    (root / "sys/module/nvidia").mkdir(parents=True)
+    (root / "sys/module/nvidia/version").write_text("570.133.07\n")
+    libdir = root / "usr/lib/x86_64-linux-gnu"
+    libdir.mkdir(parents=True)
+    for name in ("libcuda.so.570.172.08", "libnvidia-ml.so.570.172.08", "libcuda.so.1"):
+        (libdir / name).write_text("")
+    (root / "usr/local/cuda-12.4/lib64/stubs").mkdir(parents=True)
+    (root / "usr/local/cuda-12.4/lib64/stubs/libcuda.so").write_text("")
+    (root / "usr/local/cuda-12.4/lib64/libcudnn.so.8").write_text("")
+    (root / "usr/local/cuda-12.4/lib64/libnvJitLink.so.12").write_text("")
+    env = {"LD_LIBRARY_PATH": "/usr/local/cuda-12.4/lib64:/usr/local/cuda-12.4/lib64/stubs"}
+    probe = Probe(root=root, env=env)
+    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), "rtx4090-570", environ=env, probe=probe)
+    codes = report.codes()
+    assert codes.count("nvidia-libs-shadowed") == 2 and "driver-library-mismatch" in codes
+    mismatch = next(f for f in report.findings if f.code == "driver-library-mismatch")
+    assert "kernel module 570.133.07 (/sys/module/nvidia/version)" in mismatch.evidence[0]
+    assert "reboot" in mismatch.fix
+    shadow = " ".join(e for f in report.findings if f.code == "nvidia-libs-shadowed" for e in f.evidence)
+    assert "libcudnn.so.8" in shadow and "stubs/libcuda.so" in shadow
+    assert report.environment["LD_LIBRARY_PATH"] == env["LD_LIBRARY_PATH"]
+
+
+def test_wsl_without_the_windows_driver_libraries(tmp_path):
+    root = tmp_path / "root"
+    (root / "usr/lib/wsl/lib").mkdir(parents=True)
+    wsl = Machine(**LINUX, wsl=True, gpus=(RTX4090,))
+    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), wsl, probe=Probe(root=root, env={}))
+    finding = next(f for f in report.findings if f.code == "wsl-gpu-driver-missing")
+    assert len(finding.evidence) == 2 and "Windows" in finding.fix
+
+
+def test_xpu_build_without_level_zero(tmp_path):
+    site = copy_case("cpu-2.9.1", tmp_path)
+    apply_fix(site, "pip install torch==2.9.1+xpu")
+    arc = Machine(**LINUX, gpus=(Gpu("intel", "Intel Arc A770", "8086:56a0", family="alchemist", driver="i915"),))
+    report = run(site, arc, probe=Probe(root=tmp_path / "empty-root", env={}))
+    finding = next(f for f in report.findings if f.code == "xpu-runtime-missing")
+    assert any("libze_loader" in e for e in finding.evidence)
+
+
+@pytest.mark.parametrize(("sm", "ptx", "cc", "runs"), [
+    ((70, 75, 80, 86, 90, 100, 120), (), 61, False),
+    ((50, 60, 70), (), 61, True),  # sm_60 cubin runs on 6.1
+    ((80, 90), (), 87, True),  # Orin runs sm_80 code
+    ((75, 80, 86, 90), (90,), 120, True),  # PTX JIT
+    ((75, 80, 86, 90), (), 120, False),
+])
+def test_binary_compatibility_rule(sm, ptx, cc, runs):
+    assert sass_or_ptx_runs(sm, ptx, cc) is runs
+
+
+def test_small_parsers():
+    assert hsa_override_value("gfx1030") == "10.3.0" and hsa_override_value("gfx90a") == "9.0.10"
+    assert wheel_glibc(("cp311-cp311-manylinux_2_28_x86_64",)) == "2.28"
+    assert wheel_glibc(("cp311-cp311-manylinux1_x86_64",)) == "2.5"
+    assert wheel_glibc(("py3-none-manylinux_2_27_x86_64.manylinux_2_28_x86_64",)) == "2.27"
+    assert wheel_glibc(("cp311-cp311-linux_x86_64",)) is None
