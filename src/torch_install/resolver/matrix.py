@@ -35,11 +35,13 @@ ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
+@lru_cache(maxsize=1024)
 def driver_key(version: str) -> tuple[int, ...]:
     """Order NVIDIA driver versions: "550.54.15" -> (550, 54, 15). Non-numeric parts are ignored."""
     return tuple(int(x) for x in re.findall(r"\d+", version))
 
 
+@lru_cache(maxsize=1024)
 def version_key(version: str) -> tuple[int, ...]:
     """Order torch release versions ("2.10.0" after "2.9.1"); a local label (+cu128) is ignored."""
     return tuple(int(x) for x in version.split("+")[0].split(".") if x.isdigit())
@@ -51,6 +53,7 @@ def split_label(version: str) -> tuple[str, str | None]:
     return public, label or None
 
 
+@lru_cache(maxsize=1024)
 def variant_kind(variant: str) -> str:
     """cuda | rocm | xpu | cpu | default (the default index, macOS) | unknown."""
     if variant in ("cpu", "xpu", "default"):
@@ -62,6 +65,7 @@ def variant_kind(variant: str) -> str:
     return "unknown"
 
 
+@lru_cache(maxsize=1024)
 def cuda_version(variant: str) -> tuple[int, int] | None:
     """ "cu128" -> (12, 8); "cu130" -> (13, 0); None for a non-CUDA variant."""
     if variant_kind(variant) != "cuda":

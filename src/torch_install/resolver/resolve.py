@@ -452,8 +452,8 @@ class _Resolver:
         nearest = None
         if self.req.pinned or self.req.companions:
             outside = [r for r in self.matrix.releases if not self.gate(r) and r not in releases]
-            outside.sort(key=lambda r: (abs(_index(self.matrix, r) - _index(self.matrix, chosen)),
-                                        -_index(self.matrix, r) * 0 + _index(self.matrix, r)))
+            here = _index(self.matrix, chosen)
+            outside.sort(key=lambda r: (abs(_index(self.matrix, r) - here), _index(self.matrix, r)))
             for r in outside:
                 probe = self.vendor_search([r], vendor, gpus)
                 if probe.verdict:

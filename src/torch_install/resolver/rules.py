@@ -8,6 +8,7 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..machine import Gpu, Machine
 from .matrix import CudaArch, Matrix, Release, cuda_version, driver_key, os_of
@@ -36,6 +37,7 @@ def sm_text(sm: int) -> str:
     return f"sm_{sm}"
 
 
+@lru_cache(maxsize=256)
 def gpu_label(gpu: Gpu) -> str:
     arch = f"sm_{gpu.sm}" if gpu.sm is not None else gpu.gfx or gpu.family
     name = gpu.name or f"{gpu.vendor} GPU"
