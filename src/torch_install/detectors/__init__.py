@@ -92,10 +92,17 @@ def build_machine(found: Found) -> Machine:
 
 def detect(probe: Probe | None = None) -> Machine:
     """Detect the machine behind ``probe`` (the real host by default)."""
-    from . import amd, apple, hints, host, intel, nvidia, pci, windows
+    from importlib import import_module
 
     probe = probe or Probe()
     found = Found()
-    for module in (host, pci, nvidia, amd, intel, apple, windows, hints):
-        module.detect(probe, found)
+    system = probe.host("system")
+    for name in DETECTORS:
+        if name in _ONLY_ON and _ONLY_ON[name] != system:
+            continue  # the module would return at once; not importing it keeps `detect` fast
+        import_module(f"{__name__}.{name}").detect(probe, found)
     return build_machine(found)
+
+
+DETECTORS = ("host", "pci", "nvidia", "amd", "intel", "apple", "windows", "hints")
+_ONLY_ON = {"apple": "Darwin", "windows": "Windows"}  # platform.system() values
