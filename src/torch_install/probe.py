@@ -193,19 +193,34 @@ class Probe:
         import subprocess  # only when a command really runs: detection on files never pays for it
 
         limit = self.timeout if timeout is None else timeout
+        posix = os.name == "posix"
         try:
-            done = subprocess.run(argv, capture_output=True, timeout=limit, env=self._env, check=False,
-                                  stdin=subprocess.DEVNULL)
+            # own process group, so a hung command and anything it started are killed together
+            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                                    env=self._env, start_new_session=posix)
         except FileNotFoundError:
             return CommandResult(tuple(argv), None, error="not found")
         except PermissionError:
             return CommandResult(tuple(argv), None, error="permission denied")
-        except subprocess.TimeoutExpired:
-            return CommandResult(tuple(argv), None, error=f"timed out after {limit:g} s and was killed")
         except OSError as exc:
             return CommandResult(tuple(argv), None, error=f"could not run: {exc.strerror or exc}")
-        return CommandResult(tuple(argv), done.returncode, done.stdout.decode("utf-8", "replace"),
-                             done.stderr.decode("utf-8", "replace"))
+        with proc:
+            try:
+                stdout, stderr = proc.communicate(timeout=limit)
+            except subprocess.TimeoutExpired:
+                if posix:
+                    import signal
+
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)
+                    except OSError:
+                        proc.kill()
+                else:
+                    proc.kill()
+                proc.communicate()
+                return CommandResult(tuple(argv), None, error=f"timed out after {limit:g} s and was killed")
+        return CommandResult(tuple(argv), proc.returncode, stdout.decode("utf-8", "replace"),
+                             stderr.decode("utf-8", "replace"))
 
     def _replay(self, argv: list[str]) -> CommandResult:
         base = self.root / "_commands" / command_slug(argv)
