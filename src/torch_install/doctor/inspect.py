@@ -170,10 +170,11 @@ def this_interpreter(environ: Mapping[str, str] | None = None) -> Interpreter:
 
 
 def other_interpreter(python: str, environ: Mapping[str, str] | None = None,
-                      timeout: float = FACTS_TIMEOUT) -> Interpreter:
+                      timeout: float | None = None) -> Interpreter:
     """Ask another interpreter for its facts (``python -I script``); a bad one is an InputError naming it."""
     from . import interpreter_facts
 
+    timeout = FACTS_TIMEOUT if timeout is None else timeout
     path = Path(python)
     if not path.exists():
         raise InputError(f"--python {python}: no such file")
