@@ -25,7 +25,7 @@ def cuda_plan(channel: str = "stable", index_url: str = CU128, **overrides: obje
                   choice=choice, gpu_accelerated=True,
                   reasons=("driver 570.133.07 runs CUDA 12.8 builds (needs >= 525.60.13)",
                            "torch 2.9.1 cu128 is built for sm_89"),
-                  rejected=(Rejection("cu130", "2.9.1", "needs driver >= 580, found 570.133.07"),
+                  rejected=(Rejection("cu130", "2.9.1", "cu130 rejected: needs driver >= 580, found 570.133.07"),
                             Rejection("cu126", "2.9.1", "an older CUDA than cu128")))
     fields.update(overrides)
     return Plan(**fields)  # type: ignore[arg-type]
@@ -130,7 +130,7 @@ def test_json_follows_the_contract() -> None:
                               "packages": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}}
     assert data["gpu_accelerated"] is True
     assert data["rejected"][0] == {"variant": "cu130", "torch": "2.9.1",
-                                   "reason": "needs driver >= 580, found 570.133.07"}
+                                   "reason": "cu130 rejected: needs driver >= 580, found 570.133.07"}
     assert data["commands"] == command_lines(cuda_plan())
     assert data["machine"]["gpus"][0]["compute_capability"] == "8.9"
     assert data["request"]["packages"] == ["torch", "torchvision"]

@@ -149,7 +149,8 @@ def render_text(plan: Plan) -> str:
     if plan.rejected:
         best = plan.rejected[0]
         more = f" (+{len(plan.rejected) - 1} more, see --format json)" if len(plan.rejected) > 1 else ""
-        lines.append(f"Rejected: {best.variant} torch {best.torch}: {best.reason}{more}")
+        reason = best.reason.removeprefix(f"{best.variant} rejected: ")
+        lines.append(f"Rejected: {best.variant} torch {best.torch}: {reason}{more}")
     lines += [f"Warning:  [{w.code}] {w.message}" for w in plan.warnings]
     lines += [f"Note:     {note}" for note in plan.notes]
     command = render_pip(plan)
