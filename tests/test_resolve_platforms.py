@@ -144,3 +144,11 @@ def test_plan_json_round_trip_has_the_contract_keys():
     assert data["choice"]["variant"] == "cu126" and data["rejected"][0]["reason"]
     assert data["warnings"][0]["code"] == "driver-too-old"
     assert set(data["commands"]) == {"pip", "uv"}
+
+
+def test_bare_names_and_specifiers_resolve_alike():
+    machine = Machine(**LINUX, nvidia_driver="580.95.05", gpus=(nvidia("NVIDIA H100", "9.0"),))
+    bare = plan_for(machine, "TorchVision")
+    spec = plan_for(machine, "torch>=2.0", "torchvision>=0")
+    assert dict(bare.choice.packages) == dict(spec.choice.packages) == {"torch": "2.15.0+cu130",
+                                                                       "torchvision": "0.29.2"}

@@ -14,6 +14,7 @@ Pure: reads only its arguments. Order of decisions:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -40,18 +41,29 @@ PACKAGES = ("torch", "torchvision", "torchaudio")
 CHANNELS = ("stable", "test", "nightly")
 
 
+class _AnyVersion:
+    """The empty specifier: every version matches (stands in for SpecifierSet() without importing packaging)."""
+
+    def contains(self, version: str, prereleases: bool | None = None) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return ""
+
+
+_ANY = _AnyVersion()
+_BARE_NAME = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$")
+
+
 @dataclass(frozen=True)
 class ParsedRequest:
-    torch: SpecifierSet
-    companions: dict[str, SpecifierSet]  # requested companion -> its specifier (may be empty)
+    torch: SpecifierSet | _AnyVersion
+    companions: dict[str, SpecifierSet | _AnyVersion]  # requested companion -> its specifier (may be empty)
     pinned: bool  # the user constrained the torch version
 
 
 def parse_request(request: Request) -> ParsedRequest:
     """Validate a Request; every problem is an InputError naming the offending value."""
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.specifiers import SpecifierSet
-
     if request.channel not in CHANNELS:
         raise InputError(f"channel {request.channel!r} is not one of {', '.join(CHANNELS)}")
     if request.variant is not None and variant_kind(request.variant) == "unknown":
@@ -59,8 +71,18 @@ def parse_request(request: Request) -> ParsedRequest:
     base = request.index_base or ""
     if not base.startswith(("https://", "http://")):
         raise InputError(f"index base {base!r} is not an http(s) URL")
+    texts = request.packages or ("torch",)
+    if all(_BARE_NAME.match(t) for t in texts):  # the common case, without importing packaging's parser
+        names = {t.strip().lower().replace("_", "-") for t in texts}
+        unknown = sorted(names - set(PACKAGES))
+        if unknown:
+            raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
+                             "matrix")
+        return ParsedRequest(torch=_ANY, companions={n: _ANY for n in PACKAGES[1:] if n in names}, pinned=False)
+    from packaging.requirements import InvalidRequirement, Requirement
+
     specs: dict[str, SpecifierSet] = {}
-    for text in request.packages or ("torch",):
+    for text in texts:
         try:
             req = Requirement(text)
         except InvalidRequirement as exc:
@@ -71,7 +93,7 @@ def parse_request(request: Request) -> ParsedRequest:
         if req.marker is not None or req.url:
             raise InputError(f"package {text!r}: markers and URLs are not supported")
         specs[name] = specs[name] & req.specifier if name in specs else req.specifier
-    torch = specs.pop("torch", SpecifierSet())
+    torch: SpecifierSet | _AnyVersion = specs.pop("torch", _ANY)
     return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)))
 
 
