@@ -105,8 +105,8 @@ def test_wheels_carry_version_label_and_tags():
     assert future.tags == {"cp312-cp312-manylinux_2_28_x86_64"}
     mac = wheels["torch-2.15.0-cp312-none-macosx_14_0_arm64.whl"]
     assert mac.label == "" and mac.tags == {"cp312-none-macosx_14_0_arm64"}
-    assert wheels["torch-2.15.0+cu132-cp313-cp313t-manylinux_2_28_x86_64.whl"].tags == {
-        "cp313-cp313t-manylinux_2_28_x86_64"}
+    assert wheels["torch-2.15.0+cu132-cp314-cp314t-manylinux_2_28_x86_64.whl"].tags == {
+        "cp314-cp314t-manylinux_2_28_x86_64"}
 
 
 HOSTILE = """<!DOCTYPE html><html><head><title>Links for torch</title>

@@ -427,6 +427,11 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
             continue
         release = known
         listed = known.variants(platform)
+        pythons = set(known.python_tags(platform)) | set(found.python)
+        if pythons != set(known.python_tags(platform)):  # the index lists a wheel the embedded data lacks
+            python = dict(release.python)
+            python[platform] = tuple(sorted(pythons, key=lambda p: (_python_tuple(p)[0], p.endswith("t"))))
+            release = replace(release, python=MappingProxyType(python))
         if not macos and any(v not in found.variants for v in listed):
             lists = dict(release.variant_lists)
             lists[platform] = tuple(v for v in listed if v in found.variants)
