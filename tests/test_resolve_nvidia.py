@@ -204,3 +204,13 @@ def test_companions_follow_torch_and_carry_the_label_when_built_per_variant():
 def test_companion_pin_selects_the_torch_release():
     plan = plan_for(Machine(**LINUX, nvidia_driver="580.95.05", gpus=(H100,)), "torchvision==0.23.0")
     check(plan, "2.8.0", "cu128", set())
+
+
+def test_windows_cuda13_floor_is_labelled_inferred():
+    plan = plan_for(Machine(**WINDOWS, nvidia_driver="581.57", gpus=(RTX3060,)))
+    assert "driver floor of cu130 on windows (580) is inferred" in plan.notes
+
+
+def test_driver_without_listed_gpu_chooses_cuda_and_warns():
+    plan = plan_for(Machine(**LINUX, nvidia_driver="550.54.15"))
+    check(plan, "2.14.1", "cu126", {"gpu-arch-unknown", "driver-too-old"})

@@ -196,6 +196,10 @@ class DriverFloor:
     windows: str | None
     below: str | None  # drivers of this major stop before this branch (informational)
     confidence: str = "source-file"
+    os_confidence: Mapping[str, str] = field(default_factory=dict)  # per-OS override ("windows": "inferred")
+
+    def confidence_for(self, os: str) -> str:
+        return self.os_confidence.get(os, self.confidence)
 
     def for_os(self, os: str) -> str | None:
         return self.windows if os == "windows" else self.linux
@@ -324,7 +328,8 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
     """Build a Matrix from the JSON form of data/torch-matrix.json."""
     cuda = data.get("cuda", {})
     families = {
-        major: DriverFloor(f["floor"].get("linux"), f["floor"].get("windows"), f.get("below"), f.get("conf", ""))
+        major: DriverFloor(f["floor"].get("linux"), f["floor"].get("windows"), f.get("below"), f.get("conf", ""),
+                           MappingProxyType(f.get("floor_conf", {})))
         for major, f in cuda.get("families", {}).items()
     }
     return Matrix(

@@ -301,6 +301,10 @@ class _Resolver:
             return self.forced(releases)
         pool = self.gpu_pool()
         vendors = [g.vendor for g in pool]
+        if not pool and self.machine.nvidia_driver:
+            self.reasons.append(f"NVIDIA driver {self.machine.nvidia_driver} present but no GPU listed: "
+                                "choosing for an NVIDIA GPU of unknown model")
+            return self.nvidia(releases, [Gpu("nvidia")])
         if "nvidia" in vendors:
             return self.nvidia(releases, [g for g in pool if g.vendor == "nvidia"])
         if "amd" in vendors:

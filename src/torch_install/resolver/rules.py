@@ -63,8 +63,8 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
     v = Verdict(variant, usable=True)
     floor = matrix.cuda_floor(variant, os)
     fam = matrix.cuda_family(variant)
-    if fam and fam.confidence in WEAK_CONFIDENCE:
-        v.notes.append(f"driver floor of {variant} on {os} is {fam.confidence}")
+    if fam and fam.confidence_for(os) in WEAK_CONFIDENCE:
+        v.notes.append(f"driver floor of {variant} on {os} ({floor}) is {fam.confidence_for(os)}")
     if floor is None:
         v.notes.append(f"no driver floor known for {variant}")
     problems: list[str] = []
