@@ -10,7 +10,6 @@ import os
 import platform
 import site
 import sys
-import sysconfig
 
 
 def _venv_includes_system_site() -> bool:
@@ -24,6 +23,14 @@ def _venv_includes_system_site() -> bool:
     except OSError:
         pass
     return False
+
+
+def _free_threaded() -> bool:
+    if hasattr(sys, "abiflags"):  # POSIX: "t" marks a free-threaded build; avoids importing sysconfig
+        return "t" in sys.abiflags
+    import sysconfig
+
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 def collect() -> dict:
@@ -42,7 +49,7 @@ def collect() -> dict:
         "executable": sys.executable,
         "version": platform.python_version(),
         "implementation": sys.implementation.name,
-        "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+        "free_threaded": _free_threaded(),
         "system": platform.system(),
         "machine": platform.machine(),
         "path": list(sys.path),
