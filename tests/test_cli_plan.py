@@ -146,3 +146,136 @@ def test_subprocess_bad_flag() -> None:
     done = run_cli("plan", "--channel", "beta")
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
     assert "invalid choice: 'beta'" in done.stderr
+
+
+# --- end to end: a fixed profile through the real resolver, exact lines per format ---------------------------
+
+RTX_4090 = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.39", "nvidia_driver": "570.133.07",
+            "gpus": [{"vendor": "nvidia", "name": "GeForce RTX 4090", "pci_id": "10de:2684",
+                      "compute_capability": "8.9"}]}
+CU128 = "https://download.pytorch.org/whl/cu128"
+PINS = ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128"]
+
+
+def plan_for(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str, *extra: str) -> tuple[int, str, str]:
+    target = write_profile(tmp_path, RTX_4090)
+    return run_main(capsys, "plan", "torch==2.9.1", "torchvision", "--target", target, "--no-for-container",
+                    "--format", fmt, *extra)
+
+
+@pytest.mark.parametrize(("fmt", "expected"), [
+    ("url", [CU128]),
+    ("pip", [f"python -m pip install {' '.join(PINS)} --index-url {CU128}"]),
+    ("uv", [f"uv pip install {' '.join(PINS)} --index-url {CU128}"]),
+    ("requirements", ["# cu128 build of torch 2.9.1 for linux x86_64 (glibc 2.39); Python 3.12; GeForce RTX 4090 "
+                      "(sm 8.9); NVIDIA driver 570.133.07", f"--index-url {CU128}", *PINS]),
+    ("pyproject", ["# Merge into pyproject.toml", "[project]", "dependencies = [", *(f'  "{p}",' for p in PINS), "]",
+                   "", "[[tool.uv.index]]", 'name = "pytorch-cu128"', f'url = "{CU128}"', "explicit = true", "",
+                   "[tool.uv.sources]", 'torch = { index = "pytorch-cu128" }',
+                   'torchvision = { index = "pytorch-cu128" }']),
+])
+def test_formats_for_a_fixed_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str,
+                                     expected: list[str]) -> None:
+    code, out, err = plan_for(capsys, tmp_path, fmt)
+    assert (code, err) == (0, "")
+    assert out.splitlines() == expected
+
+
+def test_text_format_for_a_fixed_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = plan_for(capsys, tmp_path, "text")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0] == "Machine:  linux x86_64 (glibc 2.39); Python 3.12; GeForce RTX 4090 (sm 8.9); " \
+                       "NVIDIA driver 570.133.07"
+    assert lines[1] == f"Choice:   torch 2.9.1, variant cu128 (GPU), from {CU128}"
+    assert any(line.startswith("Why:      ") and "driver 570.133.07" in line for line in lines)
+    assert any(line.startswith("Rejected: cu130 torch 2.9.1: needs driver") for line in lines)
+    assert lines[-1] == f"Command:  python -m pip install {' '.join(PINS)} --index-url {CU128}"
+    assert not any(line.startswith("Warning:") for line in lines)
+
+
+def test_json_for_a_fixed_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = plan_for(capsys, tmp_path, "json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["choice"] == {"variant": "cu128", "torch": "2.9.1", "index_url": CU128,
+                              "packages": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}}
+    assert data["gpu_accelerated"] is True and data["warnings"] == []
+    assert data["commands"]["pip"] == f"python -m pip install {' '.join(PINS)} --index-url {CU128}"
+    assert {"variant": "cu130", "torch": "2.9.1"}.items() <= data["rejected"][0].items()
+    assert data["request"]["packages"] == ["torch==2.9.1", "torchvision"]
+    assert data["machine"]["nvidia_driver"] == "570.133.07"
+
+
+def test_warnings_exit_1_and_flags_override_the_target(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = write_profile(tmp_path, RTX_4090)
+    code, out, _ = run_main(capsys, "plan", "--target", target, "--no-for-container", "--nvidia-driver", "470.82.01",
+                            "--format", "json")
+    data = json.loads(out)
+    assert code == 1
+    assert data["machine"]["nvidia_driver"] == "470.82.01"
+    assert "driver-too-old" in [w["code"] for w in data["warnings"]]
+
+
+def test_gpu_flags_describe_a_machine_and_platform_is_assumed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "plan", "--gpu", "RTX 4090", "--gpu", "RTX 4090", "--nvidia-driver", "580.95.05",
+                            "--os", "linux", "--arch", "x86_64", "--no-for-container", "--format", "json")
+    machine = json.loads(out)["machine"]
+    assert machine["gpus"] == [{"vendor": "nvidia", "name": "GeForce RTX 4090", "compute_capability": "8.9",
+                                "integrated": False, "count": 2}]
+    assert "python" in machine["assumed"] and "os" not in machine["assumed"]
+    assert code in (0, 1)
+
+
+def test_forced_variant_and_nightly_channel(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = plan_for(capsys, tmp_path, "json", "--variant", "cpu")
+    data = json.loads(out)
+    assert data["choice"]["variant"] == "cpu"
+    assert data["choice"]["packages"]["torch"] == "2.9.1+cpu"
+    assert data["gpu_accelerated"] is False
+
+
+def test_subprocess_plan_json() -> None:
+    profile = json.dumps(RTX_4090)
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as handle:
+        handle.write(profile)
+    try:
+        done = run_cli("torch==2.9.1", "--target", handle.name, "--no-for-container", "--format", "json")
+    finally:
+        os.unlink(handle.name)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["commands"]["uv"] == f"uv pip install torch==2.9.1+cu128 --index-url {CU128}"
+
+
+# --- install through the CLI --------------------------------------------------------------------------------
+
+def test_install_dry_run_prints_the_command_for_another_interpreter(capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
+    import venv
+
+    env = tmp_path / "env"
+    venv.EnvBuilder(with_pip=False).create(env)
+    python = env / "bin" / "python"
+    code, out, _ = run_main(capsys, "install", "--python", str(python), "--variant", "cpu", "--dry-run")
+    import shlex
+
+    argv = shlex.split(out)
+    assert code == 0 and len(out.splitlines()) == 1
+    assert argv[1:4] == ["-m", "pip", "install"] and Path(argv[0]).parent == python.parent
+    assert argv[4].startswith("torch==") and argv[4].endswith("+cpu")
+    assert argv[-2] == "--index-url" and argv[-1].endswith("/whl/cpu")
+
+
+def test_install_refuses_an_externally_managed_python(capsys: pytest.CaptureFixture[str]) -> None:
+    from torch_install import install
+
+    candidates = [p for p in ("/usr/bin/python3",) if Path(p).is_file()]
+    managed = [p for p in candidates if install.externally_managed(install.query_interpreter(p))]
+    if not managed:
+        pytest.skip("no externally managed Python on this machine")
+    code, out, err = run_main(capsys, "install", "--python", managed[0], "--variant", "cpu")
+    assert code == 3 and out == ""
+    assert "externally managed" in err.splitlines()[0]
+    assert "torch-install: error:   python3 -m venv .venv" in err

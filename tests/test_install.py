@@ -125,6 +125,7 @@ def test_failed_install_keeps_the_previous_torch(env: Path, wheels: dict[str, Pa
         install.run_installer(argv)
     python = venv_python(env)
     assert installed_version(python, "torch") == "1.0.0+cpu"
+    assert not (env.parent / "outside-site-packages.py").exists()
     code = "import torch; print(torch.__version__)"
     assert subprocess.run([str(python), "-c", code], capture_output=True, text=True,
                           check=True).stdout.strip() == "1.0.0+cpu"
@@ -216,3 +217,37 @@ def test_plan_without_choice_installs_nothing() -> None:
     plan = Plan(machine=Machine(), request=Request(), choice=None, gpu_accelerated=False)
     with pytest.raises(EnvironmentFailure, match="nothing to install"):
         install.installer_argv(plan, install.this_interpreter())
+
+
+def test_cli_install_failure_exits_3_and_keeps_the_previous_torch(env: Path, wheels: dict[str, Path],
+                                                                  tmp_path: Path, pip_offline: None,
+                                                                  httpserver: object,
+                                                                  capfd: pytest.CaptureFixture[str]) -> None:
+    """`torch-install install` end to end against a loopback mirror whose torch wheel is broken."""
+    import shlex
+
+    from torch_install.cli import main
+
+    install_old_torch(env, wheels)
+    python = str(venv_python(env))
+    base = httpserver.url_for("/whl").rstrip("/")  # type: ignore[attr-defined]
+    common = ["install", "--python", python, "--variant", "cpu", "--index-base", base]
+    assert main([*common, "--dry-run"]) == 0
+    argv = shlex.split(capfd.readouterr().out)
+    assert argv[-2:] == ["--index-url", f"{base}/cpu"]
+    pin = argv[4]
+    version = pin.split("==")[1]
+    broken = build_wheel(tmp_path, "torch", version, {"../../../../outside-site-packages.py": b"x = 1\n"})
+    httpserver.expect_request(f"/whl/cpu/{broken.name}").respond_with_data(  # type: ignore[attr-defined]
+        broken.read_bytes(), content_type="application/octet-stream")
+    page = f'<!DOCTYPE html><html><body><a href="/whl/cpu/{broken.name}">{broken.name}</a></body></html>'
+    httpserver.expect_request("/whl/cpu/torch/").respond_with_data(page, content_type="text/html")  # type: ignore[attr-defined]
+
+    code = main(common)
+    out, err = capfd.readouterr()
+    assert code == 3
+    assert out.splitlines()[0] == shlex.join(argv)  # the command is printed before pip's own progress
+    assert "Rolling back uninstall of torch" in out + err  # pip's own progress is streamed
+    assert err.splitlines()[-1] == ("torch-install: error: pip failed (exit code 1); pip rolled its transaction "
+                                    "back, so the packages installed before are unchanged")
+    assert installed_version(venv_python(env), "torch") == "1.0.0+cpu"
