@@ -37,9 +37,9 @@ _ROCM = re.compile(r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?$")
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 
 
-def parse_compute_capability(text: str) -> str | None:
+def parse_compute_capability(text: str | None) -> str | None:
     """'8.9', 'sm_89', '89', '12.0', 'sm_120' → '8.9' / '12.0'; None otherwise."""
-    value = text.strip().lower().removeprefix("sm_").removeprefix("sm")
+    value = (text or "").strip().lower().removeprefix("sm_").removeprefix("sm")
     if re.fullmatch(r"\d{1,2}\.\d", value):
         return str(float(value)) if not value.startswith("0") else None
     if re.fullmatch(r"\d{2,3}", value):
@@ -47,9 +47,9 @@ def parse_compute_capability(text: str) -> str | None:
     return None
 
 
-def parse_cuda(text: str) -> str | None:
+def parse_cuda(text: str | None) -> str | None:
     """'12.4' / '12.4.1' → '12.4'; None otherwise."""
-    match = _CUDA.match(text.strip())
+    match = _CUDA.match((text or "").strip())
     return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
 
 
