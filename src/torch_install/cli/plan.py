@@ -132,9 +132,11 @@ def run(args: argparse.Namespace) -> int:
     if args.hashes and args.format != "requirements":
         raise InputError("--hashes goes with --format requirements")
     matrix = common.matrix_for(args, machine)
-    from ..online import with_index_notes
+    plan = resolve_plan(machine, request, matrix)
+    if getattr(matrix, "provenance", None):  # learnt from a live index: say what its choice rests on
+        from ..online import with_index_notes
 
-    plan = with_index_notes(resolve_plan(machine, request, matrix), matrix)
+        plan = with_index_notes(plan, matrix)
     if args.hashes:
         from ..online import plan_hashes
         from ..resolver.render import render_requirements
