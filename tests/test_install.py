@@ -196,6 +196,9 @@ def test_missing_uv_is_an_environment_failure(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(EnvironmentFailure, match="uv not found on PATH"):
         install.installer_argv(make_plan({"torch": "2.9.1+cpu"}, None), install.this_interpreter(), "uv")
+    dry = install.installer_argv(make_plan({"torch": "2.9.1+cpu"}, None), install.this_interpreter(), "uv",
+                                 need_uv=False)
+    assert dry[:3] == ["uv", "pip", "install"]
 
 
 def test_installer_runs_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None:

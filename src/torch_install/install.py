@@ -92,8 +92,11 @@ def venv_advice(plan: Plan, installer: str = "pip") -> list[str]:
             "(on Windows the interpreter is .venv\\Scripts\\python.exe)"]
 
 
-def installer_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip") -> list[str]:
-    """The exact argv that installs the plan's pinned packages into ``interpreter``."""
+def installer_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True) -> list[str]:
+    """The exact argv that installs the plan's pinned packages into ``interpreter``.
+
+    uv is looked up on PATH; without ``need_uv`` (a dry run) a missing uv is written as plain ``uv``.
+    """
     if plan.choice is None:
         raise EnvironmentFailure("nothing to install: no build fits this machine (see 'torch-install plan')")
     if installer == "pip":
@@ -101,7 +104,7 @@ def installer_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip")
     if installer == "uv":
         import shutil
 
-        uv = shutil.which("uv")
+        uv = shutil.which("uv") or (None if need_uv else "uv")
         if uv is None:
             raise EnvironmentFailure("uv not found on PATH; install it or use --installer pip")
         return [uv, "pip", "install", "--python", interpreter.executable, *install_args(plan, "uv")]

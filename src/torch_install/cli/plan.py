@@ -174,7 +174,7 @@ def run_install(args: argparse.Namespace) -> int:
     plan = resolve_plan(machine, request, common.matrix_for(args, machine))
     for warning in plan.warnings:
         sys.stderr.write(f"torch-install: warning: [{warning.code}] {warning.message}\n")
-    argv = install.installer_argv(plan, interpreter, args.installer)
+    argv = install.installer_argv(plan, interpreter, args.installer, need_uv=not args.dry_run)
     install.check_installable(plan, interpreter, args.installer)
 
     common.write(shlex.join(argv))
