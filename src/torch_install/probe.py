@@ -171,7 +171,10 @@ class Probe:
     def host(self, name: str) -> str | None:
         """A HOST_FACTS value: live on the host, from _host.json in a captured tree ('' means empty)."""
         if not self.is_host:
-            return self._host_json.get(name)
+            value = self._host_json.get(name)
+            if value is not None:
+                self.accessed.host[name] = value
+            return value
         getter = HOST_FACTS.get(name)
         if getter is None:
             return None
