@@ -45,7 +45,7 @@ class CommandResult:
 def command_slug(argv: list[str] | tuple[str, ...]) -> str:
     """File name for a captured command: basename of argv[0] and the arguments joined by '_',
     every character outside ``[A-Za-z0-9.,=+-]`` replaced by '_'."""
-    parts = [Path(argv[0]).name.removesuffix(".exe"), *argv[1:]]
+    parts = [re.split(r"[\\/]", argv[0])[-1].removesuffix(".exe"), *argv[1:]]  # same slug on every OS
     return re.sub(r"[^A-Za-z0-9.,=+-]", "_", "_".join(parts))[:200]
 
 
