@@ -10,15 +10,16 @@ cannot be written is skipped silently.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .index import IndexFile
+if TYPE_CHECKING:
+    from .index import IndexFile
 
 CACHE_DIR_ENV = "TORCH_INSTALL_CACHE_DIR"
 TTL_ENV = "TORCH_INSTALL_INDEX_TTL"
@@ -42,7 +43,9 @@ def default_ttl() -> float:
 
 
 def _key(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    """A file name for a URL or key (the full text is stored inside and compared on read)."""
+    data = text.encode()
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):04x}"
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,8 @@ class CacheEntry:
 
     @property
     def files(self) -> tuple[IndexFile, ...]:
+        from .index import IndexFile
+
         try:
             rows = json.loads(self._files_path.read_text(encoding="utf-8"))
             return tuple(IndexFile(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows)

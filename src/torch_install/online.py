@@ -16,7 +16,6 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from .errors import EnvironmentFailure, InputError
 
 if TYPE_CHECKING:
     from .index import IndexClient, Listing, Wheel
+    from .index_cache import IndexCache
     from .machine import Machine
     from .resolver.matrix import Matrix, Release
 
@@ -321,7 +321,28 @@ def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = 
         facts = facts_from_wheels(wheels, target, platform, client.base, min(x.fetched_at for x in listings), pre)
         if client.cache:
             client.cache.put_derived(key + _target_key(machine), _facts_to_json(facts))
+    if client.cache and not stale:
+        client.cache.put_derived(_latest_key(client.base, pre, machine), {
+            "pages": {x.url: x.fetched_at for x in listings}, "facts": _facts_to_json(facts)})
     return replace(facts, stale_error=stale, pages=tuple(x.url for x in listings))
+
+
+def _latest_key(root: str, pre: bool, machine: Machine) -> str:
+    return f"latest|{root}|{pre}|{machine.platform}|{_target_key(machine)}"
+
+
+def warm_facts(cache: IndexCache, root: str, machine: Machine, pre: bool, offline: bool) -> IndexFacts | None:
+    """The facts last learnt for this target, if every page they came from is still fresh in the cache
+    (any age with ``offline``): a warm lookup that reads a few small files and imports no network code."""
+    value = cache.get_derived(_latest_key(root, pre, machine))
+    if not isinstance(value, dict) or not isinstance(value.get("pages"), dict) or not value["pages"]:
+        return None
+    for url, fetched_at in value["pages"].items():
+        entry = cache.get(url)
+        if entry is None or entry.fetched_at != fetched_at or not (entry.fresh or offline):
+            return None
+    facts = _facts_from_json(value.get("facts"))
+    return replace(facts, pages=tuple(value["pages"])) if facts else None
 
 
 # --------------------------------------------------------------------------------------------- merging
@@ -471,15 +492,17 @@ def assumptions_for(matrix: Matrix, torch: str, variant: str) -> tuple[str, ...]
 # --------------------------------------------------------------------------------------------- entry points
 
 def _date(epoch: float) -> str:
+    from datetime import datetime, timezone
+
     return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def make_client(base: str, offline: bool = False, allow_insecure: bool = False, cache_dir: str | None = None
+def make_client(base: str, offline: bool = False, allow_insecure: bool = False, cache: IndexCache | None = None
                 ) -> IndexClient:
     from .index import Fetcher, IndexClient
     from .index_cache import IndexCache
 
-    return IndexClient(base, IndexCache(cache_dir), Fetcher(allow_insecure=allow_insecure, **fetch_settings()),
+    return IndexClient(base, cache or IndexCache(), Fetcher(allow_insecure=allow_insecure, **fetch_settings()),
                        offline=offline)
 
 
@@ -508,18 +531,26 @@ def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str =
                   allow_insecure: bool = False, client: IndexClient | None = None) -> OnlineResult:
     """The matrix extended from the index at ``base``; on failure the cached, then the embedded data, with a
     one-line warning. Never raises for a network problem."""
-    from .index import IndexUnavailable
-
     if not machine.platform:
         return OnlineResult(matrix, None, warning="index not consulted: the target's OS or architecture is unknown; "
                                                   "using the embedded matrix")
     root = channel_root(base, matrix, channel)
-    client = client or make_client(root, offline, allow_insecure)
-    try:
-        facts = learn(client, machine, matrix, channel)
-    except IndexUnavailable as exc:
-        why = "not in the cache (--offline)" if offline else f"index unreachable ({exc})"
-        return OnlineResult(matrix, None, warning=f"{why}; using the embedded matrix")
+    facts = None
+    if client is None:
+        from .index_cache import IndexCache
+
+        cache = IndexCache()
+        pre = channel in getattr(matrix, "pre_release_channels", ("nightly",))
+        facts = warm_facts(cache, root, machine, pre, offline)
+        client = None if facts else make_client(root, offline, allow_insecure, cache)
+    if facts is None:
+        from .index import IndexUnavailable
+
+        try:
+            facts = learn(client, machine, matrix, channel)  # type: ignore[arg-type]
+        except IndexUnavailable as exc:
+            why = "not in the cache (--offline)" if offline else f"index unreachable ({exc})"
+            return OnlineResult(matrix, None, warning=f"{why}; using the embedded matrix")
     merged = replace(merge(matrix, facts, machine.platform), index_base=base)
     warning = None
     if facts.stale_error:
