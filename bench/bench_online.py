@@ -32,7 +32,10 @@ def index_rows() -> list[tuple[str, str, str | None]]:
     versions = [f"2.{minor}.{patch}" for minor in range(17) for patch in range(3 if minor < 10 else 2)]
     rows = []
     for version in versions:
+        new = version.startswith("2.16.")
         for variant in VARIANTS:
+            if variant in ("cu134", "rocm7.14") and not new:  # the made-up future variants: 2.16 only
+                continue
             for python in PYTHONS:
                 for platform in PLATFORMS:
                     if variant.startswith("rocm") and platform != PLATFORMS[0]:

@@ -16,7 +16,6 @@ Every failure is an :class:`IndexUnavailable` with a one-line reason.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -24,13 +23,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .errors import EnvironmentFailure, InputError
+from .errors import EnvironmentFailure
+from .index_url import DEFAULT_INDEX_BASE, INDEX_BASE_ENV, check_index_url, index_base_from, is_loopback, project_url
+
+__all__ = ["DEFAULT_INDEX_BASE", "INDEX_BASE_ENV", "check_index_url", "index_base_from", "is_loopback", "project_url"]
 
 if TYPE_CHECKING:
     from .index_cache import IndexCache
 
-DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
-INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
 HTML_CONTENT_TYPES = ("application/vnd.pypi.simple.v1+html", "text/html")
@@ -54,51 +54,6 @@ class IndexUnavailable(EnvironmentFailure):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
-
-
-# --------------------------------------------------------------------------------------------- URL policy
-
-def is_loopback(host: str | None) -> bool:
-    if not host:
-        return False
-    if host.lower() == "localhost":
-        return True
-    import ipaddress
-
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def check_index_url(url: str, allow_insecure: bool = False, what: str = "--index-base") -> str:
-    """The URL without a trailing slash, or an InputError: only https, http on loopback, or http when allowed."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise InputError(f"{what} {url!r}: not an http(s) URL with a host")
-    if parts.username or parts.password:
-        raise InputError(f"{what} {url!r}: credentials in the URL are not accepted; use a .netrc file")
-    if parts.query or parts.fragment:
-        raise InputError(f"{what} {url!r}: a query or fragment is not allowed in an index base")
-    if parts.scheme == "http" and not is_loopback(parts.hostname) and not allow_insecure:
-        raise InputError(f"{what} {url!r}: plain http is refused (use https, or --allow-insecure-index)")
-    return url.strip().rstrip("/")
-
-
-def index_base_from(flag: str | None, env: Mapping[str, str] | None = None, allow_insecure: bool = False) -> str:
-    """The index base: ``--index-base``, else ``$TORCH_INSTALL_INDEX_BASE``, else download.pytorch.org/whl."""
-    env = os.environ if env is None else env
-    if flag:
-        return check_index_url(flag, allow_insecure)
-    if env.get(INDEX_BASE_ENV):
-        return check_index_url(env[INDEX_BASE_ENV], allow_insecure, what=INDEX_BASE_ENV)
-    return DEFAULT_INDEX_BASE
-
-
-def project_url(base: str, project: str, variant: str | None = None) -> str:
-    """``{base}/{project}/`` (all variants) or ``{base}/{variant}/{project}/``."""
-    base = base.rstrip("/")
-    return f"{base}/{variant}/{project}/" if variant else f"{base}/{project}/"
 
 
 # --------------------------------------------------------------------------------------------- page parsing

@@ -375,6 +375,25 @@ def _nearest_gfx(matrix: Matrix, variant: str) -> tuple[Any, str] | None:
     return best[2], f"{best[1]} of torch {best[3]}"
 
 
+def _memo(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Memoise a nearest-variant lookup per (matrix, arguments): a merge asks the same question many times."""
+    memo: dict[tuple[Any, ...], Any] = {}
+
+    def wrapper(matrix: Matrix, *args: str) -> Any:
+        key = (id(matrix), *args)
+        if key not in memo:
+            if len(memo) > 4096:
+                memo.clear()
+            memo[key] = function(matrix, *args)
+        return memo[key]
+
+    return wrapper
+
+
+_nearest_cuda_arch = _memo(_nearest_cuda_arch)
+_nearest_gfx = _memo(_nearest_gfx)
+
+
 def _assume_variant(matrix: Matrix, release: Release, platform: str, variant: str, notes: list[str]
                     ) -> Release | None:
     """``release`` listing ``variant`` on ``platform``, rules inherited by name (each assumption appended to

@@ -186,7 +186,7 @@ def matrix_for(args: argparse.Namespace, machine: Machine) -> Any:  # a resolver
     matrix = load_matrix()
     if not getattr(args, "online", False):
         return matrix
-    from ..index import index_base_from
+    from ..index_url import index_base_from
     from ..online import emit_warning, online_matrix
 
     insecure = bool(getattr(args, "allow_insecure_index", False))
