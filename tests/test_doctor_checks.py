@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from torch_install.doctor import diagnose
-from torch_install.doctor.checks import hsa_override_value, sass_or_ptx_runs, wheel_glibc
+from torch_install.doctor.checks import hsa_override_value, wheel_glibc
 from torch_install.doctor.inspect import Interpreter, inspect_environment
 from torch_install.machine import Gpu, Machine
 from torch_install.probe import Probe
-from torch_install.resolver.matrix import load_matrix
+from torch_install.resolver.matrix import CudaArch, load_matrix
+from torch_install.resolver.rules import check_cuda, runs_on
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
 LINUX = {"os": "linux", "arch": "x86_64", "glibc": "2.35"}
@@ -276,7 +277,20 @@ def test_xpu_build_without_level_zero(tmp_path):
     ((75, 80, 86, 90), (), 120, False),
 ])
 def test_binary_compatibility_rule(sm, ptx, cc, runs):
-    assert sass_or_ptx_runs(sm, ptx, cc) is runs
+    assert (runs_on(CudaArch(sm=sm, ptx=ptx), cc) is not None) is runs
+
+
+@pytest.mark.parametrize("cc", ["5.0", "6.1", "7.0", "7.5", "8.6", "8.7", "9.0", "10.0", "12.0", "12.1"])
+def test_doctor_and_resolver_agree_on_kernels(tmp_path, cc):
+    """The doctor flags a GPU exactly when the resolver would reject the installed (release, variant) for it."""
+    site = copy_case("cu128-2.8.0", tmp_path)
+    gpu = Gpu("nvidia", "GPU", compute_capability=cc)
+    machine = Machine(**LINUX, nvidia_driver="580.65.06", gpus=(gpu,))
+    matrix = load_matrix()
+    verdict = check_cuda(matrix, matrix.release("2.8.0"), "cu128", machine.platform, (gpu,), "580.65.06")
+    assert not any("not known" in note for note in verdict.notes)  # the arch list was really checked
+    report = run(site, machine)
+    assert ("gpu-arch-not-in-build" in report.codes()) is (not verdict.arch_ok)
 
 
 def test_small_parsers():

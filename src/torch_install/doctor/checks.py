@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..machine import Gpu, Machine
 from ..resolver.matrix import Matrix, cuda_version, driver_key
+from ..resolver.rules import runs_on
 from .flavour import Flavour, companion_flavour, torch_flavour
 from .inspect import Installed
 
@@ -282,12 +283,6 @@ def check_cuda_build_driver_too_old(ctx: Context) -> list[Finding]:
                     INSTALL_FIX)]
 
 
-def sass_or_ptx_runs(sm: tuple[int, ...], ptx: tuple[int, ...], capability: int) -> bool:
-    """A GPU of compute capability ``capability`` (×10) runs a build with these cubins and PTX:
-    a cubin of the same major and a minor not above the GPU's, or PTX of an architecture not above it."""
-    return any(s // 10 == capability // 10 and s <= capability for s in sm) or any(p <= capability for p in ptx)
-
-
 def check_gpu_arch_not_in_build(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     platform = ctx.machine.platform
@@ -298,7 +293,7 @@ def check_gpu_arch_not_in_build(ctx: Context) -> list[Finding]:
         return []
     findings = []
     for gpu in ctx.machine.gpus_of("nvidia"):
-        if not gpu.visible or gpu.sm is None or sass_or_ptx_runs(arch.sm, arch.ptx, gpu.sm):
+        if not gpu.visible or gpu.sm is None or runs_on(arch, gpu.sm) is not None:
             continue
         sm_list = " ".join(f"sm_{s}" for s in arch.sm)
         ptx = " ".join(f"compute_{p}" for p in arch.ptx) or "no PTX"
