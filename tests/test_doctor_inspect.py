@@ -146,3 +146,36 @@ def test_import_torch_crash_and_hang_are_findings_not_doctor_failures(tmp_path):
     report = import_torch(sys.executable, {**os.environ, "PYTHONPATH": broken}, expect_gpu=True, timeout=20)
     assert report.findings[0].code == "import-torch-failed"
     assert "libcudnn.so.9: cannot open shared object file" in report.findings[0].evidence[0]
+
+
+# Fixtures whose torch/version.py is deliberately not the file their RECORD describes.
+_RECORD_MISMATCH_ON_PURPOSE = {"duplicate/torch/version.py",  # 2.9.1+cpu overwrote 2.8.0's file
+                               "bad-version-py/torch/version.py"}  # truncated
+
+
+def test_fixture_records_describe_their_files_and_git_versions_are_commits():
+    """Fixture wheels look like real installs: RECORD's sha256 and size match each file present, and every
+    version.py carries a 40-hex git_version (a release commit, or all zeros where marked as an example)."""
+    import base64
+    import csv
+    import hashlib
+    import re
+
+    for record in FIXTURES.glob("*/*.dist-info/RECORD"):
+        site = record.parent.parent
+        for row in csv.reader(record.read_text(encoding="utf-8").splitlines()):
+            path = site / row[0]
+            relative = f"{site.name}/{row[0]}"
+            if not row[1] or not path.is_file() or relative in _RECORD_MISMATCH_ON_PURPOSE:
+                continue
+            data = path.read_bytes()
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert row[1:] == [f"sha256={digest}", str(len(data))], relative
+    for version_py in FIXTURES.glob("*/*/version.py"):
+        text = version_py.read_text(encoding="utf-8")
+        match = re.search(r"^git_version = '([^']*)'$", text, re.M)
+        if match is None:
+            continue  # truncated on purpose
+        assert re.fullmatch(r"[0-9a-f]{40}", match[1]), version_py
+        if set(match[1]) == {"0"}:
+            assert "# example value" in text, f"{version_py}: an example hash must say so"
