@@ -108,3 +108,25 @@ def test_cli_for_container_without_target_or_hint_exits_2(tmp_path, capsys, monk
     code = main(["plan", "--for-container", "--sysroot", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and "no target machine and no base-image hint" in err and "Traceback" not in err
+
+
+def test_automatic_container_mode_keeps_platform_flags(tmp_path, capsys):
+    """In a GPU-less container, --os/--arch describe the target and --python replaces this machine's Python."""
+    import shutil
+
+    from torch_install.cli import main
+
+    root = tmp_path / "root"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "sysroots" / "cpu-x86_64", root, symlinks=True)
+    (root / ".dockerenv").write_text("")
+    code = main(["plan", "--sysroot", str(root), "--os", "macos", "--arch", "x86_64", "--python", "3.12",
+                 "--format", "json"])
+    plan = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert (plan["machine"]["os"], plan["machine"]["arch"]) == ("macos", "x86_64")
+    assert plan["choice"]["torch"] == "2.2.2"  # the last release with Intel Mac wheels
+    code = main(["plan", "--sysroot", str(root), "--python", "3.10", "--format", "json"])
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["machine"]["python"] == "3.10"
+    assert plan["choice"]["torch"] == "2.14.1"  # 2.15 needs Python ≥ 3.11
+    assert [w["code"] for w in plan["warnings"]] == ["python-unsupported"]

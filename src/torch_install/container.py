@@ -174,8 +174,9 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
 
 
 def _describes_target(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "target", None)) or any(
-        getattr(args, name, None) for name in ("gpu", "nvidia_driver", "rocm"))
+    from .cli.common import describes_target  # --target, a hardware flag, --os or --arch
+
+    return describes_target(args)
 
 
 def no_target_error(why: str) -> InputError:
@@ -220,7 +221,7 @@ def container_machines(args: argparse.Namespace, request: Request) -> list[Machi
         return [replace(platform, notes=(*platform.notes, note), container=platform.container or "image")]
     if explicit:
         raise no_target_error(why)
-    here = common.detect_here(args)
+    here = common.machines_from_args(args)[0]  # this machine, --python applied
     if here.gpus or here.nvidia_driver or here.rocm:
         raise no_target_error(why)
     note = (f"container without GPU devices ({why}) and no base-image hint: resolved for this machine as "
