@@ -153,6 +153,8 @@ def build_fixtures(where: Path = FIXTURES) -> None:
     b.file("/proc/version", "Linux version 5.15.167.4-microsoft-standard-WSL2 (root@f9c826d3017f) (gcc (GCC) 11.2.0,"
            " GNU ld (GNU Binutils) 2.37) #1 SMP Tue Nov 5 00:21:55 UTC 2024\n")
     b.file("/dev/dxg", "").file("/usr/lib/wsl/lib/nvidia-smi", "")
+    for lib in ("libcuda.so", "libcuda.so.1", "libcuda.so.1.1", "libnvidia-ml.so.1", "libdxcore.so"):
+        b.file(f"/usr/lib/wsl/lib/{lib}", "")  # what the Windows driver maps into WSL
     b.pci("5a0b:00:00.0", "1414", "008e", PCI_3D)
     b.command(SMI_QUERY, f"0, NVIDIA GeForce RTX 3090, 00000000:01:00.0, 0x220410DE, 566.36, {_uuid(0x3090)}, 8.6\n"
                          f"1, NVIDIA GeForce RTX 3060, 00000000:2B:00.0, 0x250310DE, 566.36, {_uuid(0x3060)}, 8.6\n")

@@ -299,3 +299,20 @@ def test_small_parsers():
     assert wheel_glibc(("cp311-cp311-manylinux1_x86_64",)) == "2.5"
     assert wheel_glibc(("py3-none-manylinux_2_27_x86_64.manylinux_2_28_x86_64",)) == "2.27"
     assert wheel_glibc(("cp311-cp311-linux_x86_64",)) is None
+
+
+def test_wsl_with_the_windows_driver_is_healthy_and_without_libcuda_is_not(tmp_path):
+    """The WSL fixture as the Windows driver leaves it (libcuda in /usr/lib/wsl/lib) raises no WSL finding;
+    the same tree without libcuda does."""
+    from torch_install.detectors import detect
+
+    tree = tmp_path / "wsl"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "sysroots" / "wsl2-nvidia", tree)
+    site = copy_case("cu128-2.8.0", tmp_path)
+    probe = Probe(root=tree)
+    assert "wsl-gpu-driver-missing" not in run(site, detect(probe), probe=probe).codes()
+    for lib in (tree / "usr/lib/wsl/lib").glob("libcuda.so*"):
+        lib.unlink()
+    probe = Probe(root=tree)
+    finding = next(f for f in run(site, detect(probe), probe=probe).findings if f.code == "wsl-gpu-driver-missing")
+    assert any("/usr/lib/wsl/lib has no libcuda.so" in e for e in finding.evidence)
