@@ -68,6 +68,18 @@ def test_cli_doctor_on_a_second_venv_with_a_target_machine(venv, tmp_path, capsy
     assert code == 1 and "Errors (1)" in text and "[gpu-arch-not-in-build]" in text and "fix:" in text
 
 
+def test_cli_doctor_target_without_gpus_says_unknown_not_none(venv, tmp_path, capsys):
+    """A profile that leaves out ``gpus`` does not state the hardware: the report must not claim "no GPU"."""
+    target = tmp_path / "platform-only.json"
+    target.write_text(json.dumps({"os": "linux", "arch": "x86_64", "glibc": "2.35"}))
+    code = main(["doctor", "--python", str(venv / "bin" / "python"), "--target", str(target)])
+    text = capsys.readouterr().out
+    assert code == 0 and "GPUs not stated in the profile" in text and "no GPU found" not in text
+    target.write_text(json.dumps({"os": "linux", "arch": "x86_64", "glibc": "2.35", "gpus": []}))
+    main(["doctor", "--python", str(venv / "bin" / "python"), "--target", str(target)])
+    assert "no GPU found" in capsys.readouterr().out
+
+
 def test_cli_healthy_exit_zero_with_a_captured_sysroot(tmp_path, capsys):
     """A --sysroot tree supplies the hardware; no GPU there and a CPU torch: healthy."""
     root = tmp_path / "root"

@@ -47,6 +47,7 @@ class Report:
     fix: Fix | None = None
     runtime: RuntimeReport | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
+    hardware_known: bool = True  # False: a target profile that does not list its GPUs
 
     @property
     def problems(self) -> tuple[Finding, ...]:
@@ -125,7 +126,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     from .checks import SEVERITIES
 
     findings = sorted(findings, key=lambda f: SEVERITIES.index(f.severity))
-    return Report(machine, installed, ctx.torch, tuple(findings), fix, runtime, reported)
+    return Report(machine, installed, ctx.torch, tuple(findings), fix, runtime, reported, hardware_known)
 
 
 def _fill_fix(findings: list[Finding], fix: Fix | None) -> list[Finding]:
