@@ -166,3 +166,28 @@ def test_text_summary_reports_assumed_fields_and_gpu_details() -> None:
 
 def test_formats_registry_names() -> None:
     assert {"text", "url", "pip", "uv", "requirements", "pyproject", "json"} <= set(FORMATS)
+
+
+def _resolved(machine: Machine, *packages: str) -> Plan:
+    from torch_install.resolver import load_matrix, resolve
+
+    return resolve(machine, Request(packages=packages or ("torch",)), load_matrix())
+
+
+def test_text_summary_does_not_repeat_the_choice_as_a_reason() -> None:
+    h100 = Gpu(vendor="nvidia", name="H100", compute_capability="9.0")
+    plan = _resolved(Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", nvidia_driver="550.54.15",
+                             gpus=(h100,)))
+    lines = FORMATS["text"](plan).splitlines()
+    assert lines[1] == "Choice:   torch 2.14.1, variant cu126 (GPU), from https://download.pytorch.org/whl/cu126"
+    why = [line for line in lines if line.startswith("Why:")]
+    assert why == ["Why:      cu126: runs sm_90 kernels; driver 550.54.15 runs CUDA 12.6 under minor-version "
+                   "compatibility"]
+    assert len(lines) == len(set(lines))
+
+
+def test_text_summary_drops_a_rejection_that_a_warning_already_states() -> None:
+    plan = _resolved(Machine(os="linux", arch="x86_64", python="3.10", glibc="2.35"), "torch==2.15.*")
+    lines = FORMATS["text"](plan).splitlines()
+    assert [line[:9] for line in lines] == ["Machine: ", "Choice:  ", "Why:     ", "Warning: "]
+    assert "no wheels for Python 3.10" in lines[3]

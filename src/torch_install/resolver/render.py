@@ -145,12 +145,14 @@ def render_text(plan: Plan) -> str:
         where = choice.index_url or "the default index"
         kind = "GPU" if plan.gpu_accelerated else "CPU only"
         lines.append(f"Choice:   torch {choice.torch}, variant {choice.variant} ({kind}), from {where}")
-    lines += [f"Why:      {reason}" for reason in plan.reasons]
+    restated = f"torch {choice.torch}, variant {choice.variant} from {where}" if choice else None
+    lines += [f"Why:      {reason}" for reason in plan.reasons if reason != restated]  # the Choice line says it
     if plan.rejected:
         best = plan.rejected[0]
         more = f" (+{len(plan.rejected) - 1} more, see --format json)" if len(plan.rejected) > 1 else ""
         reason = best.reason.removeprefix(f"{best.variant} rejected: ")
-        lines.append(f"Rejected: {best.variant} torch {best.torch}: {reason}{more}")
+        if more or not any(reason in w.message for w in plan.warnings):  # else a warning already says it
+            lines.append(f"Rejected: {best.variant} torch {best.torch}: {reason}{more}")
     lines += [f"Warning:  [{w.code}] {w.message}" for w in plan.warnings]
     lines += [f"Note:     {note}" for note in plan.notes]
     command = render_pip(plan)
