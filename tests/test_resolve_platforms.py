@@ -152,3 +152,14 @@ def test_bare_names_and_specifiers_resolve_alike():
     spec = plan_for(machine, "torch>=2.0", "torchvision>=0")
     assert dict(bare.choice.packages) == dict(spec.choice.packages) == {"torch": "2.15.0+cu130",
                                                                        "torchvision": "0.29.2"}
+
+
+def test_package_resolve_is_the_function_after_every_submodule_import():
+    import importlib
+    import pkgutil
+
+    import torch_install.resolver as resolver
+
+    for module in pkgutil.iter_modules(resolver.__path__):
+        importlib.import_module(f"torch_install.resolver.{module.name}")
+    assert callable(resolver.resolve) and resolver.resolve.__module__ == "torch_install.resolver.choose"

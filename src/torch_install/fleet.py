@@ -76,7 +76,7 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Any,
                   resolve: Callable[[Machine, Request, Any], Plan] | None = None) -> FleetPlan:
     """The newest build that runs on every machine; candidates are each machine's own best build, GPU first."""
     if resolve is None:
-        from .resolver.resolve import resolve as resolve_default
+        from .resolver.choose import resolve as resolve_default
 
         resolve = resolve_default
     machines = tuple(machines)

@@ -110,7 +110,7 @@ def check_consistent(machine: Machine, variant: str | None) -> None:
 
 
 def resolve_plan(machine: Machine, request: Request, matrix: Any) -> Plan:
-    from ..resolver.resolve import resolve  # the function (the package attribute is shadowed by the module)
+    from ..resolver.choose import resolve
 
     return resolve(machine, request, matrix)
 

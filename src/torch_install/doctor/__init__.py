@@ -148,8 +148,8 @@ def _disk_findings(fix: Fix | None) -> list[Finding]:
 
 def default_planner(machine: Machine, matrix: Matrix) -> Callable[[tuple[str, ...]], Plan]:
     """Requirement strings -> the resolver's plan for ``machine`` (memoized)."""
+    from ..resolver.choose import resolve
     from ..resolver.plan import Request
-    from ..resolver.resolve import resolve
 
     cache: dict[tuple[str, ...], Plan] = {}
 

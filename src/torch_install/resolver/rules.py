@@ -2,7 +2,7 @@
 
 Each check is pure and answers with a :class:`Verdict`: usable or not, one-line reasons, and what would
 change the answer (the driver a variant needs, GPUs it cannot run). The release-level choice lives in
-``resolve.py``; the facts (driver floors, arch lists, gfx lists, XPU families) come from the Matrix.
+``choose.py``; the facts (driver floors, arch lists, gfx lists, XPU families) come from the Matrix.
 """
 
 from __future__ import annotations
