@@ -8,6 +8,7 @@ network client. With no sub-command, ``plan`` runs.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -17,8 +18,36 @@ from ..errors import EXIT_USAGE, TorchInstallError
 COMMANDS = ("detect", "plan", "install", "doctor", "matrix", "variants")
 
 
+def _terminal_columns() -> int:
+    """What ``shutil.get_terminal_size().columns`` answers, without importing shutil (and its compression
+    modules) on every start: $COLUMNS, else the terminal of stdout, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, sized to the terminal the way argparse itself sizes it."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line and exit code 2."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
