@@ -191,3 +191,23 @@ def test_fixture_records_describe_their_files_and_git_versions_are_commits():
         assert re.fullmatch(r"[0-9a-f]{40}", match[1]), version_py
         if set(match[1]) == {"0"}:
             assert "# example value" in text, f"{version_py}: an example hash must say so"
+
+
+def test_import_torch_failure_gets_a_reinstall_that_pip_will_not_skip(tmp_path, capsys):
+    """A torch whose import fails is reinstalled by the fix, forced, since its dist-info names the pinned version."""
+    root = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
+    site = next(root.glob("lib/python*/site-packages"))
+    shutil.copytree(FIXTURES / "cu128-2.8.0", site, dirs_exist_ok=True)
+    (site / "torch" / "__init__.py").write_text("raise ImportError('libcudnn.so.9: cannot open shared object file')\n")
+    target = tmp_path / "h100.json"
+    target.write_text(json.dumps({"os": "linux", "arch": "x86_64", "glibc": "2.35", "nvidia_driver": "570.133.07",
+                                  "gpus": [{"vendor": "nvidia", "name": "NVIDIA H100 80GB HBM3",
+                                            "compute_capability": "9.0"}]}))
+    code = main(["doctor", "--python", str(root / "bin" / "python"), "--target", str(target), "--json",
+                 "--import-torch", "--import-timeout", "30"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1
+    finding = next(f for f in out["findings"] if f["code"] == "import-torch-failed")
+    assert finding["fix"] == out["fix"]["command"]
+    assert "--force-reinstall" in finding["fix"] and "torch==2.8.0+cu128" in finding["fix"]

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from .runtime import RuntimeReport
 
 JSON_SCHEMA = 1
+# Findings that mean the files on disk are damaged: the fix must reinstall even the same version.
+REPAIR_CODES = ("broken-install", "import-torch-failed", "import-torch-crashed")
 
 # Environment variables that change what torch sees or installs (reported when set).
 REPORTED_ENV = (
@@ -108,13 +110,6 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
                   hardware_known=hardware_known, plan_for=plan_for)
     findings = run_checks(ctx)
-    fix = None
-    if any(f.fix and INSTALL_FIX in f.fix for f in findings):
-        from .fix import build_fix
-
-        fix = build_fix(plan_for, matrix, installed, ctx.torch)
-        findings = _fill_fix(findings, fix)
-        findings += _disk_findings(fix)
     runtime = None
     if import_torch_timeout is not None and ctx.torch is not None:
         from .runtime import import_torch
@@ -122,6 +117,14 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
         expect_gpu = ctx.torch.kind in ("cuda", "rocm", "xpu") or (machine.os == "macos" and machine.arch == "arm64")
         runtime = import_torch(installed.interpreter.executable, environ, expect_gpu, import_torch_timeout)
         findings += list(runtime.findings)
+    fix = None
+    if any(f.fix and INSTALL_FIX in f.fix for f in findings):
+        from .fix import build_fix
+
+        repair = any(f.code in REPAIR_CODES for f in findings)
+        fix = build_fix(plan_for, matrix, installed, ctx.torch, repair=repair)
+        findings = _fill_fix(findings, fix)
+        findings += _disk_findings(fix)
     reported = {name: environ[name] for name in REPORTED_ENV if name in environ}
     from .checks import SEVERITIES
 

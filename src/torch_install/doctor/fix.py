@@ -138,12 +138,14 @@ def free_space_gb(installed: Installed) -> float | None:
 
 
 def build_fix(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, installed: Installed,
-              torch: Flavour | None) -> Fix | None:
+              torch: Flavour | None, repair: bool = False) -> Fix | None:
+    """The reinstall the findings call for. ``repair``: the install on disk is damaged, so the command must
+    reinstall even where its dist-info already names the pinned version (pip would skip it as satisfied)."""
     plan, reason = choose_plan(plan_for, matrix, installed, torch)
     if plan.choice is None:
         return None
     flavour_change = torch is not None and not _same_build(installed, torch, plan)
-    command = install_command(plan, installed, needs_force(installed, torch, plan))
+    command = install_command(plan, installed, repair or needs_force(installed, torch, plan))
     from ..resolver.matrix import variant_kind
 
     needed = SPACE_NEEDED_GB.get(variant_kind(plan.choice.variant))

@@ -12,7 +12,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .checks import Finding
+from .checks import INSTALL_FIX, Finding
 
 DEFAULT_TIMEOUT = 60.0
 MARKER = "TORCH_INSTALL_DOCTOR_RESULT "
@@ -108,7 +108,8 @@ def import_torch(python: str, environ: Mapping[str, str], expect_gpu: bool,
         evidence = [f"the interpreter died ({how}) while importing torch or running a kernel"]
         evidence += [f"stderr: {ln[:300]}" for ln in stderr[-3:]]
         return RuntimeReport(False, {"returncode": done.returncode}, (Finding(
-            "import-torch-crashed", "error", "importing torch crashed the interpreter", tuple(evidence)),))
+            "import-torch-crashed", "error", "importing torch crashed the interpreter", tuple(evidence),
+            INSTALL_FIX),))
     try:
         facts = json.loads(line[len(MARKER):])
     except ValueError:
@@ -117,7 +118,7 @@ def import_torch(python: str, environ: Mapping[str, str], expect_gpu: bool,
     warnings = [f"warning: {w}" for w in facts.get("warnings", [])]
     if facts.get("error") and facts.get("stage") == "import":
         findings.append(Finding("import-torch-failed", "error", "`import torch` fails",
-                                (str(facts["error"]), *warnings)))
+                                (str(facts["error"]), *warnings), INSTALL_FIX))
     elif facts.get("error"):
         findings.append(Finding("kernel-failed", "error", "torch imports but a first GPU kernel fails",
                                 (f"during {facts.get('stage')}: {facts['error']}", *warnings)))
