@@ -70,7 +70,7 @@ def test_flag_overrides_target_and_can_create_contradiction(capsys: pytest.Captu
     (["plan", "--nvidia-driver", "five-fifty"], "--nvidia-driver: 'five-fifty' is not a version"),
     (["plan", "--python", "3"], "--python: '3' is malformed"),
     (["plan", "--rocm", "6.x"], "--rocm: '6.x' is not a version"),
-    (["plan", "--variant", "cuda12"], "--variant cuda12: not a variant id"),
+    (["plan", "--variant", "cuda12"], "--variant 'cuda12': not a variant id"),
     (["plan", "torch>>2.7"], "package 'torch>>2.7': not a valid requirement"),
     (["plan", "--index-base", "ftp://mirror.example/whl"], "--index-base 'ftp://mirror.example/whl': not an http(s)"),
     (["plan", "--index-base", "http://mirror.example/whl"], "plain http is refused"),
@@ -94,6 +94,25 @@ def test_insecure_index_base_from_environment(capsys: pytest.CaptureFixture[str]
     monkeypatch.setenv("TORCH_INSTALL_INDEX_BASE", "http://mirror.example/whl")
     assert_one_line_error(*run_main(capsys, "plan", "--os", "linux", "--arch", "x86_64", "--python", "3.12"),
                           "TORCH_INSTALL_INDEX_BASE 'http://mirror.example/whl': plain http is refused")
+
+
+def test_one_index_base_policy_for_plan_and_matrix(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from torch_install import index_url
+    from torch_install.resolver import load_matrix
+    from torch_install.resolver.plan import Request
+
+    assert Request().index_base == load_matrix().index_base == index_url.DEFAULT_INDEX_BASE
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_BASE", " https://mirror.example/whl/ ")
+    code, out, _ = run_main(capsys, "plan", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--format", "url")
+    assert (code, out) == (0, "https://mirror.example/whl/cpu\n")
+    code, out, _ = run_main(capsys, "plan", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--format", "url",
+                            "--index-base", "http://127.0.0.1:8080/whl/")
+    assert (code, out) == (0, "http://127.0.0.1:8080/whl/cpu\n")
+
+
+def test_empty_variant_is_named_in_the_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert_one_line_error(*run_main(capsys, "plan", "--variant", ""), "--variant '': not a variant id")
 
 
 @pytest.mark.parametrize("argv", [["plan", "--os", "solaris"], ["plan", "--bogus"],

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from ..resolver.plan import Plan, Request
 
 CHANNELS = ("stable", "test", "nightly")
-INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
 FORMAT_NAMES = "text (default), url, pip, uv, requirements, pyproject, json, dockerfile, variant-env"
 _PLAIN_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
 # variant prefix -> (GPU vendor it needs, vendor brand, build kind, operating systems without such builds)
@@ -58,9 +57,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def request_from_args(args: argparse.Namespace) -> Request:
     """The Request: packages (checked as PEP 508 requirements), variant, channel, index base."""
-    import os
-
-    from ..resolver.plan import DEFAULT_INDEX_BASE, Request
+    from ..index_url import index_base_from
+    from ..resolver.plan import Request
 
     for package in args.packages:
         if _PLAIN_NAME.match(package):
@@ -72,12 +70,8 @@ def request_from_args(args: argparse.Namespace) -> Request:
         except InvalidRequirement as exc:
             raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
     if args.variant is not None and not _VARIANT.match(args.variant):
-        raise InputError(f"--variant {args.variant}: not a variant id like cu128, rocm6.4, xpu or cpu")
-    base = DEFAULT_INDEX_BASE
-    if args.index_base or os.environ.get(INDEX_BASE_ENV):
-        from ..index import index_base_from
-
-        base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
+        raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
+    base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
     return Request(packages=tuple(args.packages) or ("torch",), variant=args.variant, channel=args.channel,
                    index_base=base)
 

@@ -31,6 +31,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..index_url import DEFAULT_INDEX_BASE
+
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -219,7 +221,7 @@ class Matrix:
     xpu_aot_families: Mapping[str, str] = field(default_factory=dict)
     jetson: Mapping[str, str] = field(default_factory=dict)
     names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # "sm" / "gfx" -> id -> marketing name
-    index_base: str = "https://download.pytorch.org/whl"
+    index_base: str = DEFAULT_INDEX_BASE
     channels: Mapping[str, str] = field(default_factory=dict)  # stable -> "", test -> "test", nightly -> "nightly"
     pre_release_channels: tuple[str, ...] = ("nightly",)
     unverified: tuple[str, ...] = ()
@@ -343,7 +345,7 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         xpu_aot_families=MappingProxyType(data.get("xpu", {}).get("aot_families", {})),
         jetson=MappingProxyType(data.get("jetson", {})),
         names=MappingProxyType(data.get("names", {})),
-        index_base=data.get("index", {}).get("base", "https://download.pytorch.org/whl"),
+        index_base=data.get("index", {}).get("base", DEFAULT_INDEX_BASE),
         channels=MappingProxyType(data.get("index", {}).get("channels", {"stable": "", "test": "test",
                                                                         "nightly": "nightly"})),
         pre_release_channels=tuple(data.get("index", {}).get("pre_release_channels", ("nightly",))),

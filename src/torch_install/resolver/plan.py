@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..index_url import DEFAULT_INDEX_BASE
 from ..machine import Machine
-
-DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 
 # Stable warning codes: extend, never rename.
 WARNING_CODES = (
