@@ -132,16 +132,20 @@ def test_help_names_every_format() -> None:
     assert [name.split(" ")[0] for name in FORMAT_NAMES.split(", ")] == list(FORMATS)
 
 
-def test_several_targets_without_fleet_support(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    try:
-        import torch_install.fleet  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("fleet support is installed")
-    a = write_profile(tmp_path, {"os": "linux", "arch": "x86_64", "python": "3.12"}, "a.json")
-    b = write_profile(tmp_path, {"os": "windows", "arch": "x86_64", "python": "3.12"}, "b.json")
-    assert_one_line_error(*run_main(capsys, "plan", "--target", a, "--target", b), "several --target need fleet")
+def test_several_targets_resolve_one_build_for_the_fleet(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    a = write_profile(tmp_path, {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35",
+                                 "nvidia_driver": "550.54.15", "gpus": [{"vendor": "nvidia", "name": "RTX 4090"}]},
+                      "a.json")
+    b = write_profile(tmp_path, {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35",
+                                 "nvidia_driver": "580.95.05", "gpus": [{"vendor": "nvidia", "name": "GTX 1080"}]},
+                      "b.json")
+    code, out, err = run_main(capsys, "plan", "--target", a, "--target", b, "--format", "json")
+    assert (code, err) == (0, "")
+    data = json.loads(out)
+    assert (data["choice"]["torch"], data["choice"]["variant"]) == ("2.14.1", "cu126")  # the newest for both
+    assert len(data["plans"]) == 2
+    code, out, _ = run_main(capsys, "plan", "--target", a, "--target", b, "--format", "pip")
+    assert out.strip().endswith("torch==2.14.1+cu126 --index-url https://download.pytorch.org/whl/cu126")
 
 
 # --- a real subprocess -------------------------------------------------------------------------------------

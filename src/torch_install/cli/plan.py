@@ -145,10 +145,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
     """Several --target profiles: torch_install.fleet resolves (``resolve_fleet``), renders (``render``) and
     picks the exit code (``exit_code``)."""
-    try:
-        from .. import fleet  # type: ignore[attr-defined]
-    except ImportError:
-        raise InputError("several --target need fleet support, which this torch-install lacks") from None
+    from .. import fleet
     result = fleet.resolve_fleet(machines, request, common.matrix_for(args, machines[0]))
     common.write(fleet.render(result, args.format))
     return int(fleet.exit_code(result))
