@@ -49,6 +49,8 @@ def test_rtx3060_machine() -> None:
     m = detect(Probe(SYSROOTS / "windows-rtx3060"))
     assert (m.os, m.os_version, m.nvidia_driver) == ("windows", "10.0.22631", "552.22")
     assert "31.0.15.5222" in m.sources["nvidia_driver"]
+    assert m.cuda_driver_api == "12.4"  # 552.22 meets CUDA 12.4 (Windows ≥ 551.61), not 12.5 (≥ 555.85)
+    assert "windows driver table" in m.sources["cuda_driver_api"]
     assert [(g.vendor, g.pci_id, g.compute_capability, g.family, g.integrated) for g in m.gpus] == [
         ("nvidia", "10de:2504", "8.6", None, False), ("intel", "8086:4680", None, "xe-lp", True)]
 
