@@ -10,10 +10,13 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
-from typing import Any
 
 from .errors import InputError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (or pathlib) at start-up
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -213,7 +216,8 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
 def load_machine(path: str | Path) -> Machine:
     """Read a machine profile file; any problem is an InputError naming the file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read machine profile ({exc.__class__.__name__}: {exc})") from None
     try:

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAX_READ = 4 * 1024 * 1024  # no file detection reads is legitimately bigger
 DEFAULT_TIMEOUT = 5.0
@@ -54,21 +56,33 @@ def _free_threaded() -> str:
 
 
 def _libc() -> str:
+    import platform
+
     name, version = platform.libc_ver()
     return f"{name} {version}".strip()
 
 
+def _platform(name: str) -> Callable[[], str]:
+    """``platform.<name>()``, importing ``platform`` only when a live host is asked (a captured tree never is)."""
+    def call() -> str:
+        import platform
+
+        return getattr(platform, name)()
+
+    return call
+
+
 # Facts about the running host that no file holds; a capture stores them in _host.json.
 HOST_FACTS: dict[str, Callable[[], str]] = {
-    "system": platform.system,  # Linux, Windows, Darwin
-    "machine": platform.machine,  # x86_64, aarch64, AMD64, arm64
-    "python_version": platform.python_version,  # 3.12.4
+    "system": _platform("system"),  # Linux, Windows, Darwin
+    "machine": _platform("machine"),  # x86_64, aarch64, AMD64, arm64
+    "python_version": _platform("python_version"),  # 3.12.4
     "python_implementation": lambda: sys.implementation.name,  # cpython
     "python_free_threaded": _free_threaded,  # "true" / "false"
     "libc": _libc,  # "glibc 2.35", "" on musl/others
-    "mac_ver": lambda: platform.mac_ver()[0],  # "14.5" (may be "10.16" under old SDK compat)
-    "win_ver": lambda: platform.version() if sys.platform == "win32" else "",  # "10.0.22631"
-    "release": platform.release,  # kernel release: "5.15.153.1-microsoft-standard-WSL2"
+    "mac_ver": lambda: _platform("mac_ver")()[0],  # "14.5" (may be "10.16" under old SDK compat)
+    "win_ver": lambda: _platform("version")() if sys.platform == "win32" else "",  # "10.0.22631"
+    "release": _platform("release"),  # kernel release: "5.15.153.1-microsoft-standard-WSL2"
 }
 
 
@@ -89,7 +103,7 @@ class Probe:
 
     def __init__(self, root: str | Path = "/", env: Mapping[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
-        self.root = Path(root)
+        self._root = os.fspath(root)  # a str: reading files through os needs no pathlib at start-up
         self.is_host = str(root) in ("/", "")
         self.timeout = timeout
         self.accessed = Accessed()
@@ -101,22 +115,35 @@ class Probe:
             self._env = self._load_json("_env.json")
         self._host_json = {} if self.is_host else self._load_json("_host.json")
 
+    @property
+    def root(self) -> Path:
+        """The captured tree read (``/`` for the host)."""
+        from pathlib import Path
+
+        return Path(self._root)
+
     def _load_json(self, name: str) -> dict[str, str]:
         try:
-            data = json.loads((self.root / name).read_text(encoding="utf-8"))
+            with open(os.path.join(self._root, name), encoding="utf-8") as handle:
+                data = json.loads(handle.read())
         except (OSError, ValueError):
             return {}
         return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
     def path(self, path: str) -> Path:
         """Where an absolute machine path lives for this probe."""
-        return Path(path) if self.is_host else self.root / path.lstrip("/")
+        from pathlib import Path
+
+        return Path(self._fs_path(path))
+
+    def _fs_path(self, path: str) -> str:
+        return path if self.is_host else os.path.join(self._root, path.lstrip("/"))
 
     # files -----------------------------------------------------------------------------------
     def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
         """A file's bytes (at most ``limit``), or None when it is absent or unreadable."""
         try:
-            with open(self.path(path), "rb") as handle:
+            with open(self._fs_path(path), "rb") as handle:
                 data = handle.read(limit)
         except (OSError, ValueError):
             return None
@@ -131,7 +158,7 @@ class Probe:
     def listdir(self, path: str) -> list[str]:
         """Sorted entry names of a directory; [] when it is absent or unreadable."""
         try:
-            names = sorted(os.listdir(self.path(path)))
+            names = sorted(os.listdir(self._fs_path(path)))
         except (OSError, ValueError):
             return []
         self.accessed.dirs.add(path)
@@ -140,7 +167,7 @@ class Probe:
     def readlink(self, path: str) -> str | None:
         """A symbolic link's target text, or None."""
         try:
-            target = os.readlink(self.path(path))
+            target = os.readlink(self._fs_path(path))
         except (OSError, ValueError):
             return None
         self.accessed.links[path] = target
@@ -148,10 +175,10 @@ class Probe:
 
     def exists(self, path: str) -> bool:
         try:
-            found = self.path(path).exists()
+            found = os.path.exists(self._fs_path(path))
         except (OSError, ValueError):
             return False
-        if found and self.path(path).is_dir():
+        if found and os.path.isdir(self._fs_path(path)):
             self.accessed.dirs.add(path)
         elif found:  # a marker file or device node (/.dockerenv, /dev/dxg): a capture keeps it, empty
             self.accessed.files.setdefault(path, b"")
@@ -226,20 +253,25 @@ class Probe:
                              stderr.decode("utf-8", "replace"))
 
     def _replay(self, argv: list[str]) -> CommandResult:
-        base = self.root / "_commands" / command_slug(argv)
-        if base.with_name(base.name + ".timeout").exists():
+        base = os.path.join(self._root, "_commands", command_slug(argv))
+        if os.path.exists(base + ".timeout"):
             return CommandResult(tuple(argv), None, error=f"timed out after {self.timeout:g} s and was killed")
         try:
-            stdout = base.read_bytes().decode("utf-8", "replace")
+            stdout = _read_bytes(base).decode("utf-8", "replace")
         except OSError:
             return CommandResult(tuple(argv), None, error="not found")
-        stderr = _read_or(base.with_name(base.name + ".stderr"), "")
-        rc_text = _read_or(base.with_name(base.name + ".rc"), "0").strip()
+        stderr = _read_or(base + ".stderr", "")
+        rc_text = _read_or(base + ".rc", "0").strip()
         return CommandResult(tuple(argv), int(rc_text) if rc_text.lstrip("-").isdigit() else 1, stdout, stderr)
 
 
-def _read_or(path: Path, default: str) -> str:
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _read_or(path: str, default: str) -> str:
     try:
-        return path.read_bytes().decode("utf-8", "replace")
+        return _read_bytes(path).decode("utf-8", "replace")
     except OSError:
         return default

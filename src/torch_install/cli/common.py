@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..machine import Machine
 
 
@@ -19,14 +21,14 @@ def add_sysroot_option(parser: argparse.ArgumentParser) -> None:
 
 def detect_here(args: argparse.Namespace) -> Machine:
     """Detect this machine, or the captured tree named by --sysroot."""
-    from pathlib import Path
+    import os
 
     from ..detectors import detect
     from ..probe import Probe
 
     sysroot = getattr(args, "sysroot", None)
     if sysroot:
-        if Path(sysroot).is_dir():
+        if os.path.isdir(sysroot):
             return detect(Probe(root=sysroot))
         from ..capture import sysroot_dir  # a capture archive, extracted safely
 
@@ -93,14 +95,14 @@ def _gpus_from_names(names: list[str]) -> tuple[Any, ...]:
 
 def platform_here(args: argparse.Namespace) -> Machine:
     """This machine's platform fields only (os, arch, python, glibc): what a target profile may assume."""
-    from pathlib import Path
+    import os
 
     from ..detectors import Found, build_machine, host
     from ..probe import Probe
 
     sysroot = getattr(args, "sysroot", None)
     found = Found()
-    if sysroot and not Path(sysroot).is_dir():
+    if sysroot and not os.path.isdir(sysroot):
         from ..capture import sysroot_dir  # a capture archive, extracted safely
 
         with sysroot_dir(sysroot) as root:

@@ -9,10 +9,13 @@ the user's overrides last).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from ..machine import Gpu, Machine
 from ..probe import Probe
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 
 @dataclass

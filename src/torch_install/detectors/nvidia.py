@@ -18,12 +18,15 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from ..machine import Gpu
 from ..probe import Probe
 from . import Found, GpuRecord
 from .tables import load_table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 MODULE_VERSION = "/sys/module/nvidia/version"
 PROC_VERSION = "/proc/driver/nvidia/version"

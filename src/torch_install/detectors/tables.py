@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
-from pathlib import Path
-from typing import Any
 
-DATA = Path(__file__).with_name("data")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import Any
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
 
 
 @cache
 def load_table(name: str) -> dict[str, Any]:
     """A table by file name (``"amd-pci.json"``); the shipped files are trusted package data."""
-    return json.loads((DATA / name).read_text(encoding="utf-8"))
+    with open(os.path.join(DATA, name), encoding="utf-8") as handle:
+        return json.loads(handle.read())
