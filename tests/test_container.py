@@ -130,3 +130,68 @@ def test_automatic_container_mode_keeps_platform_flags(tmp_path, capsys):
     assert plan["machine"]["python"] == "3.10"
     assert plan["choice"]["torch"] == "2.14.1"  # 2.15 needs Python ≥ 3.11
     assert [w["code"] for w in plan["warnings"]] == ["python-unsupported"]
+
+
+def _cuda_image(tmp_path: Path, env: dict[str, str], machine: str = "x86_64") -> Path:
+    """A GPU-less build container FROM an nvidia/cuda image: its baked-in environment, a Python 3.12 host."""
+    tree(tmp_path, env)
+    (tmp_path / "_host.json").write_text(json.dumps({"system": "Linux", "machine": machine,
+                                                     "python_version": "3.12.7", "libc": "glibc 2.35"}))
+    (tmp_path / ".dockerenv").write_text("")
+    return tmp_path
+
+
+def test_container_mode_requirements_golden(tmp_path, capsys):
+    from torch_install.cli import main
+
+    root = _cuda_image(tmp_path, CUDA_12_4_1)
+    code = main(["plan", "--for-container", "--sysroot", str(root), "--format", "requirements"])
+    assert code == 1  # warnings: GPU model unknown, newest release needs a newer driver
+    assert capsys.readouterr().out == (
+        "# cu126 build of torch 2.14.1 for linux x86_64 (glibc 2.35); Python 3.12; nvidia GPU; "
+        "NVIDIA driver 550.54.15\n"
+        "--index-url https://download.pytorch.org/whl/cu126\n"
+        "torch==2.14.1+cu126\n")
+
+
+def test_container_mode_variant_env_golden(tmp_path, capsys):
+    from torch_install.cli import main
+
+    root = _cuda_image(tmp_path, CUDA_12_4_1)
+    main(["plan", "--for-container", "--sysroot", str(root), "--format", "variant-env"])
+    assert capsys.readouterr().out == (
+        "# WheelNext variant-provider overrides for: linux x86_64 (glibc 2.35); Python 3.12; nvidia GPU; "
+        "NVIDIA driver 550.54.15\n"
+        "# resolved build: torch 2.14.1 cu126\n"
+        "# NV_VARIANT_PROVIDER_FORCE_SM_ARCH not set: the target's GPU architecture is unknown, and without it the "
+        "nvidia provider matches no CUDA variant; give the GPU (--target FILE with gpus[].compute_capability)\n"
+        "# nvidia: GPU architecture unknown, so no sm_arch: variants that declare sm_arch (every CUDA build of "
+        "torch) do not match\n"
+        "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=12.4\n")
+
+
+def test_platform_flags_keep_the_base_image_hardware(tmp_path, capsys):
+    """--arch/--os/--python say what the image's platform is; the CUDA hint still says what its GPU driver is."""
+    from torch_install.cli import main
+
+    root = _cuda_image(tmp_path, {"CUDA_VERSION": "12.8.1"})
+    code = main(["plan", "--for-container", "--sysroot", str(root), "--arch", "aarch64", "--format", "json"])
+    plan = json.loads(capsys.readouterr().out)
+    assert code in (0, 1)
+    assert plan["machine"]["arch"] == "aarch64" and plan["machine"]["nvidia_driver"] == "570.124.06"
+    assert plan["choice"]["variant"].startswith("cu") and plan["gpu_accelerated"]
+    code = main(["plan", "--for-container", "--sysroot", str(root), "--arch", "aarch64", "--variant", "cpu",
+                 "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["choice"]["variant"] == "cpu"
+    # a hardware flag replaces the hint
+    main(["plan", "--for-container", "--sysroot", str(root), "--rocm", "6.4.1", "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["machine"].get("nvidia_driver") is None
+
+
+def test_contradicting_target_is_caught_in_container_mode(tmp_path, capsys):
+    from torch_install.cli import main
+
+    root = _cuda_image(tmp_path, CUDA_12_4_1)
+    code = main(["plan", "--for-container", "--sysroot", str(root), "--os", "windows", "--variant", "rocm6.4"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--variant rocm6.4 contradicts the target" in err and "Traceback" not in err

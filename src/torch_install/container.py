@@ -179,6 +179,12 @@ def _describes_target(args: argparse.Namespace) -> bool:
     return describes_target(args)
 
 
+def _gives_hardware(args: argparse.Namespace) -> bool:
+    """Whether the flags state the target's hardware (a profile or a hardware flag), not just its platform."""
+    return bool(getattr(args, "target", None)) or any(getattr(args, name, None)
+                                                      for name in ("gpu", "nvidia_driver", "rocm"))
+
+
 def no_target_error(why: str) -> InputError:
     return InputError(
         f"container mode ({why}): no target machine and no base-image hint ({HINT_NAMES}); the build host's "
@@ -209,7 +215,12 @@ def container_machines(args: argparse.Namespace, request: Request) -> list[Machi
             return None
         why = f"{marker}, no GPU device node"
     if _describes_target(args):
-        return [replace(m, container=m.container or "image") for m in common.machines_from_args(args)]
+        described = [replace(m, container=m.container or "image") for m in common.machines_from_args(args)]
+        hints = [] if _gives_hardware(args) else image_hints(probe)
+        if not hints:
+            return described
+        # --os/--arch/--python describe the image's platform; its hardware still comes from the base-image hints
+        return [replace(target_from_hints(hints, m), container=m.container) for m in described]
     platform = common.platform_here(args)
     if getattr(args, "python", None):
         platform = replace(platform, python=args.python)
