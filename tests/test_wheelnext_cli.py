@@ -74,3 +74,46 @@ def test_bad_json_file(tmp_path, capsys):
     assert main(["variants", str(bad), "--os", "linux"]) == 2
     err = capsys.readouterr().err
     assert "not valid JSON" in err and "Traceback" not in err
+
+
+SYSROOTS = Path(__file__).parent / "fixtures" / "sysroots"
+
+
+def test_detect_variant_properties_8xh100(capsys):
+    assert main(["detect", "--sysroot", str(SYSROOTS / "nvidia-8xh100"), "--format", "variant-properties"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "nvidia :: cuda_version_lower_bound :: 12.4"  # driver 550.54.15 runs CUDA 12.4
+    assert [ln for ln in lines if ":: sm_arch ::" in ln] == ["nvidia :: sm_arch :: 90_real",
+                                                              "nvidia :: sm_arch :: 90_virtual"]
+    assert "nvidia :: cuda_version_upper_bound :: 12.5" in lines and not any(ln.startswith("amd") for ln in lines)
+
+
+def test_detect_variant_properties_mi300x_golden(capsys):
+    assert main(["detect", "--sysroot", str(SYSROOTS / "mi300x"), "--format", "variant-properties"]) == 0
+    assert capsys.readouterr().out == "amd :: gfx_arch :: gfx942\namd :: rocm_version :: 6.4\n"
+
+
+def test_detect_nfd_golden(capsys):
+    assert main(["detect", "--sysroot", str(SYSROOTS / "nvidia-8xh100"), "--format", "nfd"]) == 0
+    assert capsys.readouterr().out == (
+        "# torch-install node labels (Node Feature Discovery feature file)\n"
+        "torch-install.io/variant=cu126\n"
+        "torch-install.io/torch=2.14.1\n"
+        "torch-install.io/cuda-driver-max=12.4\n"
+        "torch-install.io/nvidia-driver=550.54.15\n"
+        "torch-install.io/gpu-arch=sm_90\n"
+        "torch-install.io/gpu-vendor=nvidia\n")
+    assert main(["detect", "--sysroot", str(SYSROOTS / "mi300x"), "--format", "nfd"]) == 0
+    labels = capsys.readouterr().out.splitlines()[1:]
+    assert "torch-install.io/rocm-gfx=gfx942" in labels and "torch-install.io/rocm=6.4.1" in labels
+    assert any(label.startswith("torch-install.io/variant=rocm") for label in labels)
+
+
+def test_detect_format_bad_combinations(capsys):
+    assert main(["detect", "--sysroot", str(SYSROOTS / "mi300x"), "--json", "--format", "nfd"]) == 2
+    assert "--json contradicts --format nfd" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["detect", "--format", "yaml"])
+    assert exit_info.value.code == 2
+    assert main(["detect", "--sysroot", str(SYSROOTS / "mi300x"), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["gpus"][0]["gfx"] == "gfx942"

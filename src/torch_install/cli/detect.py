@@ -11,12 +11,20 @@ if TYPE_CHECKING:
     from ..machine import Gpu, Machine
 
 
+FORMATS = ("summary", "json", "variant-properties", "nfd")
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "detect", help="show the machine facts that decide which PyTorch build runs here",
         description="Detect OS, CPU architecture, Python, C library, WSL/container, GPUs, NVIDIA driver and the "
                     "newest CUDA it supports. Reads kernel files; runs nvidia-smi only when they cannot answer.")
-    parser.add_argument("--json", action="store_true", help="print the machine profile (with sources) as JSON")
+    parser.add_argument("--json", action="store_true", help="print the machine profile (with sources) as JSON "
+                                                             "(same as --format json)")
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="summary (default); json: the machine profile; variant-properties: WheelNext "
+                             "'namespace :: feature :: value' lines; nfd: Node Feature Discovery labels "
+                             "(resolves this machine's build)")
     parser.add_argument("-v", "--verbose", action="store_true", help="show where each fact came from")
     parser.add_argument("--sysroot", metavar="DIR|FILE.tar.gz",
                         help="detect on a captured tree or a capture archive instead of this machine")
@@ -42,8 +50,55 @@ def run(args: argparse.Namespace) -> int:
         machine = _detect_and_capture(args)
     else:
         machine = common.detect_here(args)
-    common.write(machine.to_json() if args.json else render_summary(machine, verbose=args.verbose))
+    fmt = args.format or ("json" if args.json else "summary")
+    if args.json and fmt != "json":
+        raise InputError(f"--json contradicts --format {fmt}")
+    if fmt == "json":
+        common.write(machine.to_json())
+    elif fmt == "variant-properties":
+        common.write(render_variant_properties(machine, _cpu_flags(args)))
+    elif fmt == "nfd":
+        common.write(render_nfd(machine))
+    else:
+        common.write(render_summary(machine, verbose=args.verbose))
     return 0
+
+
+def _cpu_flags(args: argparse.Namespace) -> frozenset[str] | None:
+    """The CPU feature flags of /proc/cpuinfo (this machine or the --sysroot tree); None for a --target file."""
+    from pathlib import Path
+
+    from ..probe import Probe
+    from ..wheelnext import cpu_flags_from_cpuinfo
+
+    if args.target:
+        return None
+    if args.sysroot and not Path(args.sysroot).is_dir():
+        from ..capture import sysroot_dir
+
+        with sysroot_dir(args.sysroot) as root:
+            return cpu_flags_from_cpuinfo(Probe(root=root).read_text("/proc/cpuinfo", 1 << 20))
+    probe = Probe(root=args.sysroot) if args.sysroot else Probe()
+    return cpu_flags_from_cpuinfo(probe.read_text("/proc/cpuinfo", 1 << 20))
+
+
+def render_variant_properties(machine: Machine, cpu_flags: frozenset[str] | None) -> str:
+    """WheelNext properties the providers would report, one per line, with the notes as ``#`` comments."""
+    from ..wheelnext import supported_properties
+
+    props = supported_properties(machine, cpu_flags or None)
+    lines = [f"# {note}" for note in props.notes] + props.lines()
+    return "\n".join(lines) if lines else "# no variant properties: no GPU and no CPU feature flags"
+
+
+def render_nfd(machine: Machine) -> str:
+    """Node Feature Discovery labels: the machine's facts and the build resolved for it."""
+    from ..fleet import nfd_lines
+    from ..resolver import resolve
+    from ..resolver.matrix import load_matrix
+    from ..resolver.plan import Request
+
+    return nfd_lines(machine, resolve(machine, Request(), load_matrix()))
 
 
 def _detect_and_capture(args: argparse.Namespace) -> Machine:
