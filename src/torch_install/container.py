@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
-from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
 from .machine import Gpu, Machine
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
     from .probe import Probe
     from .resolver.plan import Plan, Request
@@ -50,6 +49,8 @@ class ImageHint:
 
 @cache
 def _toolkit_drivers() -> list[dict[str, str]]:
+    from importlib import resources  # with tempfile and shutil: only when a CUDA hint is read
+
     text = resources.files("torch_install").joinpath("data/cuda-toolkit-drivers.json").read_text(encoding="utf-8")
     return json.loads(text)["toolkits"]
 
@@ -265,6 +266,8 @@ def newest_release_lines(plan: Plan) -> list[str]:
 
 def render_dockerfile(plan: Plan) -> str:
     """A commented ``RUN`` step: pinned versions with local labels, the index URL, ``--no-cache-dir``."""
+    import shlex
+
     from .resolver.render import install_args, machine_line
 
     if plan.choice is None:
@@ -286,6 +289,8 @@ def render_dockerfile(plan: Plan) -> str:
 
 def render_variant_env(plan: Plan) -> str:
     """Provider override variables (``NAME=value``) that make a variant-aware installer pick for the target."""
+    import shlex
+
     from .resolver.render import machine_line
     from .wheelnext import override_env
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from urllib.parse import urlsplit
 
 from .errors import InputError
 
@@ -28,6 +27,8 @@ def is_loopback(host: str | None) -> bool:
 
 def check_index_url(url: str, allow_insecure: bool = False, what: str = "--index-base") -> str:
     """The URL without a trailing slash, or an InputError: only https, http on loopback, or http when allowed."""
+    from urllib.parse import urlsplit  # only for a URL given: a plan on the default index never parses one
+
     parts = urlsplit(url.strip())
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise InputError(f"{what} {url!r}: not an http(s) URL with a host")

@@ -54,22 +54,24 @@ class Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
+# the module that registers each sub-command
+_MODULE_OF = {"detect": "detect", "plan": "plan", "install": "plan", "doctor": "doctor", "matrix": "matrix",
+              "variants": "variants"}
+
+
 def build_parser(command: str | None = None) -> Parser:
-    """The full parser; with ``command`` "detect", only that sub-command (it must not pay for the resolver)."""
-    from . import detect
+    """The full parser; with a sub-command name, only the module registering it is imported and registered
+    (a sub-command's parse never depends on its siblings, and each costs start-up time)."""
+    from importlib import import_module
 
     parser = Parser(prog="torch-install", description=(
         "Install the PyTorch build that runs on this machine (or a target machine), and explain why. "
         "With no command, prints the plan for this machine."))
     parser.add_argument("--version", action="version", version=f"torch-install {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    if command == "detect":
-        detect.register(sub)
-        return parser
-    from . import doctor, matrix, plan, variants
-
-    for module in (detect, plan, doctor, matrix, variants):
-        module.register(sub)
+    names = [_MODULE_OF[command]] if command in _MODULE_OF else list(dict.fromkeys(_MODULE_OF.values()))
+    for name in names:
+        import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 

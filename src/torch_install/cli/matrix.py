@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK
 from . import common
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..machine import Machine
     from ..resolver.matrix import Matrix
 

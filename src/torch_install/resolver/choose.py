@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..machine import Gpu, Machine
@@ -34,6 +33,7 @@ from .rules import (
     python_gate,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 

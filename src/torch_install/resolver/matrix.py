@@ -23,15 +23,18 @@ driver rules from its name: CUDA major 13 -> the 13.x floor.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from ..index_url import DEFAULT_INDEX_BASE
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
+if TYPE_CHECKING:
+    from typing import Any
 
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -357,5 +360,6 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
 @lru_cache(maxsize=1)
 def load_matrix() -> Matrix:
     """The embedded matrix (read once per process)."""
-    text = (Path(__file__).parent / "data" / "torch-matrix.json").read_text(encoding="utf-8")
+    with open(os.path.join(os.path.dirname(__file__), "data", "torch-matrix.json"), encoding="utf-8") as handle:
+        text = handle.read()
     return matrix_from_dict(json.loads(text))
