@@ -17,8 +17,8 @@ from ..machine import Gpu
 from .tables import load_table
 
 NAMES_FILE = "gpu-names.json"
-_BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "ati", "radeon", "instinct", "intel", "tesla", "apple", "graphics",
-                          "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5"})
+_BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "ati", "radeon", "instinct", "intel", "tesla", "apple",
+                          "graphics", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5"})
 _FORM_FACTOR_WORDS = frozenset({"laptop", "mobile", "notebook", "maxq"})  # same architecture as the desktop part
 _NOISE = re.compile(r"\((?:r|tm|c)\)|[®™©]", re.IGNORECASE)
 _MEMORY = re.compile(r"^\d+gb$|^hbm\d*e?$")
@@ -73,7 +73,9 @@ def _suggestions(name: str) -> str:
     by_key, shown = _index()
     close = difflib.get_close_matches(name_key(name), list(by_key), n=8, cutoff=0.6)
     names = list(dict.fromkeys(shown[k] for k in close))[:5]
-    return f"; close matches: {', '.join(names)}" if names else "; see the GPU name table (detectors/data/gpu-names.json)"
+    if not names:
+        return "; see the GPU name table (detectors/data/gpu-names.json)"
+    return f"; close matches: {', '.join(names)}"
 
 
 def complete_gpu(gpu: Gpu, strict: bool = False) -> Gpu:
