@@ -33,11 +33,26 @@ def test_detected_profiles_round_trip(fixture: str) -> None:
     ({"gpu": []}, "gpu: unknown key"),
     ({"wsl": "yes"}, "wsl: expected true or false"),
     ({"schema": 2}, "schema: version 2 is not supported"),
+    ({"nvidia_driver": "99999999999999999999999.1"}, "nvidia_driver: '99999999999999999999999.1' is not plausible, "
+                                                     "expected an NVIDIA driver major from 100 to 999"),
+    ({"nvidia_driver": "55.54"}, "nvidia_driver: '55.54' is not plausible"),
+    ({"nvidia_driver": "550.54" + "9" * 5000}, "nvidia_driver: '550.5499"),
+    ({"rocm": "999.0"}, "rocm: '999.0' is not plausible, expected a ROCm major from 1 to 99"),
+    ({"rocm": "0.9"}, "rocm: '0.9' is not plausible"),
+    ({"cuda_driver_api": "120.8"}, "cuda_driver_api: '120.8' is not plausible, expected a CUDA major from 1 to 99"),
+    ({"glibc": "3.1"}, "glibc: '3.1' is not plausible, expected glibc 2.x"),
+    ({"glibc": "2.1234567"}, "glibc: '2.1234567' is not plausible"),
 ])
 def test_validation_names_the_field_and_the_file(data: dict, problem: str) -> None:
     with pytest.raises(InputError) as err:
         machine_from_dict(data, origin="box.json")
     assert str(err.value).startswith("box.json: ") and problem in str(err.value)
+
+
+@pytest.mark.parametrize("data", [{"nvidia_driver": "100.0"}, {"nvidia_driver": "999.99.99"}, {"rocm": "7.14.0"},
+                                  {"rocm": "10.0"}, {"cuda_driver_api": "13.2"}, {"glibc": "2.17"}])
+def test_plausible_versions_at_the_bounds_are_accepted(data: dict) -> None:
+    assert machine_from_dict(data).to_dict()[next(iter(data))] == next(iter(data.values()))
 
 
 def test_all_problems_are_reported_together() -> None:

@@ -32,6 +32,13 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], str]] = {
     "gfx": (re.compile(r"^gfx[0-9a-f]{3,4}$"), 'like "gfx1100"'),
 }
 _VERSION_FIELDS = ("glibc", "musl", "nvidia_driver", "cuda_driver_api", "rocm", "jetson")
+# Plausible major versions (inclusive): anything outside is a typo or garbage, not a future release.
+_MAJOR_BOUNDS: dict[str, tuple[int, int, str]] = {
+    "nvidia_driver": (100, 999, "an NVIDIA driver major from 100 to 999"),
+    "rocm": (1, 99, "a ROCm major from 1 to 99"),
+    "cuda_driver_api": (1, 99, "a CUDA major from 1 to 99"),
+    "glibc": (2, 2, "glibc 2.x"),
+}
 
 
 @dataclass(frozen=True)
@@ -170,6 +177,11 @@ def _check_value(where: str, key: str, value: Any) -> str | None:
             return f"{where}{key}: {value!r} is malformed, expected {shape}"
     if key in _VERSION_FIELDS and not _VERSION.match(value):
         return f"{where}{key}: {value!r} is not a version like \"550.54.15\""
+    if key in _MAJOR_BOUNDS:
+        low, high, expected = _MAJOR_BOUNDS[key]
+        parts = value.split(".")
+        if len(parts[0]) > 3 or not low <= int(parts[0]) <= high or any(len(p) > 6 for p in parts[1:]):
+            return f"{where}{key}: {value!r} is not plausible, expected {expected}"
     choices = {"os": OSES, "arch": ARCHES, "vendor": VENDORS}.get(key)
     if choices and value not in choices:
         return f"{where}{key}: {value!r} is not one of {', '.join(choices)}"
