@@ -191,3 +191,12 @@ def test_text_summary_drops_a_rejection_that_a_warning_already_states() -> None:
     lines = FORMATS["text"](plan).splitlines()
     assert [line[:9] for line in lines] == ["Machine: ", "Choice:  ", "Why:     ", "Warning: "]
     assert "no wheels for Python 3.10" in lines[3]
+
+
+def test_text_summary_of_a_driver_without_a_listed_gpu_says_the_model_is_unknown() -> None:
+    plan = _resolved(Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", nvidia_driver="580.95.05"))
+    lines = FORMATS["text"](plan).splitlines()
+    assert lines[0] == "Machine:  linux x86_64 (glibc 2.35); Python 3.12; NVIDIA GPU (model unknown); NVIDIA driver " \
+                       "580.95.05"
+    assert "no GPU" not in lines[0]
+    assert plan.gpu_accelerated and plan.choice is not None and plan.choice.variant.startswith("cu")

@@ -124,7 +124,10 @@ def machine_line(plan: Plan) -> str:
     if m.glibc:
         parts[0] += f" (glibc {m.glibc})"
     parts.append(f"Python {m.python}" if m.python else "Python unknown")
-    parts.append(", ".join(gpu_label(g) for g in m.gpus) if m.gpus else "no GPU")
+    if m.gpus:
+        parts.append(", ".join(gpu_label(g) for g in m.gpus))
+    else:  # a driver without a listed GPU: the resolver chooses for an NVIDIA GPU of unknown model
+        parts.append("NVIDIA GPU (model unknown)" if m.nvidia_driver else "no GPU")
     if m.nvidia_driver:
         parts.append(f"NVIDIA driver {m.nvidia_driver}")
     if m.rocm:
