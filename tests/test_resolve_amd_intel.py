@@ -104,3 +104,41 @@ def test_discrete_nvidia_wins_over_intel_igpu():
     machine = Machine(**LINUX, nvidia_driver="580.95.05",
                       gpus=(UHD620, nvidia("NVIDIA GeForce RTX 4090", "8.9")))
     check(plan_for(machine), "2.15.0", "cu130", set())
+
+
+# -- ROCm kernel-driver window (AMD tests the amdgpu driver with user space within ±2 ROCm releases) ----------
+
+def test_rocm_variant_far_from_the_machines_rocm_keeps_the_choice_and_names_one_inside_the_window():
+    machine = Machine(**LINUX, rocm="6.2.4", sources={"rocm": "/opt/rocm/.info/version"}, gpus=(RX7900XTX,))
+    plan = plan_for(machine)
+    check(plan, "2.14.1", "rocm7.14", {"rocm-driver-window"})
+    message = warning(plan, "rocm-driver-window")
+    assert message.startswith("ROCm 6.2.4 on this machine (/opt/rocm/.info/version) is 6 ROCm releases from "
+                              "2.14.1+rocm7.14")
+    assert "±2 releases" in message
+    assert "newest torch whose ROCm variant is inside the window is 2.9.1 (torch==2.9.1 --variant rocm6.4)" in message
+
+
+@pytest.mark.parametrize("rocm", ["7.1.0", "7.2", "7.14.0"])
+def test_rocm_variant_within_two_releases_of_the_machine_raises_no_window_warning(rocm):
+    check(plan_for(Machine(**LINUX, rocm=rocm, gpus=(RX7900XTX,))), "2.14.1", "rocm7.14", set())
+
+
+def test_unknown_machine_rocm_raises_no_window_warning():
+    check(plan_for(Machine(**LINUX, gpus=(RX7900XTX,))), "2.14.1", "rocm7.14", set())
+
+
+def test_forced_rocm_variant_outside_the_window_is_kept_with_the_warning():
+    machine = Machine(**LINUX, rocm="7.14.0", gpus=(MI210,))
+    plan = plan_for(machine, variant="rocm6.3")
+    check(plan, "2.9.1", "rocm6.3", {"rocm-driver-window"})
+    message = warning(plan, "rocm-driver-window")
+    assert "is 5 ROCm releases from 2.9.1+rocm6.3" in message
+    assert "(torch==2.14.1 --variant rocm7.14)" in message
+
+
+def test_window_warning_without_any_release_inside_it():
+    plan = plan_for(Machine(**LINUX, rocm="5.7.1", gpus=(RX7900XTX,)), "torch>=2.12")
+    check(plan, "2.14.1", "rocm7.14", {"rocm-driver-window"})
+    assert warning(plan, "rocm-driver-window").endswith(
+        "no matching torch release has a ROCm variant inside the window: update the amdgpu driver")

@@ -23,6 +23,7 @@ from ..machine import Gpu, Machine
 from .matrix import Matrix, Release, cuda_version, driver_key, os_of, rocm_version, variant_kind
 from .plan import Choice, Plan, PlanWarning, Rejection, Request
 from .rules import (
+    ROCM_DRIVER_WINDOW,
     Verdict,
     check_cuda,
     check_rocm,
@@ -31,6 +32,7 @@ from .rules import (
     gpu_label,
     macos_gate,
     python_gate,
+    rocm_distance,
 )
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
@@ -436,8 +438,37 @@ class _Resolver:
                           f"{', '.join(sorted({g.gfx or '' for g in gpus}))} is not built into "
                           f"{found.release.version}+{found.verdict.variant}: set HSA_OVERRIDE_GFX_VERSION={override} "
                           "to run the code of the nearest built target")
+            self.warn_rocm_window(releases, found.release, found.verdict.variant, gpus)
             return self.plan(found.release, found.verdict.variant, True)
         return self.no_gpu_variant(releases, found, "amd", gpus)
+
+    def warn_rocm_window(self, releases: list[Release], release: Release, variant: str, gpus: list[Gpu]) -> None:
+        """Warn when the chosen ROCm variant is more than ROCM_DRIVER_WINDOW ROCm releases from the machine's
+        ROCm (the wheel brings its user space; the host's amdgpu kernel driver stays), naming the newest
+        matching torch whose ROCm variant is inside the window. The choice itself is kept."""
+        host = self.machine.rocm
+        distance = rocm_distance(self.matrix, host, variant) if host else None
+        if distance is None or distance <= ROCM_DRIVER_WINDOW:
+            return
+        inside: tuple[Release, str] | None = None
+        for r in releases:
+            near = [v for v in r.variants(self.platform) if variant_kind(v) == "rocm"
+                    and (rocm_distance(self.matrix, host or "", v) or 0) <= ROCM_DRIVER_WINDOW
+                    and check_rocm(self.matrix, r, v, tuple(gpus)).usable]
+            if near:
+                inside = (r, max(near, key=lambda v: rocm_version(v) or ()))
+                break
+        source = self.machine.sources.get("rocm")
+        message = (f"ROCm {host} on this machine{f' ({source})' if source else ''} is {distance} ROCm releases from "
+                   f"{release.version}+{variant}: the wheel brings its own ROCm user space, but AMD tests the amdgpu "
+                   f"kernel driver only with user space within ±{ROCM_DRIVER_WINDOW} releases, so this pairing is "
+                   "untested; ")
+        if inside:
+            message += (f"the newest torch whose ROCm variant is inside the window is {inside[0].version} "
+                        f"(torch=={inside[0].version} --variant {inside[1]}), or update the amdgpu driver")
+        else:
+            message += "no matching torch release has a ROCm variant inside the window: update the amdgpu driver"
+        self.warn("rocm-driver-window", message)
 
     # -- Intel ------------------------------------------------------------------------------------------------
     def intel(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
@@ -540,6 +571,7 @@ class _Resolver:
                 self.warn("gpu-arch-unsupported", f"{variant} requested but no AMD GPU is visible")
             else:
                 verdict = check_rocm(self.matrix, release, variant, tuple(gpus))
+                self.warn_rocm_window(releases, release, variant, gpus)
         elif kind == "xpu":
             gpus = [g for g in pool if g.vendor == "intel"]
             if not gpus:

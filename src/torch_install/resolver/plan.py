@@ -27,6 +27,7 @@ WARNING_CODES = (
     "rocm-override-needed",
     "integrated-gpu-only",
     "gpu-arch-unknown",
+    "rocm-driver-window",
 )
 
 

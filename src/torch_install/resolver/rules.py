@@ -7,6 +7,7 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -170,6 +171,27 @@ def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, 
         how.append(f"runs {', '.join(aliased)} with HSA_OVERRIDE_GFX_VERSION={v.env['HSA_OVERRIDE_GFX_VERSION']}")
     v.reason = f"{variant}: " + "; ".join(how) if how else variant
     return v
+
+
+# AMD tests the amdgpu kernel driver against ROCm user space within this many ROCm releases either way.
+ROCM_DRIVER_WINDOW = 2
+
+
+def rocm_series(version: str) -> tuple[int, int] | None:
+    """ROCm release series of a version or variant: "6.2.4" / "rocm6.2.4" -> (6, 2); None when unreadable."""
+    parts = re.findall(r"\d+", version)
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 else None
+
+
+def rocm_distance(matrix: Matrix, a: str, b: str) -> int | None:
+    """How many ROCm releases apart two versions are, counted on the series the matrix knows from its ROCm
+    variants (…6.3, 6.4, 7.0, 7.1, 7.2, 7.14…); a series the matrix lacks is slotted in by order."""
+    sa, sb = rocm_series(a), rocm_series(b)
+    if sa is None or sb is None:
+        return None
+    known = {s for r in matrix.releases for v in r.rocm if (s := rocm_series(v))}
+    order = sorted(known | {sa, sb})
+    return abs(order.index(sa) - order.index(sb))
 
 
 def check_xpu(release: Release, platform: str, gpus: tuple[Gpu, ...]) -> Verdict:
