@@ -16,9 +16,11 @@ import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
+    from typing import Any
+
     from .index import IndexFile
 
 CACHE_DIR_ENV = "TORCH_INSTALL_CACHE_DIR"

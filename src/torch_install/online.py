@@ -18,11 +18,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from .errors import EnvironmentFailure, InputError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
+    from typing import Any
+
     from .index import IndexClient, Listing, Wheel
     from .index_cache import IndexCache
     from .machine import Machine
@@ -394,43 +396,54 @@ _nearest_cuda_arch = _memo(_nearest_cuda_arch)
 _nearest_gfx = _memo(_nearest_gfx)
 
 
-def _assume_variant(matrix: Matrix, release: Release, platform: str, variant: str, notes: list[str]
-                    ) -> Release | None:
-    """``release`` listing ``variant`` on ``platform``, rules inherited by name (each assumption appended to
-    ``notes``); None when the name gives no rule (a CUDA major this torch-install does not know)."""
+def _assume_variants(matrix: Matrix, release: Release, platform: str, variants: Iterable[str],
+                     provenance: dict[str, list[str]]) -> Release:
+    """``release`` listing each of ``variants`` on ``platform``, rules inherited by name and the copy built once
+    (each assumption appended to the variant's ``provenance`` lines); a variant whose name gives no rule (a
+    CUDA major this torch-install does not know) is left out."""
     from .resolver.matrix import CudaArch, RocmTargets, XpuSupport, cuda_version, variant_kind
 
-    kind = variant_kind(variant)
+    added: list[tuple[str, Any, Any]] = []
+    xpu = release.xpu
     os_name = platform.split("_", 1)[0]
-    if kind == "cuda":
-        major = cuda_version(variant)[0]  # type: ignore[index]
-        floor = matrix.cuda_floor(variant, os_name)
-        if floor is None:
-            notes.append(f"CUDA {major} is unknown to this torch-install, so {variant} is not offered")
-            return None
-        if variant not in matrix.cuda_toolkits:
-            notes.append(f"driver floor {floor} assumed from CUDA {major}.x minor-version compatibility")
-        nearest = _nearest_cuda_arch(matrix, platform, variant)
-        arch = None
-        if nearest:
-            arch = CudaArch(nearest[0].sm, nearest[0].ptx, ASSUMED, f"assumed: inherited from {nearest[1]}")
-            sms = " ".join(f"sm_{s}" for s in nearest[0].sm)
-            notes.append(f"GPU architectures ({sms}) assumed from {nearest[1]}")
-        else:
-            notes.append(f"compiled GPU architectures unknown (no known CUDA {major} variant)")
-        return release.with_variant(platform, variant, arch=arch, confidence=ASSUMED)
-    if kind == "rocm":
-        nearest_gfx = _nearest_gfx(matrix, variant)
-        gfx = RocmTargets(nearest_gfx[0].gfx if nearest_gfx else None, ASSUMED)
-        notes.append(f"gfx targets assumed from {nearest_gfx[1]}" if nearest_gfx else "gfx targets unknown")
-        return release.with_variant(platform, variant, gfx=gfx, confidence=ASSUMED)
-    updated = release.with_variant(platform, variant, confidence=ASSUMED)
-    if kind == "xpu" and release.xpu is None:
-        donor = next((r for r in matrix.releases if r.xpu is not None and r.version != release.version), None)
-        if donor and donor.xpu:
-            updated = replace(updated, xpu=XpuSupport(donor.xpu.families, ASSUMED))
-            notes.append(f"Intel GPU families assumed from torch {donor.version}")
-    return updated
+    for variant in variants:
+        notes = provenance.setdefault(f"{release.version}+{variant}", [
+            f"torch {release.version}+{variant}: on the index, not in the embedded matrix"])
+        kind = variant_kind(variant)
+        if kind == "cuda":
+            major = cuda_version(variant)[0]  # type: ignore[index]
+            floor = matrix.cuda_floor(variant, os_name)
+            if floor is None:
+                notes.append(f"CUDA {major} is unknown to this torch-install, so {variant} is not offered")
+                continue
+            if variant not in matrix.cuda_toolkits:
+                notes.append(f"driver floor {floor} assumed from CUDA {major}.x minor-version compatibility")
+            nearest = _nearest_cuda_arch(matrix, platform, variant)
+            arch = None
+            if nearest:
+                arch = CudaArch(nearest[0].sm, nearest[0].ptx, ASSUMED, f"assumed: inherited from {nearest[1]}")
+                sms = " ".join(f"sm_{s}" for s in nearest[0].sm)
+                notes.append(f"GPU architectures ({sms}) assumed from {nearest[1]}")
+            else:
+                notes.append(f"compiled GPU architectures unknown (no known CUDA {major} variant)")
+            added.append((variant, arch, None))
+            continue
+        if kind == "rocm":
+            nearest_gfx = _nearest_gfx(matrix, variant)
+            gfx = RocmTargets(nearest_gfx[0].gfx if nearest_gfx else None, ASSUMED)
+            notes.append(f"gfx targets assumed from {nearest_gfx[1]}" if nearest_gfx else "gfx targets unknown")
+            added.append((variant, None, gfx))
+            continue
+        added.append((variant, None, None))
+        if kind == "xpu" and xpu is None:
+            donor = next((r for r in matrix.releases if r.xpu is not None and r.version != release.version), None)
+            if donor and donor.xpu:
+                xpu = XpuSupport(donor.xpu.families, ASSUMED)
+                notes.append(f"Intel GPU families assumed from torch {donor.version}")
+    if not added:
+        return release
+    updated = release.with_variants(platform, added, confidence=ASSUMED)
+    return updated if xpu is release.xpu else replace(updated, xpu=xpu)
 
 
 def _new_release(facts: ReleaseFacts, platform: str) -> Release:
@@ -476,20 +489,13 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
             lists = dict(release.variant_lists)
             lists[platform] = tuple(v for v in listed if v in found.variants)
             release = replace(release, variant_lists=MappingProxyType(lists))
-        for variant in found.variants:
-            if variant not in listed:
-                lines = provenance.setdefault(f"{known.version}+{variant}", [
-                    f"torch {known.version}+{variant}: on the index, not in the embedded matrix"])
-                release = _assume_variant(matrix, release, platform, variant, lines) or release
+        release = _assume_variants(matrix, release, platform, [v for v in found.variants if v not in listed],
+                                   provenance)
         kept.append(release)
     for found in facts.releases:
         if found.version in known_versions:
             continue
-        release = _new_release(found, platform)
-        for variant in found.variants:
-            lines = provenance.setdefault(f"{found.version}+{variant}", [
-                f"torch {found.version}+{variant}: on the index, not in the embedded matrix"])
-            release = _assume_variant(matrix, release, platform, variant, lines) or release
+        release = _assume_variants(matrix, _new_release(found, platform), platform, found.variants, provenance)
         if release.variants(platform):
             kept.append(release)
     if dropped:

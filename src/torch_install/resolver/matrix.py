@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
@@ -163,27 +163,39 @@ class Release:
         """A copy listing ``variant`` on ``platform``. A CUDA variant without ``arch`` inherits the arch list
         of the newest CUDA variant of the same major on that platform (labelled ``confidence``); a ROCm
         variant without ``gfx`` inherits the newest ROCm variant's list."""
+        return self.with_variants(platform, [(variant, arch, gfx)], confidence=confidence)
+
+    def with_variants(self, platform: str, added: Iterable[tuple[str, CudaArch | None, RocmTargets | None]],
+                      confidence: str = ASSUMED) -> Release:
+        """A copy listing each ``(variant, arch, gfx)`` of ``added`` on ``platform``: what ``with_variant`` once
+        per entry, in order, gives, built in one pass (a live index can add hundreds of variants)."""
         lists = dict(self.variant_lists)
-        if variant not in lists.get(platform, ()):
-            from_kind = sorted(set(lists.get(platform, ())) | {variant}, key=_variant_order)
-            lists[platform] = tuple(from_kind)
+        listed = set(lists.get(platform, ()))
+        grown = False
         cuda = {p: dict(v) for p, v in self.cuda.items()}
         rocm = dict(self.rocm)
-        kind = variant_kind(variant)
-        if kind == "cuda" and variant not in cuda.get(platform, {}):
-            if arch is None:
-                major = cuda_version(variant)[0]  # type: ignore[index]
-                same = [v for v in cuda.get(platform, {}) if (cuda_version(v) or (0,))[0] == major]
-                base = cuda[platform][max(same, key=_variant_order)] if same else None
-                if base:
-                    arch = CudaArch(base.sm, base.ptx, confidence, f"inherited from {max(same, key=_variant_order)}")
-            if arch:
-                cuda.setdefault(platform, {})[variant] = arch
-        if kind == "rocm" and variant not in rocm:
-            if gfx is None and rocm:
-                newest = max(rocm, key=_variant_order)
-                gfx = RocmTargets(rocm[newest].gfx, confidence)
-            rocm[variant] = gfx or RocmTargets(None, confidence)
+        for variant, arch, gfx in added:
+            if variant not in listed:
+                listed.add(variant)
+                grown = True
+            kind = variant_kind(variant)
+            if kind == "cuda" and variant not in cuda.get(platform, {}):
+                if arch is None:
+                    major = cuda_version(variant)[0]  # type: ignore[index]
+                    same = [v for v in cuda.get(platform, {}) if (cuda_version(v) or (0,))[0] == major]
+                    base = cuda[platform][max(same, key=_variant_order)] if same else None
+                    if base:
+                        arch = CudaArch(base.sm, base.ptx, confidence,
+                                        f"inherited from {max(same, key=_variant_order)}")
+                if arch:
+                    cuda.setdefault(platform, {})[variant] = arch
+            if kind == "rocm" and variant not in rocm:
+                if gfx is None and rocm:
+                    newest = max(rocm, key=_variant_order)
+                    gfx = RocmTargets(rocm[newest].gfx, confidence)
+                rocm[variant] = gfx or RocmTargets(None, confidence)
+        if grown:
+            lists[platform] = tuple(sorted(listed, key=_variant_order))
         return replace(self, variant_lists=MappingProxyType(lists), rocm=MappingProxyType(rocm),
                        cuda=MappingProxyType({p: MappingProxyType(v) for p, v in cuda.items()}))
 
