@@ -7,6 +7,7 @@ import pytest
 from resolve_cases import ARM, LINUX, WINDOWS, check, nvidia, plan_for, rejected, warning
 from torch_install.errors import InputError
 from torch_install.machine import Gpu, Machine
+from torch_install.resolver import Request, resolve
 
 M2 = Gpu("apple", "Apple M2", integrated=True)
 MAC = {"os": "macos", "arch": "arm64", "python": "3.12"}
@@ -114,8 +115,40 @@ def test_glibc_gate_names_manylinux_floor():
 
 def test_inferred_facts_become_notes():
     plan = plan_for(Machine(**LINUX, nvidia_driver="580.95.05", gpus=(nvidia("NVIDIA H100", "9.0"),)))
-    assert "the variant set of torch 2.15.0 is inferred" in plan.notes
+    assert "that torch 2.15.0+cu130 wheels exist is inferred: the variant set of torch 2.15.0 is inferred" in plan.notes
     assert any("arch list of 2.15.0+cu130 on linux_x86_64 is inferred" in n for n in plan.notes)
+
+
+@pytest.mark.parametrize(("machine", "packages", "variant", "build"), [
+    (Machine(**LINUX, nvidia_driver="580.95.05", gpus=(nvidia("NVIDIA H100", "9.0"),)), ("torch==2.12.1",), "cu129",
+     "torch 2.12.1+cu129"),
+    (Machine(**LINUX, rocm="7.2.0", gpus=(Gpu("amd", "AMD Instinct MI300X", gfx="gfx942"),)), ("torch==2.14.1",),
+     "rocm7.2", "torch 2.14.1+rocm7.2"),
+])
+def test_a_wheel_known_only_from_a_secondary_source_says_its_existence_is_uncertain(machine, packages, variant,
+                                                                                    build):
+    plan = plan_for(machine, *packages, variant=variant)
+    assert plan.choice is not None and plan.choice.variant == variant
+    assert f"that {build} wheels exist rests on a secondary or inferred source only, not on PyTorch's release " \
+           "matrix: the index may not have them" in plan.notes
+
+
+def test_a_wheel_from_the_release_matrix_has_no_existence_note():
+    plan = plan_for(Machine(**LINUX, nvidia_driver="580.95.05", gpus=(nvidia("NVIDIA H100", "9.0"),)),
+                    "torch==2.14.1", variant="cu130")
+    assert not any("exist" in n for n in plan.notes), plan.notes
+
+
+def test_a_live_index_confirms_existence():
+    from torch_install.online import IndexFacts, ReleaseFacts, merge
+    from torch_install.resolver import load_matrix
+
+    facts = IndexFacts("https://download.pytorch.org/whl", (ReleaseFacts("2.14.1", ("cpu", "rocm7.2"), ("3.12",)),), 0.0)
+    matrix = merge(load_matrix(), facts, "linux_x86_64")
+    machine = Machine(**LINUX, gpus=(Gpu("amd", "AMD Instinct MI300X", gfx="gfx942"),))
+    plan = resolve(machine, Request(packages=("torch==2.14.1",), variant="rocm7.2"), matrix)
+    assert plan.choice is not None and plan.choice.variant == "rocm7.2"
+    assert not any("exist" in n or "secondary source" in n for n in plan.notes), plan.notes
 
 
 @pytest.mark.parametrize(("request_kwargs", "message"), [

@@ -135,10 +135,7 @@ class _Resolver:
         if choice and release:
             self.reasons.insert(0, f"torch {release.version}, variant {variant}"
                                 + (f" from {choice.index_url}" if choice.index_url else " from the default index"))
-            if release.variants_confidence in ("inferred", "unverified", "assumed"):
-                self.note(f"the variant set of torch {release.version} is {release.variants_confidence}")
-            if variant in release.secondary:
-                self.note(f"{release.version}+{variant} rests on a secondary source only")
+            self.note_existence(release, variant)
             if self.request.channel != "stable":
                 self.note(f"{self.request.channel} channel: versions are not in the matrix; the variant follows the "
                           f"rules of torch {release.version} and the installer picks the newest build")
@@ -154,6 +151,19 @@ class _Resolver:
         from dataclasses import replace
 
         return replace(plan, commands=command_lines(plan))
+
+    def note_existence(self, release: Release, variant: str) -> None:
+        """Say when the chosen wheel's existence (not just its facts) rests on weak data. A live index confirms
+        what it lists, and the default index's macOS wheels are read from the default index itself."""
+        if variant == "default" or getattr(self.matrix, "provenance", None) is not None:
+            return
+        build = f"torch {release.version}+{variant}"
+        if variant in release.secondary:
+            self.note(f"that {build} wheels exist rests on a secondary or inferred source only, not on PyTorch's "
+                      "release matrix: the index may not have them")
+        elif release.variants_confidence in ("inferred", "unverified", "assumed"):
+            self.note(f"that {build} wheels exist is {release.variants_confidence}: the variant set of torch "
+                      f"{release.version} is {release.variants_confidence}")
 
     def index_url(self, variant: str) -> str | None:
         base = self.request.index_base.rstrip("/")
