@@ -214,3 +214,33 @@ def test_windows_cuda13_floor_is_labelled_inferred():
 def test_driver_without_listed_gpu_chooses_cuda_and_warns():
     plan = plan_for(Machine(**LINUX, nvidia_driver="550.54.15"))
     check(plan, "2.14.1", "cu126", {"gpu-arch-unknown", "driver-too-old"})
+
+
+# -- driver-native choice whose arch list is only inferred, next to a verified release default ------------------
+
+def test_native_choice_with_inferred_arch_list_names_the_verified_default():
+    """Driver 590 runs CUDA 13.0 natively and 13.2 only under minor-version compatibility: cu130 stays chosen,
+    but its 2.15.0 arch list is inferred while the default cu132's is verified."""
+    plan = plan_for(Machine(**LINUX, nvidia_driver="590.48.01", gpus=(H100,)))
+    check(plan, "2.15.0", "cu130", set())
+    assert ("cu130 is preferred because the driver runs it natively, but its arch list for torch 2.15.0 on "
+            "linux_x86_64 is inferred; the release default cu132 has a verified arch list and also runs here: "
+            "--variant cu132") in plan.notes
+
+
+@pytest.mark.parametrize(("driver", "packages", "variant"), [
+    ("595.58.03", ("torch",), "cu132"),  # the default itself is native: chosen, nothing to add
+    ("590.48.01", ("torch==2.14.1",), "cu130"),  # native choice is the default
+])
+def test_no_verified_default_note_when_the_default_is_chosen(driver, packages, variant):
+    plan = plan_for(Machine(**LINUX, nvidia_driver=driver, gpus=(H100,)), *packages)
+    assert plan.choice is not None and plan.choice.variant == variant
+    assert not any("release default" in n for n in plan.notes), plan.notes
+
+
+def test_no_verified_default_note_when_the_default_cannot_run_the_gpu():
+    """2.13.0 on aarch64: driver 575.57.08 runs cu129 natively (inferred arch list); cu130 (the verified default)
+    needs the 580 floor, so it is not an alternative."""
+    plan = plan_for(Machine(**ARM, nvidia_driver="575.57.08", gpus=(H100,)), "torch==2.13.0")
+    assert plan.choice is not None and plan.choice.variant == "cu129"
+    assert not any("release default" in n for n in plan.notes), plan.notes

@@ -24,6 +24,7 @@ from .matrix import Matrix, Release, cuda_version, driver_key, os_of, rocm_versi
 from .plan import Choice, Plan, PlanWarning, Rejection, Request
 from .rules import (
     ROCM_DRIVER_WINDOW,
+    WEAK_CONFIDENCE,
     Verdict,
     check_cuda,
     check_rocm,
@@ -376,6 +377,7 @@ class _Resolver:
         self.record(found)
         if found.verdict and found.release:
             self.apply(found)
+            self.note_verified_default(found)
             self.explain_newer(found, driver)
             if mixed:
                 self.warn_mixed(found, mixed)
@@ -383,6 +385,24 @@ class _Resolver:
                 self.warn_driver_unknown(found, releases, gpus)
             return self.plan(found.release, found.verdict.variant, True)
         return self.no_gpu_variant(releases, found, "nvidia", gpus)
+
+    def note_verified_default(self, found: _Search) -> None:
+        """The driver-native variant stays chosen; when its arch list is only inferred and the release default's
+        is verified and also runs here, name the default as the verified alternative."""
+        v, r = found.verdict, found.release
+        assert v and r
+        default = r.default_variant(self.platform)
+        if not v.native or not default or v.variant == default:
+            return
+        chosen_arch, default_arch = r.cuda_arch(v.variant, self.platform), r.cuda_arch(default, self.platform)
+        if not (chosen_arch and default_arch and chosen_arch.confidence in WEAK_CONFIDENCE
+                and default_arch.confidence not in WEAK_CONFIDENCE):
+            return
+        if not any(o.variant == default for o in found.others):
+            return
+        self.note(f"{v.variant} is preferred because the driver runs it natively, but its arch list for torch "
+                  f"{r.version} on {self.platform} is {chosen_arch.confidence}; the release default {default} has a "
+                  f"{default_arch.confidence} arch list and also runs here: --variant {default}")
 
     def warn_mixed(self, found: _Search, unusable: list[Gpu]) -> None:
         indices, i = [], 0
