@@ -55,14 +55,23 @@ def _python_tuple(python: str) -> tuple[tuple[int, int], bool]:
     return (int(major), int(minor)), free
 
 
-def _host_platform() -> tuple[str | None, str]:
+def _host_machine() -> str:
+    """``platform.machine()``: on POSIX that is ``os.uname().machine``, read without importing ``platform``."""
+    import os
+
+    if hasattr(os, "uname") and os.uname().machine:
+        return os.uname().machine
     import platform
 
+    return platform.machine()
+
+
+def _host_platform() -> tuple[str | None, str]:
     from .machine import Machine
 
     os_name = {"linux": "linux", "win32": "windows", "darwin": "macos"}.get(sys.platform)
-    arch = {"amd64": "x86_64", "arm64": "arm64", "aarch64": "aarch64"}.get(platform.machine().lower(),
-                                                                              platform.machine().lower())
+    arch = {"amd64": "x86_64", "arm64": "arm64", "aarch64": "aarch64"}.get(_host_machine().lower(),
+                                                                              _host_machine().lower())
     free = not getattr(sys, "_is_gil_enabled", lambda: True)()
     return Machine(os=os_name, arch=arch).platform, f"{sys.version_info.major}.{sys.version_info.minor}" + (
         "t" if free else "")
