@@ -323,3 +323,23 @@ def test_target_tags_for_profiles():
     assert "cp311-cp311-win_amd64" in win.tags and not any("linux" in t for t in win.tags)
     unknown_glibc = target_tags(Machine(os="linux", arch="x86_64", python="3.12"))
     assert "glibc unknown" in unknown_glibc.assumed[0]
+
+
+def test_python_without_wheels_on_the_index_is_named_not_the_platform(httpserver, capsys, tmp_path):
+    """Only cp312 wheels on this index: Python 3.11 gets the Python message, never 'no wheels for linux_x86_64'."""
+    base = serve_index(httpserver, ONLY_CU134)
+    code, plan, _ = plan_json(capsys, "--online", "--index-base", base, "--target", profile(tmp_path, python="3.11"))
+    assert plan["choice"] is None
+    messages = [w["message"] for w in plan["warnings"]]
+    assert [w["code"] for w in plan["warnings"]] == ["python-unsupported"]
+    assert messages == ["torch 2.16.0 has no wheels for Python 3.11 on linux_x86_64 (has 3.12)"]
+    assert code == 1
+
+
+def test_a_known_release_missing_the_targets_python_on_the_index_is_not_chosen(httpserver, capsys, tmp_path):
+    """The embedded data lists cp311 wheels of 2.9.1; this index has only cp312 ones: the index decides."""
+    rows = [parse_row(f"{v} torch-2.9.1+{v}-cp312-cp312-manylinux_2_28_x86_64.whl >=3.9") for v in ("cpu", "cu128")]
+    base = serve_index(httpserver, rows)
+    _, plan, _ = plan_json(capsys, "--online", "--index-base", base, "--target", profile(tmp_path, python="3.11"))
+    assert plan["choice"] is None
+    assert "torch 2.9.1 has no wheels for Python 3.11 on linux_x86_64 (has 3.12)" in plan["warnings"][0]["message"]

@@ -163,7 +163,7 @@ class ReleaseFacts:
     """What the index lists of one release for the target: variants, and per-platform facts of their wheels."""
 
     version: str
-    variants: tuple[str, ...]  # variant ids whose wheels match the target's tags
+    variants: tuple[str, ...]  # variant ids whose wheels match the target's tags (no match: those of other Pythons)
     python: tuple[str, ...]  # Pythons with a wheel for the target's platform (any variant)
     requires_python: str | None = None
     glibc: str | None = None  # lowest manylinux glibc among the matching wheels
@@ -195,10 +195,15 @@ def variant_of(label: str, platform: str) -> str | None:
 
 def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str, base: str, fetched_at: float,
                       pre_releases: bool = False) -> IndexFacts:
-    """Group the wheels matching the target's tags by release; pre-/dev releases only when asked for."""
+    """Group the wheels matching the target's tags by release; pre-/dev releases only when asked for.
+
+    A release with wheels for the platform but none for the target's Python is kept with the variants and
+    Pythons it does have (so the resolver can say "no wheels for Python 3.11 (has 3.12)"); its Python list
+    lacks the target's, so it is never chosen."""
     from packaging.version import InvalidVersion, Version
 
     found: dict[str, dict[str, Any]] = {}
+    wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
     for wheel in wheels:
         if not any(t.rsplit("-", 1)[-1] in target.platforms for t in wheel.tags):
             continue
@@ -212,7 +217,8 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
         if variant is None:
             continue
         entry = found.setdefault(wheel.version, {"variants": set(), "python": set(), "rp": None, "glibc": [],
-                                                 "macos": []})
+                                                 "macos": [], "any_python": set()})
+        entry["any_python"].add(variant)
         for tag in wheel.tags:
             python = python_of_tag(tag)
             if python:
@@ -229,7 +235,9 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
     for version in sorted(found, key=Version, reverse=True):
         entry = found[version]
         if not entry["variants"]:
-            continue
+            if not wanted or not entry["python"] or entry["python"] & wanted:
+                continue
+            entry["variants"] = entry["any_python"]  # gated out by Python: only its message uses them
         glibc = "{}.{}".format(*min(entry["glibc"])) if entry["glibc"] else None
         macos = "{}.{}".format(*min(entry["macos"])) if entry["macos"] else None
         pythons = tuple(sorted(entry["python"], key=lambda p: (_python_tuple(p)[0], p.endswith("t"))))
@@ -489,8 +497,8 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
             continue
         release = known
         listed = known.variants(platform)
-        pythons = set(known.python_tags(platform)) | set(found.python)
-        if pythons != set(known.python_tags(platform)):  # the index lists a wheel the embedded data lacks
+        pythons = set(found.python) or set(known.python_tags(platform))  # the index's own Pythons when it lists any
+        if pythons != set(known.python_tags(platform)):
             python = dict(release.python)
             python[platform] = tuple(sorted(pythons, key=lambda p: (_python_tuple(p)[0], p.endswith("t"))))
             release = replace(release, python=MappingProxyType(python))
