@@ -123,9 +123,11 @@ class Probe:
         return Path(self._root)
 
     def _load_json(self, name: str) -> dict[str, str]:
+        path = os.path.join(self._root, name)
         try:
-            with open(os.path.join(self._root, name), encoding="utf-8") as handle:
-                data = json.loads(handle.read())
+            if not self._inside(path):
+                return {}
+            data = json.loads(read_regular(path, MAX_READ).decode("utf-8"))
         except (OSError, ValueError):
             return {}
         return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
@@ -141,10 +143,13 @@ class Probe:
 
     # files -----------------------------------------------------------------------------------
     def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
-        """A file's bytes (at most ``limit``), or None when it is absent or unreadable."""
+        """A file's bytes (at most ``limit``), or None when it is absent, unreadable or not a regular file
+        (a FIFO or device never blocks detection); in a captured tree, also when a link leads out of it."""
+        fs_path = self._fs_path(path)
+        if not self.is_host and not self._inside(fs_path):
+            return None
         try:
-            with open(self._fs_path(path), "rb") as handle:
-                data = handle.read(limit)
+            data = read_regular(fs_path, limit)
         except (OSError, ValueError):
             return None
         self.accessed.files[path] = data
@@ -155,8 +160,15 @@ class Probe:
         data = self.read_bytes(path, limit)
         return None if data is None else data.decode("utf-8", errors="replace")
 
+    def _inside(self, fs_path: str) -> bool:
+        """Whether a path of the captured tree, links resolved, stays inside the tree."""
+        root = os.path.realpath(self._root)
+        return os.path.commonpath([root, os.path.realpath(fs_path)]) == root
+
     def listdir(self, path: str) -> list[str]:
         """Sorted entry names of a directory; [] when it is absent or unreadable."""
+        if not self.is_host and not self._inside(self._fs_path(path)):
+            return []
         try:
             names = sorted(os.listdir(self._fs_path(path)))
         except (OSError, ValueError):
@@ -254,6 +266,8 @@ class Probe:
 
     def _replay(self, argv: list[str]) -> CommandResult:
         base = os.path.join(self._root, "_commands", command_slug(argv))
+        if not self._inside(base):
+            return CommandResult(tuple(argv), None, error="not found")
         if os.path.exists(base + ".timeout"):
             return CommandResult(tuple(argv), None, error=f"timed out after {self.timeout:g} s and was killed")
         try:
@@ -265,9 +279,31 @@ class Probe:
         return CommandResult(tuple(argv), int(rc_text) if rc_text.lstrip("-").isdigit() else 1, stdout, stderr)
 
 
+def read_regular(path: str, limit: int = MAX_READ) -> bytes:
+    """At most ``limit`` bytes of a regular file. A FIFO, socket or device is an OSError, found without
+    blocking (opened non-blocking, checked before any read); a file that never ends stops at ``limit``."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        chunks: list[bytes] = []
+        size = 0
+        while size < limit:
+            chunk = os.read(fd, min(limit - size, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
+    return read_regular(path, MAX_READ)
 
 
 def _read_or(path: str, default: str) -> str:

@@ -1,0 +1,92 @@
+"""Hostile input: FIFOs, endless files, links out of a captured tree, injected newlines and quotes, credentials.
+
+Every case asserts the safe behaviour: no hang, no file outside the tree read, no extra line in a rendered
+file, one error line with an exit code.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sysroot import SysrootBuilder, host_facts
+from torch_install.probe import Probe, read_regular
+
+needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this OS")
+
+
+def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run torch-install; a hang fails the test instead of blocking the run."""
+    try:
+        return subprocess.run([sys.executable, "-m", "torch_install", *args], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=120, check=False, cwd=cwd,
+                              env={**os.environ, **(env or {})})
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"torch-install {' '.join(args)} hung")
+
+
+# ---- captured trees ---------------------------------------------------------------------------------------------
+
+@needs_fifo
+def test_fifo_in_a_captured_tree_is_skipped_not_waited_on(tmp_path: Path) -> None:
+    b = SysrootBuilder(tmp_path, host_facts(system="Linux"))
+    b.file("/etc/os-release", 'ID=debian\nVERSION_ID="12"\n')
+    for path in ("proc/cpuinfo", "sys/module/nvidia/version", "proc/driver/nvidia/version"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(tmp_path / path)
+    assert Probe(root=tmp_path).read_text("/proc/cpuinfo") is None
+    done = cli("detect", "--json", "--sysroot", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert '"nvidia_driver"' not in done.stdout
+
+
+@needs_fifo
+def test_fifo_as_the_environment_file_of_a_tree(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "_env.json")
+    assert Probe(root=tmp_path).environ == {}
+
+
+def test_link_out_of_a_captured_tree_is_not_followed(tmp_path: Path) -> None:
+    secret = tmp_path / "host-secret"
+    secret.write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:50 UTC 2024\n")
+    tree = tmp_path / "tree"
+    SysrootBuilder(tree, host_facts(system="Linux"))
+    (tree / "proc/driver/nvidia").mkdir(parents=True)
+    (tree / "proc/driver/nvidia/version").symlink_to(secret)
+    (tree / "etc").mkdir()
+    (tree / "etc/os-release").symlink_to("../../host-secret")
+    (tree / "sys").symlink_to(tmp_path)
+    probe = Probe(root=tree)
+    assert probe.read_text("/proc/driver/nvidia/version") is None
+    assert probe.read_text("/etc/os-release") is None
+    assert probe.listdir("/sys") == []
+
+
+def test_links_inside_a_captured_tree_still_work(tmp_path: Path) -> None:
+    b = SysrootBuilder(tmp_path, host_facts(system="Linux"))
+    b.file("/sys/bus/pci/drivers/nvidia/module", "")
+    (tmp_path / "sys/module").mkdir(parents=True)
+    (tmp_path / "sys/module/nvidia").symlink_to("../bus/pci/drivers/nvidia")
+    assert Probe(root=tmp_path).read_text("/sys/module/nvidia/module") == ""
+
+
+def test_symlink_loop_in_a_captured_tree(tmp_path: Path) -> None:
+    SysrootBuilder(tmp_path, host_facts(system="Linux"))
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/os-release").symlink_to("loop")
+    (tmp_path / "etc/loop").symlink_to("os-release")
+    assert Probe(root=tmp_path).read_text("/etc/os-release") is None
+    done = cli("detect", "--sysroot", str(tmp_path))
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+
+
+def test_read_regular_stops_at_the_limit_of_an_endless_file() -> None:
+    if not os.path.exists("/dev/zero"):
+        pytest.skip("no /dev/zero")
+    with pytest.raises(OSError, match="not a regular file"):
+        read_regular("/dev/zero", 10)
+    assert read_regular(__file__, 7) == b'"""Host'
