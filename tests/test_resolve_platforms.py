@@ -143,7 +143,8 @@ def test_a_live_index_confirms_existence():
     from torch_install.online import IndexFacts, ReleaseFacts, merge
     from torch_install.resolver import load_matrix
 
-    facts = IndexFacts("https://download.pytorch.org/whl", (ReleaseFacts("2.14.1", ("cpu", "rocm7.2"), ("3.12",)),), 0.0)
+    facts = IndexFacts("https://download.pytorch.org/whl", (ReleaseFacts("2.14.1", ("cpu", "rocm7.2"), ("3.12",)),),
+                       0.0)
     matrix = merge(load_matrix(), facts, "linux_x86_64")
     machine = Machine(**LINUX, gpus=(Gpu("amd", "AMD Instinct MI300X", gfx="gfx942"),))
     plan = resolve(machine, Request(packages=("torch==2.14.1",), variant="rocm7.2"), matrix)
