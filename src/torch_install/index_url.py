@@ -10,6 +10,18 @@ from .errors import InputError
 
 DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
+UNSAFE_URL_CHARS = frozenset(' "\'<>\\^`{|}')  # never valid in a URL (RFC 3986), and quoting hazards
+
+
+def redact_url(url: str) -> str:
+    """The URL with any ``user:password@`` replaced by ``***@``: safe to print or to store in a path."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    authority, slash, path = rest.partition("/")
+    if "@" not in authority:
+        return url
+    return f"{scheme}://***@{authority.rpartition('@')[2]}{slash}{path}"
 
 
 def is_loopback(host: str | None) -> bool:
@@ -29,16 +41,26 @@ def check_index_url(url: str, allow_insecure: bool = False, what: str = "--index
     """The URL without a trailing slash, or an InputError: only https, http on loopback, or http when allowed."""
     from urllib.parse import urlsplit  # only for a URL given: a plan on the default index never parses one
 
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise InputError(f"{what} {url!r}: not an http(s) URL with a host")
+    url = url.strip()
+    shown = redact_url(url)
+    if any(c in UNSAFE_URL_CHARS or not " " < c < "\x7f" for c in url):
+        # whitespace, quotes or control characters would end a requirements or Dockerfile line, or a TOML string
+        raise InputError(f"{what} {shown!r}: characters a URL cannot hold (spaces, quotes, control characters "
+                         "or non-ASCII; percent-encode them)")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:  # an unbalanced "[" of an IPv6 host
+        host = None
+    if host is None or parts.scheme not in ("https", "http"):
+        raise InputError(f"{what} {shown!r}: not an http(s) URL with a host")
     if parts.username or parts.password:
-        raise InputError(f"{what} {url!r}: credentials in the URL are not accepted; use a .netrc file")
+        raise InputError(f"{what} {shown!r}: credentials in the URL are not accepted; use a .netrc file")
     if parts.query or parts.fragment:
-        raise InputError(f"{what} {url!r}: a query or fragment is not allowed in an index base")
-    if parts.scheme == "http" and not is_loopback(parts.hostname) and not allow_insecure:
-        raise InputError(f"{what} {url!r}: plain http is refused (use https, or --allow-insecure-index)")
-    return url.strip().rstrip("/")
+        raise InputError(f"{what} {shown!r}: a query or fragment is not allowed in an index base")
+    if parts.scheme == "http" and not is_loopback(host) and not allow_insecure:
+        raise InputError(f"{what} {shown!r}: plain http is refused (use https, or --allow-insecure-index)")
+    return url.rstrip("/")
 
 
 def index_base_from(flag: str | None, env: Mapping[str, str] | None = None, allow_insecure: bool = False) -> str:
