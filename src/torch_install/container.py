@@ -268,10 +268,11 @@ def render_dockerfile(plan: Plan) -> str:
     """A commented ``RUN`` step: pinned versions with local labels, the index URL, ``--no-cache-dir``."""
     import shlex
 
-    from .resolver.render import install_args, machine_line
+    from .resolver.render import install_args, machine_line, one_line
 
-    if plan.choice is None:
-        return "# torch-install: no build fits the target\n" + "".join(f"# {w.message}\n" for w in plan.warnings)
+    if plan.choice is None:  # every comment is one line: a line break would start a Dockerfile instruction
+        return "# torch-install: no build fits the target\n" + "".join(f"# {one_line(w.message)}\n"
+                                                                        for w in plan.warnings)
     choice = plan.choice
     lines = [f"# torch-install: torch {choice.torch} ({choice.variant}) resolved for: {machine_line(plan)}"]
     lines += [f"#   {line}" for line in target_source_lines(plan.machine)]
@@ -283,15 +284,14 @@ def render_dockerfile(plan: Plan) -> str:
     lines += [f"# Warning [{w.code}]: {w.message}" for w in plan.warnings]
     lines += [f"# Note: {n}" for n in (*plan.notes, *plan.machine.notes)]
     args = ["python", "-m", "pip", "install", "--no-cache-dir", *install_args(plan, "pip")]
-    lines.append(f"RUN {shlex.join(args)}")
-    return "\n".join(lines)
+    return "\n".join([*(one_line(line) for line in lines), f"RUN {shlex.join(args)}"])
 
 
 def render_variant_env(plan: Plan) -> str:
     """Provider override variables (``NAME=value``) that make a variant-aware installer pick for the target."""
     import shlex
 
-    from .resolver.render import machine_line
+    from .resolver.render import machine_line, one_line
     from .wheelnext import override_env
 
     variant = plan.choice.variant if plan.choice else None
@@ -302,5 +302,6 @@ def render_variant_env(plan: Plan) -> str:
     lines += [f"# {note}" for note in env.notes]
     if not env.variables:
         lines.append("# no provider override applies: a variant-aware installer picks the null (CPU) variant")
+    lines = [one_line(line) for line in lines]  # a comment stays a comment
     lines += [f"{name}={shlex.quote(value)}" for name, value in env.variables.items()]
     return "\n".join(lines)

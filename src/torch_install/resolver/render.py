@@ -135,7 +135,13 @@ def machine_line(plan: Plan) -> str:
     line = "; ".join(parts)
     if m.assumed:
         line += f" [assumed from this machine: {', '.join(m.assumed)}]"
-    return line
+    return one_line(line)
+
+
+def one_line(text: str) -> str:
+    """``text`` kept on one line of a rendered file or terminal: line breaks, escape sequences and other
+    unprintable characters (from a GPU name, a profile note, an environment variable) written escaped."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def render_text(plan: Plan) -> str:
@@ -161,7 +167,7 @@ def render_text(plan: Plan) -> str:
     command = render_pip(plan)
     if command:
         lines.append(f"Command:  {command}")
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)
 
 
 def render_dockerfile(plan: Plan) -> str:
