@@ -163,3 +163,27 @@ def test_gpu_name_and_notes_from_a_profile_cannot_add_lines(tmp_path: Path, fmt:
         assert "\x1b" not in line and "\u2028" not in line
     if fmt != "pyproject":  # pyproject carries no machine description
         assert "\\n--extra-index-url" in done.stdout
+
+
+def test_nfd_label_values_never_carry_a_line_break() -> None:
+    from torch_install.fleet import nfd_lines
+    from torch_install.machine import Gpu, Machine
+
+    machine = Machine(os="linux", arch="x86_64", nvidia_driver="550.54.15\n", rocm="6.4\n",
+                      gpus=(Gpu(vendor="nvidia", compute_capability="8.9"),))
+    lines = nfd_lines(machine).split("\n")
+    assert "" not in lines
+    assert not any(line.endswith(("nvidia-driver=550.54.15", "rocm=6.4")) for line in lines)
+
+
+@pytest.mark.parametrize("field", ["nvidia_driver", "rocm", "python", "glibc"])
+def test_profile_values_with_a_trailing_line_break_are_refused(field: str) -> None:
+    from torch_install.errors import InputError
+    from torch_install.machine import machine_from_dict
+
+    value = {"nvidia_driver": "550.54.15", "rocm": "6.4.1", "python": "3.12", "glibc": "2.35"}[field]
+    machine_from_dict({field: value})
+    with pytest.raises(InputError, match=field):
+        machine_from_dict({field: value + "\n"})
+    with pytest.raises(InputError, match="gfx"):
+        machine_from_dict({"gpus": [{"vendor": "amd", "gfx": "gfx1100\n"}]})

@@ -189,7 +189,7 @@ def nfd_labels(machine: Machine, plan: Plan | None = None) -> dict[str, str]:
     vendors = sorted({g.vendor for g in machine.visible_gpus})
     if vendors:
         labels["gpu-vendor"] = vendors[0] if len(vendors) == 1 else "mixed"
-    return {k: v for k, v in labels.items() if _LABEL_VALUE.match(v) and len(v) <= 63}
+    return {k: v for k, v in labels.items() if _LABEL_VALUE.fullmatch(v) and len(v) <= 63}
 
 
 def nfd_lines(machine: Machine, plan: Plan | None = None) -> str:

@@ -173,9 +173,9 @@ def _check_value(where: str, key: str, value: Any) -> str | None:
         return None
     if key in _PATTERNS:
         pattern, shape = _PATTERNS[key]
-        if not pattern.match(value):
+        if not pattern.fullmatch(value):  # "$" alone would let a trailing line break through
             return f"{where}{key}: {value!r} is malformed, expected {shape}"
-    if key in _VERSION_FIELDS and not _VERSION.match(value):
+    if key in _VERSION_FIELDS and not _VERSION.fullmatch(value):
         return f"{where}{key}: {value!r} is not a version like \"550.54.15\""
     if key in _MAJOR_BOUNDS:
         low, high, expected = _MAJOR_BOUNDS[key]
