@@ -187,3 +187,24 @@ def test_profile_values_with_a_trailing_line_break_are_refused(field: str) -> No
         machine_from_dict({field: value + "\n"})
     with pytest.raises(InputError, match="gfx"):
         machine_from_dict({"gpus": [{"vendor": "amd", "gfx": "gfx1100\n"}]})
+
+
+# ---- files named on the command line ----------------------------------------------------------------------------
+
+@needs_fifo
+@pytest.mark.parametrize("command", [["detect", "--target"], ["plan", "--target"], ["variants"]])
+def test_a_fifo_or_endless_file_named_on_the_command_line_is_one_error_line(tmp_path: Path,
+                                                                            command: list[str]) -> None:
+    os.mkfifo(tmp_path / "profile.json")
+    endless = "/dev/zero" if os.path.exists("/dev/zero") else None
+    for path in filter(None, [str(tmp_path / "profile.json"), endless]):
+        done = cli(*command, path)
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.splitlines()) == 1 and path in done.stderr
+
+
+def test_an_oversized_profile_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_text('{"notes": ["' + "x" * (2 << 20) + '"]}')
+    done = cli("plan", "--target", str(path))
+    assert done.returncode == 2 and "larger than" in done.stderr

@@ -227,9 +227,13 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
 
 def load_machine(path: str | Path) -> Machine:
     """Read a machine profile file; any problem is an InputError naming the file."""
-    try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+    from .probe import read_regular
+
+    try:  # a FIFO or device is refused without blocking; a profile is a few kB
+        data = read_regular(str(path), MAX_PROFILE_BYTES + 1)
+        if len(data) > MAX_PROFILE_BYTES:
+            raise InputError(f"{path}: larger than {MAX_PROFILE_BYTES >> 20} MiB, not a machine profile")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read machine profile ({exc.__class__.__name__}: {exc})") from None
     try:
@@ -240,6 +244,7 @@ def load_machine(path: str | Path) -> Machine:
 
 
 PLATFORM_FIELDS = ("os", "arch", "python", "glibc")
+MAX_PROFILE_BYTES = 1 << 20
 
 
 def fill_platform(target: Machine, host: Machine) -> Machine:

@@ -65,17 +65,17 @@ def fetch(url: str, max_bytes: int | None = None, timeout: float = TIMEOUT_S) ->
 
 
 def load_source(source: str) -> VariantsFile:
-    from pathlib import Path
-
     from ..wheelnext import read_variants_text
 
     if "://" in source:
         return read_variants_text(fetch(source), source)
-    path = Path(source)
-    try:
-        if path.stat().st_size > MAX_BYTES:
+    from ..probe import read_regular
+
+    try:  # a FIFO or device is refused without blocking; an endless file stops at the cap
+        data = read_regular(source, MAX_BYTES + 1)
+        if len(data) > MAX_BYTES:
             raise InputError(f"{source}: larger than {MAX_BYTES // 1024} KiB, not read")
-        text = path.read_text(encoding="utf-8")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{source}: cannot read ({exc.__class__.__name__})") from None
     return read_variants_text(text, source)
