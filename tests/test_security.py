@@ -208,3 +208,32 @@ def test_an_oversized_profile_is_refused(tmp_path: Path) -> None:
     path.write_text('{"notes": ["' + "x" * (2 << 20) + '"]}')
     done = cli("plan", "--target", str(path))
     assert done.returncode == 2 and "larger than" in done.stderr
+
+
+# ---- variants URL -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("url", ["http://127.attacker.example/torch-variants.json",
+                                 "http://localhost.attacker.example/torch-variants.json",
+                                 "http://[::1/torch-variants.json", "file:///etc/passwd"])
+def test_variants_url_plain_http_only_for_a_real_loopback_host(url: str) -> None:
+    from torch_install.cli.variants import fetch
+    from torch_install.errors import InputError
+
+    with pytest.raises(InputError, match="only https"):
+        fetch(url)
+
+
+def test_variants_url_credentials_never_printed() -> None:
+    done = cli("variants", "https://alice:s3cret@127.0.0.1:9/torch-variants.json")
+    assert done.returncode == 3 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert "s3cret" not in done.stderr and "https://***@127.0.0.1:9/" in done.stderr
+
+
+def test_variants_url_redirect_to_plain_http_is_refused(httpserver) -> None:  # noqa: ANN001
+    from torch_install.cli.variants import fetch
+    from torch_install.errors import InputError
+
+    httpserver.expect_request("/v.json").respond_with_data(
+        "", status=302, headers={"Location": "http://127.attacker.example/v.json"})
+    with pytest.raises(InputError, match="only https"):
+        fetch(httpserver.url_for("/v.json"))

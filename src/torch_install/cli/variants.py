@@ -36,39 +36,50 @@ def register(sub: argparse._SubParsersAction) -> None:
 def fetch(url: str, max_bytes: int | None = None, timeout: float = TIMEOUT_S) -> str:
     """GET a variants JSON: https (plain http only for loopback, on every redirect hop), size cap, timeout."""
     max_bytes = MAX_BYTES if max_bytes is None else max_bytes
+    import time
     from urllib.parse import urljoin, urlsplit
 
     import requests
 
+    from ..index_url import is_loopback, redact_url
+
+    started = time.monotonic()
     for _ in range(MAX_REDIRECTS + 1):
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        loopback = host in ("localhost", "::1") or host.startswith("127.")
-        if parts.scheme != "https" and not (parts.scheme == "http" and loopback):
-            raise InputError(f"{url}: only https URLs are fetched (plain http only for loopback)")
+        shown = redact_url(url)  # never print a user:password@ given in the URL
+        try:
+            parts = urlsplit(url)
+            scheme, host = parts.scheme, parts.hostname
+        except ValueError:  # an unbalanced "[" of an IPv6 host
+            scheme, host = "", None
+        if scheme != "https" and not (scheme == "http" and is_loopback(host)):
+            raise InputError(f"{shown}: only https URLs are fetched (plain http only for loopback)")
         try:
             with requests.get(url, timeout=timeout, stream=True, allow_redirects=False) as response:
                 if response.is_redirect and response.headers.get("location"):
                     url = urljoin(url, response.headers["location"])
                     continue
                 if response.status_code != 200:
-                    raise EnvironmentFailure(f"{url}: HTTP {response.status_code}")
+                    raise EnvironmentFailure(f"{shown}: HTTP {response.status_code}")
                 data = bytearray()
                 for chunk in response.iter_content(65536):
                     data += chunk
                     if len(data) > max_bytes:
-                        raise EnvironmentFailure(f"{url}: larger than {max_bytes // 1024} KiB, not read")
+                        raise EnvironmentFailure(f"{shown}: larger than {max_bytes // 1024} KiB, not read")
+                    if time.monotonic() - started > 2 * timeout:  # a server trickling bytes cannot hold us
+                        raise EnvironmentFailure(f"{shown}: not complete after {2 * timeout:g} s")
                 return data.decode("utf-8", errors="replace")
         except requests.RequestException as exc:
-            raise EnvironmentFailure(f"{url}: fetch failed ({exc.__class__.__name__})") from None
-    raise EnvironmentFailure(f"{url}: more than {MAX_REDIRECTS} redirects")
+            raise EnvironmentFailure(f"{shown}: fetch failed ({exc.__class__.__name__})") from None
+    raise EnvironmentFailure(f"{redact_url(url)}: more than {MAX_REDIRECTS} redirects")
 
 
 def load_source(source: str) -> VariantsFile:
     from ..wheelnext import read_variants_text
 
     if "://" in source:
-        return read_variants_text(fetch(source), source)
+        from ..index_url import redact_url
+
+        return read_variants_text(fetch(source), redact_url(source))
     from ..probe import read_regular
 
     try:  # a FIFO or device is refused without blocking; an endless file stops at the cap
