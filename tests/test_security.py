@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -237,3 +238,42 @@ def test_variants_url_redirect_to_plain_http_is_refused(httpserver) -> None:  # 
         "", status=302, headers={"Location": "http://127.attacker.example/v.json"})
     with pytest.raises(InputError, match="only https"):
         fetch(httpserver.url_for("/v.json"))
+
+
+# ---- capture archives -------------------------------------------------------------------------------------------
+
+def _archive(path: Path, *members: tarfile.TarInfo, data: bytes = b"") -> str:
+    import io
+
+    with tarfile.open(path, "w:gz") as archive:
+        for member in members:
+            archive.addfile(member, io.BytesIO(data) if member.isfile() and member.size else None)
+    return str(path)
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, size: int = 0, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.size, info.linkname = kind, size, link
+    return info
+
+
+def test_capture_bomb_is_refused_from_its_header(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:  # a header that promises 100 GiB, with no data behind it
+        header = _member("proc/cpuinfo", size=100 << 30).tobuf(format=tarfile.GNU_FORMAT)
+        archive.fileobj.write(header)
+    done = cli("detect", "--sysroot", str(path))
+    assert done.returncode == 2 and "too large" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("member", [
+    _member("../escaped", size=1), _member("sys/link", tarfile.SYMTYPE,
+                                                                          link="/etc/shadow"),
+    _member("sys/up", tarfile.SYMTYPE, link="../../.."), _member("dev/nvidia0", tarfile.CHRTYPE),
+    _member("proc/fifo", tarfile.FIFOTYPE), _member("sys/hard", tarfile.LNKTYPE, link="/etc/passwd"),
+])
+def test_capture_members_that_leave_the_tree_or_are_devices_are_refused(tmp_path: Path,
+                                                                       member: tarfile.TarInfo) -> None:
+    done = cli("detect", "--sysroot", _archive(tmp_path / "evil.tar.gz", member, data=b"x"))
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert not (tmp_path / "escaped").exists()

@@ -135,10 +135,14 @@ def sysroot_dir(path: str | Path) -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="torch-install-sysroot-") as tmp:
         try:
             with tarfile.open(path) as archive:
-                members = archive.getmembers()
-                if len(members) > MAX_MEMBERS or sum(m.size for m in members) > MAX_ARCHIVE_BYTES:
-                    raise InputError(f"--sysroot {path}: archive too large for a capture "
-                                     f"(limits: {MAX_MEMBERS} entries, {MAX_ARCHIVE_BYTES >> 20} MiB)")
+                members: list[tarfile.TarInfo] = []
+                total = 0
+                for member in archive:  # checked header by header: a bomb is refused before it is inflated
+                    members.append(member)
+                    total += member.size
+                    if len(members) > MAX_MEMBERS or total > MAX_ARCHIVE_BYTES:
+                        raise InputError(f"--sysroot {path}: archive too large for a capture "
+                                         f"(limits: {MAX_MEMBERS} entries, {MAX_ARCHIVE_BYTES >> 20} MiB)")
                 archive.extractall(tmp, members=members, filter="data")
         except (tarfile.TarError, OSError, EOFError) as exc:
             raise InputError(f"--sysroot {path}: not a readable capture archive ({exc})") from None
