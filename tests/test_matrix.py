@@ -12,11 +12,11 @@ from torch_install.resolver.matrix import (
     CudaArch,
     Release,
     cuda_version,
-    driver_key,
     load_matrix,
     matrix_from_dict,
     variant_kind,
 )
+from torch_install.versions import numeric_key
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "src/torch_install/resolver/data/torch-matrix.json"
@@ -154,7 +154,7 @@ def test_helpers():
     assert cuda_version("cu128") == (12, 8) and cuda_version("cu130") == (13, 0) and cuda_version("rocm6.4") is None
     assert [variant_kind(v) for v in ("cu118", "rocm6.2.4", "xpu", "cpu", "default", "cu12")] == [
         "cuda", "rocm", "xpu", "cpu", "default", "unknown"]
-    assert driver_key("550.54.15") < driver_key("580") < driver_key("580.65.06")
+    assert numeric_key("550.54.15") < numeric_key("580") < numeric_key("580.65.06")
 
 
 def test_data_file_is_compact_and_round_trips():

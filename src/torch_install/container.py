@@ -19,6 +19,7 @@ from functools import cache
 
 from .errors import InputError
 from .machine import Gpu, Machine
+from .versions import numeric_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -55,19 +56,15 @@ def _toolkit_drivers() -> list[dict[str, str]]:
     return json.loads(text)["toolkits"]
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", version))
-
-
 def toolkit_driver(cuda: str) -> tuple[str, str] | None:
     """(minimum Linux driver, toolkit row) for a CUDA toolkit version: the exact release (12.4.1), else the
     newest listed release of that minor at or below it, else the minor's GA; None when the minor is unknown."""
-    want = _version_key(cuda)
-    rows = [r for r in _toolkit_drivers() if _version_key(r["cuda"])[:2] == want[:2]]
+    want = numeric_key(cuda)
+    rows = [r for r in _toolkit_drivers() if numeric_key(r["cuda"])[:2] == want[:2]]
     if not rows:
         return None
-    below = [r for r in rows if _version_key(r["cuda"]) <= want + (0,) * (3 - len(want))]
-    row = max(below or rows[:1], key=lambda r: _version_key(r["cuda"]))
+    below = [r for r in rows if numeric_key(r["cuda"]) <= want + (0,) * (3 - len(want))]
+    row = max(below or rows[:1], key=lambda r: numeric_key(r["cuda"]))
     return row["linux_x86_64"], row["cuda"]
 
 
@@ -151,7 +148,7 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
         intent = f"base-image hint {hint.source}: what the image is built for, not a detected GPU"
         if hint.kind == "cuda" and hint.version:
             found = toolkit_driver(hint.version)
-            major, minor = _version_key(hint.version)[:2]
+            major, minor = numeric_key(hint.version)[:2]
             values["cuda_driver_api"] = f"{major}.{minor}"
             sources["cuda_driver_api"] = intent
             if found:

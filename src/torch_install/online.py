@@ -20,6 +20,8 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from .errors import EnvironmentFailure, InputError
+from .resolver.matrix import variant_order
+from .versions import numeric_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -89,14 +91,6 @@ def _target_key(machine: Machine) -> str:
     return ("here:" if _here(machine) else "") + key
 
 
-def _order(variant: str) -> tuple[int, tuple[int, ...]]:
-    """cpu, CUDA, ROCm, xpu, default; numerically within a kind."""
-    from .resolver.matrix import variant_kind
-
-    kind = {"cpu": 0, "cuda": 1, "rocm": 2, "xpu": 3}.get(variant_kind(variant), 4)
-    return kind, tuple(int(x) for x in re.findall(r"\d+", variant))
-
-
 def platform_tags(machine: Machine) -> tuple[list[str], list[str]]:
     """(platform tags the target accepts, assumptions made). Linux uses glibc (or musl) for manylinux."""
     assumed: list[str] = []
@@ -120,7 +114,7 @@ def platform_tags(machine: Machine) -> tuple[list[str], list[str]]:
         from packaging.tags import mac_platforms
 
         if machine.os_version:
-            parts = [int(x) for x in re.findall(r"\d+", machine.os_version)[:2]] + [0]
+            parts = [*numeric_key(machine.os_version)[:2], 0]
             version = (parts[0], parts[1] if parts[0] == 10 else 0)
         else:
             version = (99, 0)
@@ -241,7 +235,7 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
         glibc = "{}.{}".format(*min(entry["glibc"])) if entry["glibc"] else None
         macos = "{}.{}".format(*min(entry["macos"])) if entry["macos"] else None
         pythons = tuple(sorted(entry["python"], key=lambda p: (_python_tuple(p)[0], p.endswith("t"))))
-        releases.append(ReleaseFacts(version, tuple(sorted(entry["variants"], key=_order)), pythons,
+        releases.append(ReleaseFacts(version, tuple(sorted(entry["variants"], key=variant_order)), pythons,
                                      entry["rp"], glibc, macos))
     return IndexFacts(base, tuple(releases), fetched_at)
 
@@ -299,7 +293,7 @@ def _fallback_variants(matrix: Matrix, platform: str) -> list[str]:
         seen.update(v for v in release.variants(platform) if v != "default")
     if platform.startswith("macos"):
         seen.add("cpu")
-    return sorted(seen, key=_order)
+    return sorted(seen, key=variant_order)
 
 
 def _listings(client: IndexClient, matrix: Matrix, platform: str) -> list[Listing]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from .errors import InputError
 from .machine import Machine
+from .versions import numeric_key
 
 NAME = re.compile(r"^[a-z0-9_]+$")
 VALUE = re.compile(r"^[a-z0-9_.]+$")
@@ -106,10 +107,10 @@ def nvidia_features(cuda_driver: tuple[int, int], sm: tuple[int, int] | None) ->
 def cuda_for_driver(driver: str) -> tuple[int, int] | None:
     """The newest CUDA (major, minor) whose toolkit's Linux driver ``driver`` meets (NVIDIA's toolkit table)."""
     text = resources.files("torch_install").joinpath("data/cuda-toolkit-drivers.json").read_text(encoding="utf-8")
-    have = tuple(int(x) for x in re.findall(r"\d+", driver))
+    have = numeric_key(driver)
     best: tuple[int, int] | None = None
     for row in json.loads(text)["toolkits"]:
-        need = tuple(int(x) for x in re.findall(r"\d+", row["linux_x86_64"]))
+        need = numeric_key(row["linux_x86_64"])
         version = _major_minor(row["cuda"])
         if need <= have and version and (best is None or version > best):
             best = version

@@ -13,6 +13,7 @@ import re
 
 from ..machine import Gpu
 from ..probe import Probe
+from ..versions import numeric_key
 from . import Found
 from .unknown import Unknown
 
@@ -52,10 +53,6 @@ def parse_chip(text: str | None) -> tuple[str, str] | Unknown:
     return brand, match.group(1).lower()
 
 
-def _version_tuple(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split("."))
-
-
 def detect(probe: Probe, found: Found) -> None:
     if probe.host("system") != "Darwin":
         return
@@ -83,7 +80,7 @@ def detect(probe: Probe, found: Found) -> None:
     if translated is True:
         found.note("Python runs under Rosetta (x86_64 on Apple silicon): no MPS, and torch stops at 2.2.2; "
                    "use an arm64 Python")
-    if version and _version_tuple(version) < MPS_MIN_MACOS:
+    if version and numeric_key(version) < MPS_MIN_MACOS:
         found.note(f"macOS {version} is older than 12.3: MPS is unavailable")
 
 

@@ -21,6 +21,7 @@ import re
 
 from ..machine import Gpu
 from ..probe import Probe
+from ..versions import numeric_key
 from . import Found, GpuRecord
 from .tables import load_table
 
@@ -66,10 +67,6 @@ def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
     return chip, (entry[1] if len(entry) > 1 else None), table["chips"].get(chip)
 
 
-def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split("."))
-
-
 def cuda_for_driver(driver: str, os_name: str | None = "linux") -> tuple[str, str] | None:
     """Newest CUDA toolkit (major.minor) whose minimum driver ``driver`` meets, with the table row's label and
     confidence as the reason; None when the driver is older than every toolkit in the table or malformed.
@@ -79,16 +76,16 @@ def cuda_for_driver(driver: str, os_name: str | None = "linux") -> tuple[str, st
     """
     if not isinstance(driver, str) or not _DRIVER.match(driver.strip()):
         return None
-    have = _version_key(driver.strip())
+    have = numeric_key(driver.strip())
     column = "windows" if os_name == "windows" else "linux"
     best: tuple[tuple[int, ...], dict[str, Any], str] | None = None
     for row in _driver_table():
         minimum, how = row.get(column), "needs ≥"
         if minimum is None and row.get("branch"):
             minimum, how = row["branch"], "branch"
-        if minimum is None or have < _version_key(minimum):
+        if minimum is None or have < numeric_key(minimum):
             continue
-        cuda = _version_key(row["cuda"])
+        cuda = numeric_key(row["cuda"])
         if best is None or cuda > best[0]:
             best = (cuda, row, f"{row['label']} {how} {minimum}")
     if best is None:

@@ -15,8 +15,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..machine import Gpu, Machine
-from ..resolver.matrix import Matrix, cuda_version, driver_key
+from ..resolver.matrix import Matrix, cuda_version
 from ..resolver.rules import runs_on
+from ..versions import numeric_key
 from .flavour import Flavour, companion_flavour, torch_flavour
 from .inspect import Installed
 
@@ -267,7 +268,7 @@ def check_cuda_build_driver_too_old(ctx: Context) -> list[Finding]:
     if driver:
         floor = ctx.matrix.cuda_floor(torch.variant, ctx.os)
         family = ctx.matrix.cuda_family(torch.variant)
-        if floor and re.match(r"^\d", floor) and driver_key(driver) < driver_key(floor):
+        if floor and re.match(r"^\d", floor) and numeric_key(driver) < numeric_key(floor):
             too_old = True
             evidence.append(f"CUDA {cv[0] if cv else '?'}.x needs NVIDIA driver ≥ {floor} on {ctx.os}"
                             f"{_conf(family.confidence) if family else ''}")
@@ -427,7 +428,7 @@ def check_glibc_too_old(ctx: Context) -> list[Finding]:
     dist = ctx.installed.dist("torch")
     needed = wheel_glibc(dist.wheel_tags) if dist else None
     glibc = ctx.machine.glibc
-    if needed and glibc and driver_key(glibc) < driver_key(needed):
+    if needed and glibc and numeric_key(glibc) < numeric_key(needed):
         evidence.append(f"{dist.path}/WHEEL: {', '.join(dist.wheel_tags)} needs glibc ≥ {needed}")  # type: ignore
         evidence.append(f"glibc {glibc}{ctx.source('glibc')}")
     if not evidence:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..machine import Gpu, Machine
-from .matrix import Matrix, Release, cuda_version, driver_key, os_of, rocm_version, variant_kind
+from ..versions import numeric_key
+from .matrix import Matrix, Release, cuda_version, os_of, rocm_version, variant_kind
 from .plan import Choice, Plan, PlanWarning, Rejection, Request
 from .rules import (
     ROCM_DRIVER_WINDOW,
@@ -265,10 +266,10 @@ class _Resolver:
         driver_blocked = [(r, v) for r, vs in newer for v in vs if v.arch_ok and v.driver_needed]
         if driver_blocked:
             r, v = driver_blocked[0]
-            need = min((x.driver_needed for rr, x in driver_blocked if rr is r), key=driver_key)
+            need = min((x.driver_needed for rr, x in driver_blocked if rr is r), key=numeric_key)
             message = f"driver {driver} is too old for torch {r.version} (its builds for this GPU need ≥ {need})"
-            low_r, low_v = min(driver_blocked, key=lambda rv: driver_key(rv[1].driver_needed or ""))
-            if driver_key(low_v.driver_needed or "") < driver_key(need):
+            low_r, low_v = min(driver_blocked, key=lambda rv: numeric_key(rv[1].driver_needed or ""))
+            if numeric_key(low_v.driver_needed or "") < numeric_key(need):
                 message += f"; ≥ {low_v.driver_needed} would enable torch {low_r.version}+{low_v.variant}"
             self.warn("driver-too-old", message)
         for r, vs in newer:
@@ -534,7 +535,7 @@ class _Resolver:
         labels = ", ".join(gpu_label(g) for g in gpus)
         first = next((vs for r, vs in found.per_release if r is chosen), [])
         upgrade = [v.driver_needed for v in first if v.arch_ok and v.driver_needed]
-        need = min(upgrade, key=driver_key) if upgrade else None
+        need = min(upgrade, key=numeric_key) if upgrade else None
         # nearest release outside the request that would use the GPU
         nearest = None
         if self.req.pinned or self.req.companions:
@@ -661,7 +662,7 @@ class _Resolver:
     def jetson_plan(self) -> Plan:
         l4t = self.machine.jetson
         sbsa_from = self.matrix.jetson.get("sbsa_from_l4t", "38")
-        if l4t and driver_key(l4t) >= driver_key(sbsa_from):
+        if l4t and numeric_key(l4t) >= numeric_key(sbsa_from):
             self.note(f"Jetson L4T {l4t} (≥ R{sbsa_from}) uses the SBSA CUDA stack: PyTorch's aarch64 CUDA builds "
                       f"apply ({self.matrix.jetson.get('conf', 'inferred')})")
             releases = self.candidates()

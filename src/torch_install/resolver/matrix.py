@@ -31,6 +31,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from ..index_url import DEFAULT_INDEX_BASE
+from ..versions import numeric_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -38,12 +39,6 @@ if TYPE_CHECKING:
 
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
-
-
-@lru_cache(maxsize=1024)
-def driver_key(version: str) -> tuple[int, ...]:
-    """Order NVIDIA driver versions: "550.54.15" -> (550, 54, 15). Non-numeric parts are ignored."""
-    return tuple(int(x) for x in re.findall(r"\d+", version))
 
 
 @lru_cache(maxsize=1024)
@@ -183,26 +178,27 @@ class Release:
                 if arch is None:
                     major = cuda_version(variant)[0]  # type: ignore[index]
                     same = [v for v in cuda.get(platform, {}) if (cuda_version(v) or (0,))[0] == major]
-                    base = cuda[platform][max(same, key=_variant_order)] if same else None
+                    base = cuda[platform][max(same, key=variant_order)] if same else None
                     if base:
                         arch = CudaArch(base.sm, base.ptx, confidence,
-                                        f"inherited from {max(same, key=_variant_order)}")
+                                        f"inherited from {max(same, key=variant_order)}")
                 if arch:
                     cuda.setdefault(platform, {})[variant] = arch
             if kind == "rocm" and variant not in rocm:
                 if gfx is None and rocm:
-                    newest = max(rocm, key=_variant_order)
+                    newest = max(rocm, key=variant_order)
                     gfx = RocmTargets(rocm[newest].gfx, confidence)
                 rocm[variant] = gfx or RocmTargets(None, confidence)
         if grown:
-            lists[platform] = tuple(sorted(listed, key=_variant_order))
+            lists[platform] = tuple(sorted(listed, key=variant_order))
         return replace(self, variant_lists=MappingProxyType(lists), rocm=MappingProxyType(rocm),
                        cuda=MappingProxyType({p: MappingProxyType(v) for p, v in cuda.items()}))
 
 
-def _variant_order(label: str) -> tuple[int, tuple[int, ...]]:
-    kind = {"cpu": 0, "cuda": 1, "rocm": 2, "xpu": 3}.get(variant_kind(label), 4)
-    return kind, tuple(int(x) for x in re.findall(r"\d+", label))
+def variant_order(variant: str) -> tuple[int, tuple[int, ...]]:
+    """Sort key for variants: cpu, CUDA, ROCm, xpu, then the rest; numerically within a kind."""
+    kind = {"cpu": 0, "cuda": 1, "rocm": 2, "xpu": 3}.get(variant_kind(variant), 4)
+    return kind, numeric_key(variant)
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,12 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..machine import Gpu, Machine
-from .matrix import CudaArch, Matrix, Release, cuda_version, driver_key, os_of
+from ..versions import numeric_key
+from .matrix import CudaArch, Matrix, Release, cuda_version, os_of
 
 # Confidence values that deserve a note when a plan rests on them.
 WEAK_CONFIDENCE = ("inferred", "unverified", "secondary", "maintainer-statement", "assumed")
@@ -69,19 +69,19 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
     if floor is None:
         v.notes.append(f"no driver floor known for {variant}")
     problems: list[str] = []
-    if driver and floor and driver_key(driver) < driver_key(floor):
+    if driver and floor and numeric_key(driver) < numeric_key(floor):
         v.driver_needed = floor
         problems.append(f"needs driver ≥ {floor}, found {driver}")
     for gpu in gpus:
         gpu_floor = matrix.gpu_driver_floor_for(gpu.sm)
-        if driver and gpu_floor and driver_key(driver) < driver_key(gpu_floor["driver"]):
-            if not v.driver_needed or driver_key(gpu_floor["driver"]) > driver_key(v.driver_needed):
+        if driver and gpu_floor and numeric_key(driver) < numeric_key(gpu_floor["driver"]):
+            if not v.driver_needed or numeric_key(gpu_floor["driver"]) > numeric_key(v.driver_needed):
                 v.driver_needed = gpu_floor["driver"]
             problems.append(f"{gpu_label(gpu)} ({gpu_floor['arch']}) needs driver ≥ {gpu_floor['driver']}, "
                             f"found {driver}")
             break
     full = matrix.cuda_full_driver(variant, os)
-    v.native = bool(driver and full and driver_key(driver) >= driver_key(full))
+    v.native = bool(driver and full and numeric_key(driver) >= numeric_key(full))
     arch = release.cuda_arch(variant, platform)
     unusable: list[Gpu] = []
     unknown: list[Gpu] = []
@@ -179,8 +179,8 @@ ROCM_DRIVER_WINDOW = 2
 
 def rocm_series(version: str) -> tuple[int, int] | None:
     """ROCm release series of a version or variant: "6.2.4" / "rocm6.2.4" -> (6, 2); None when unreadable."""
-    parts = re.findall(r"\d+", version)
-    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 else None
+    parts = numeric_key(version)
+    return (parts[0], parts[1]) if len(parts) >= 2 else None
 
 
 def rocm_distance(matrix: Matrix, a: str, b: str) -> int | None:
@@ -232,13 +232,13 @@ def python_gate(release: Release, platform: str, python: str | None) -> str | No
 
 def glibc_gate(release: Release, platform: str, machine: Machine) -> str | None:
     need = release.glibc.get(platform)
-    if machine.glibc and need and driver_key(machine.glibc) < driver_key(need):
+    if machine.glibc and need and numeric_key(machine.glibc) < numeric_key(need):
         return f"torch {release.version} wheels need glibc ≥ {need} (manylinux), found {machine.glibc}"
     return None
 
 
 def macos_gate(release: Release, platform: str, machine: Machine) -> str | None:
     need = release.macos.get(platform)
-    if machine.os_version and need and driver_key(machine.os_version) < driver_key(need):
+    if machine.os_version and need and numeric_key(machine.os_version) < numeric_key(need):
         return f"torch {release.version} wheels need macOS ≥ {need}, found {machine.os_version}"
     return None

@@ -1,0 +1,20 @@
+"""Ordering dotted version numbers (drivers, CUDA, ROCm, glibc, macOS) without importing ``packaging``.
+
+``packaging.version`` is the right tool for torch release versions read from an index; the versions
+compared here are plain dotted numbers from the machine and the shipped tables, compared on every plan,
+where importing ``packaging`` would cost more start-up time than the whole comparison.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_NUMBER = re.compile(r"\d+")
+
+
+@lru_cache(maxsize=1024)
+def numeric_key(version: str) -> tuple[int, ...]:
+    """The numbers of a version, in order, as a sort key: "550.54.15" -> (550, 54, 15), "rocm6.2.4" -> (6, 2, 4),
+    "7.1.1-38" -> (7, 1, 1, 38). Anything that is not a digit only separates numbers."""
+    return tuple(int(x) for x in _NUMBER.findall(version))
