@@ -85,6 +85,47 @@ def test_symlink_loop_in_a_captured_tree(tmp_path: Path) -> None:
     assert done.returncode == 0 and "Traceback" not in done.stderr
 
 
+def test_a_linked_parent_directory_or_dot_dot_never_leads_out_of_a_captured_tree(tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside/version").write_text("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15\n")
+    tree = tmp_path / "tree"
+    b = SysrootBuilder(tree, host_facts(system="Linux"))
+    b.file("/sys/devices/pci0000:00/0000:00:01.0/vendor", "0x10de\n")
+    (tree / "proc/driver").mkdir(parents=True)
+    (tree / "proc/driver/nvidia").symlink_to(tmp_path / "outside")  # a parent, not the file, is the link
+    (tree / "sys/bus").mkdir()
+    (tree / "sys/bus/hop").symlink_to("../devices/pci0000:00")  # inside the tree ...
+    (tree / "sys/devices/pci0000:00/up").symlink_to("../../../../outside")  # ... then out of it
+    probe = Probe(root=tree)
+    for _ in range(2):  # the second read is answered from what the first learnt about each directory
+        assert probe.read_text("/proc/driver/nvidia/version") is None
+        assert probe.read_text("/sys/bus/hop/up/version") is None
+        assert probe.listdir("/proc/driver/nvidia") == []
+        assert probe.read_text("/sys/../../outside/version") is None
+        assert probe.read_text("/sys/bus/hop/0000:00:01.0/vendor") == "0x10de\n"
+        assert probe.read_text("/sys/bus/hop/0000:00:01.0/../0000:00:01.0/vendor") == "0x10de\n"
+
+
+def test_a_captured_tree_without_links_is_read_without_resolving_paths(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    b = SysrootBuilder(tmp_path, host_facts(system="Linux"))
+    b.file("/sys/bus/pci/devices/0000:01:00.0/vendor", "0x10de\n").file("/sys/module/nvidia/version", "550.54.15\n")
+    (tmp_path / "sys/class").mkdir()
+    (tmp_path / "sys/class/gpu").symlink_to("../bus/pci/devices/0000:01:00.0")
+    probe = Probe(root=tmp_path)
+    resolved: list[str] = []
+    realpath = os.path.realpath
+    monkeypatch.setattr(os.path, "realpath", lambda path, **kw: resolved.append(os.fspath(path)) or realpath(path))
+    for _ in range(3):
+        assert probe.read_text("/sys/bus/pci/devices/0000:01:00.0/vendor") == "0x10de\n"
+        assert probe.read_text("/sys/module/nvidia/version") == "550.54.15\n"
+        assert probe.listdir("/sys/module") == ["nvidia"]
+    assert resolved == []
+    assert probe.read_text("/sys/class/gpu/vendor") == "0x10de\n"
+    assert probe.read_text("/sys/class/gpu/vendor") == "0x10de\n"
+    assert resolved == [str(tmp_path / "sys/class/gpu")]  # the link, once
+
+
 def test_read_regular_stops_at_the_limit_of_an_endless_file() -> None:
     if not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")

@@ -105,6 +105,9 @@ class Probe:
                  timeout: float = DEFAULT_TIMEOUT) -> None:
         self._root = os.fspath(root)  # a str: reading files through os needs no pathlib at start-up
         self.is_host = str(root) in ("/", "")
+        self._real_root = os.path.realpath(self._root)  # resolved once: _inside compares against it
+        self._prefix = os.path.join(self._root, "")
+        self._link_free: dict[str, bool] = {self._prefix[:-1] or self._prefix: True}  # see _inside
         self.timeout = timeout
         self.accessed = Accessed()
         if env is not None:
@@ -161,9 +164,35 @@ class Probe:
         return None if data is None else data.decode("utf-8", errors="replace")
 
     def _inside(self, fs_path: str) -> bool:
-        """Whether a path of the captured tree, links resolved, stays inside the tree."""
-        root = os.path.realpath(self._root)
-        return os.path.commonpath([root, os.path.realpath(fs_path)]) == root
+        """Whether a path of the captured tree, links resolved, stays inside the tree.
+
+        A path is resolved (``os.path.realpath``) only when ``os.lstat`` finds a link on its way, or it
+        holds a '.' or '..' part; what each directory gave is remembered for the probe's life (a captured
+        tree does not change while it is read)."""
+        if not fs_path.startswith(self._prefix):
+            return self._resolves_inside(fs_path)
+        rel = fs_path[len(self._prefix):]
+        if os.altsep:
+            rel = rel.replace(os.altsep, os.sep)
+        if any(part in ("", ".", "..") for part in rel.split(os.sep)):
+            return self._resolves_inside(fs_path)
+        return self._stays_inside(fs_path)
+
+    def _stays_inside(self, fs_path: str) -> bool:
+        """``_inside`` for a plain path under the root: its parent stays inside, and it is no link or one
+        that resolves inside."""
+        known = self._link_free.get(fs_path)
+        if known is None:
+            known = self._stays_inside(os.path.dirname(fs_path)) and (
+                not _may_be_link(fs_path) or self._resolves_inside(fs_path))
+            self._link_free[fs_path] = known
+        return known
+
+    def _resolves_inside(self, fs_path: str) -> bool:
+        try:
+            return os.path.commonpath([self._real_root, os.path.realpath(fs_path)]) == self._real_root
+        except ValueError:  # another drive, or a mix of absolute and relative paths
+            return False
 
     def listdir(self, path: str) -> list[str]:
         """Sorted entry names of a directory; [] when it is absent or unreadable."""
@@ -300,6 +329,20 @@ def read_regular(path: str, limit: int = MAX_READ) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _may_be_link(path: str) -> bool:
+    """Whether the last part of ``path`` is a symbolic link (or, on Windows, any reparse point such as a
+    junction), or cannot be told; a path that does not exist leads nowhere and is no link."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except (OSError, ValueError):
+        return True
+    return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & 0x400)  # REPARSE_POINT
 
 
 def _read_bytes(path: str) -> bytes:
