@@ -13,9 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from ..errors import EXIT_USAGE, TorchInstallError
+from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, TorchInstallError
 
 COMMANDS = ("detect", "plan", "install", "doctor", "matrix", "variants")
+DEBUG_ENV = "TORCH_INSTALL_DEBUG"  # set (not 0): an internal error also prints its traceback
 
 
 def _terminal_columns() -> int:
@@ -92,3 +93,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug, not the user's input: one line, the traceback only on request
+        if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+            import traceback
+
+            traceback.print_exc()
+        message = " ".join(str(exc).split()) or "(no message)"
+        sys.stderr.write(f"torch-install: internal error: {type(exc).__name__}: {message} "
+                         f"(set {DEBUG_ENV}=1 for the traceback)\n")
+        return EXIT_ENVIRONMENT
