@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from torch_install.detectors import detect
 from torch_install.detectors.intel import family_of
-from torch_install.detectors.tables import load_table
 from torch_install.detectors.unknown import Unknown
+from torch_install.package_data import load_json
 from torch_install.probe import Probe
 
 SYSROOTS = Path(__file__).parent / "fixtures" / "sysroots"
@@ -57,7 +57,7 @@ def test_family_table(device: str, family: str, integrated: bool) -> None:
 
 
 def test_table_families_are_the_documented_set_and_cite_sources() -> None:
-    table = load_table("intel-pci.json")
+    table = load_json("detectors/data/intel-pci.json")
     assert {e["family"] for e in table["devices"].values()} == FAMILIES
     assert set(table["families"]) == FAMILIES
     assert table["_sources"]

@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from torch_install.detectors.names import complete_gpu, gpu_from_name, lookup_gpu_name, name_key
-from torch_install.detectors.tables import load_table
 from torch_install.errors import InputError
 from torch_install.machine import Gpu, machine_from_dict
+from torch_install.package_data import load_json
 
 NVIDIA = [("RTX 4090", "8.9"), ("GeForce GTX 1080 Ti", "6.1"), ("H100", "9.0"), ("A100", "8.0"), ("V100", "7.0"),
           ("K80", "3.7"), ("GTX 750 Ti", "5.0"), ("RTX 5090", "12.0"), ("RTX 3060", "8.6"), ("GH200", "9.0"),
@@ -97,7 +97,7 @@ def test_complete_gpu_of_a_profile_gpu() -> None:
 
 def test_table_keys_do_not_collide_across_gpus() -> None:
     seen: dict[str, tuple] = {}
-    for entry in load_table("gpu-names.json")["gpus"]:
+    for entry in load_json("detectors/data/gpu-names.json")["gpus"]:
         arch = (entry["vendor"], entry.get("compute_capability"), entry.get("gfx"), entry.get("family"))
         for spelling in (entry["name"], *entry.get("aliases", ())):
             key = name_key(spelling)
@@ -106,17 +106,17 @@ def test_table_keys_do_not_collide_across_gpus() -> None:
 
 
 def test_table_entries_validate_as_profile_gpus_and_cite_sources() -> None:
-    table = load_table("gpu-names.json")
+    table = load_json("detectors/data/gpu-names.json")
     gpus = [{k: v for k, v in e.items() if k not in ("aliases", "source")} for e in table["gpus"]]
     machine_from_dict({"gpus": gpus})  # raises on any malformed compute capability / gfx / vendor
     assert all(e["source"] in table["_sources"] for e in table["gpus"])
 
 
 def test_every_generation_is_covered() -> None:
-    ccs = {e.get("compute_capability") for e in load_table("gpu-names.json")["gpus"]}
+    ccs = {e.get("compute_capability") for e in load_json("detectors/data/gpu-names.json")["gpus"]}
     assert {"3.7", "5.0", "5.2", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3",
             "11.0", "12.0", "12.1"} <= ccs
-    gfx = {e.get("gfx") for e in load_table("gpu-names.json")["gpus"]}
+    gfx = {e.get("gfx") for e in load_json("detectors/data/gpu-names.json")["gpus"]}
     assert {"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1102",
             "gfx1103", "gfx1150", "gfx1151", "gfx1200", "gfx1201"} <= gfx
 

@@ -12,13 +12,13 @@ no GPU device node is reachable (``--no-for-container`` turns it off).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 from functools import cache
 
 from .errors import InputError
 from .machine import Gpu, Machine
+from .package_data import load_json
 from .versions import numeric_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
@@ -50,10 +50,7 @@ class ImageHint:
 
 @cache
 def _toolkit_drivers() -> list[dict[str, str]]:
-    from importlib import resources  # with tempfile and shutil: only when a CUDA hint is read
-
-    text = resources.files("torch_install").joinpath("data/cuda-toolkit-drivers.json").read_text(encoding="utf-8")
-    return json.loads(text)["toolkits"]
+    return load_json("data/cuda-toolkit-drivers.json")["toolkits"]
 
 
 def toolkit_driver(cuda: str) -> tuple[str, str] | None:

@@ -19,11 +19,11 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cmp_to_key
-from importlib import resources
 from typing import Any
 
 from .errors import InputError
 from .machine import Machine
+from .package_data import load_json
 from .versions import numeric_key
 
 NAME = re.compile(r"^[a-z0-9_]+$")
@@ -35,8 +35,7 @@ NULL_LABEL = "null"
 @cache
 def provider_data() -> dict[str, Any]:
     """The provider rules shipped as package data (data/variant-providers.json)."""
-    text = resources.files("torch_install").joinpath("data/variant-providers.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    return load_json("data/variant-providers.json")
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -106,10 +105,9 @@ def nvidia_features(cuda_driver: tuple[int, int], sm: tuple[int, int] | None) ->
 
 def cuda_for_driver(driver: str) -> tuple[int, int] | None:
     """The newest CUDA (major, minor) whose toolkit's Linux driver ``driver`` meets (NVIDIA's toolkit table)."""
-    text = resources.files("torch_install").joinpath("data/cuda-toolkit-drivers.json").read_text(encoding="utf-8")
     have = numeric_key(driver)
     best: tuple[int, int] | None = None
-    for row in json.loads(text)["toolkits"]:
+    for row in load_json("data/cuda-toolkit-drivers.json")["toolkits"]:
         need = numeric_key(row["linux_x86_64"])
         version = _major_minor(row["cuda"])
         if need <= have and version and (best is None or version > best):

@@ -13,14 +13,14 @@ import re
 from dataclasses import dataclass
 
 from ..machine import Gpu
+from ..package_data import load_json
 from ..probe import Probe
 from . import Found, GpuRecord
-from .tables import load_table
 from .unknown import Unknown
 
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 AMD_VENDOR_ID = 0x1002
-TABLE = "amd-pci.json"
+TABLE = "amd-pci.json"  # in detectors/data/
 _GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
 _VERSION = re.compile(r"^(\d+(?:\.\d+){0,3})(?:[-+~].*)?$")
 
@@ -100,9 +100,13 @@ def parse_rocminfo(text: str | None) -> list[tuple[str, str | None]] | Unknown:
     return gpus if gpus else Unknown("rocminfo listed no GPU agent")
 
 
+def _table() -> dict:
+    return load_json(f"detectors/data/{TABLE}")
+
+
 def table_entry(device_id: str | None) -> dict | None:
     """The PCI id table's row for an AMD device id ("744c"), or None."""
-    return load_table(TABLE)["devices"].get(device_id or "")
+    return _table()["devices"].get(device_id or "")
 
 
 def display_name(entry: dict) -> str:
@@ -163,7 +167,7 @@ def _from_kfd(probe: Probe, found: Found) -> bool:
             record = found.add_gpu(Gpu(vendor="amd", pci_id=f"1002:{device}" if device else None), path,
                                    slot=parsed.slot)
         found.update_gpu(record, path, gfx=parsed.gfx)
-        integrated = entry["integrated"] if entry else (parsed.gfx in load_table(TABLE)["integrated_gfx"]) or None
+        integrated = entry["integrated"] if entry else (parsed.gfx in _table()["integrated_gfx"]) or None
         source = f"{TABLE} ({device})" if entry else f"{path} (gfx target)"
         found.update_gpu(record, source, name=display_name(entry) if entry else None, integrated=integrated)
     return bool(nodes)
@@ -206,4 +210,4 @@ def _from_rocm_tools(probe: Probe, found: Found, unresolved: list[GpuRecord]) ->
         return
     for gfx, name in targets:
         found.add_gpu(Gpu(vendor="amd", gfx=gfx, name=name,
-                          integrated=(gfx in load_table(TABLE)["integrated_gfx"]) or None), source)
+                          integrated=(gfx in _table()["integrated_gfx"]) or None), source)

@@ -7,12 +7,12 @@ nova-lake, crescent-island, xe-lp (Tiger Lake to Raptor Lake iGPUs and DG1), gen
 
 from __future__ import annotations
 
+from ..package_data import load_json
 from ..probe import Probe
 from . import Found, GpuRecord
-from .tables import load_table
 from .unknown import Unknown
 
-TABLE = "intel-pci.json"
+TABLE = "intel-pci.json"  # in detectors/data/
 GPU_DRIVERS = ("i915", "xe")
 
 
@@ -20,7 +20,7 @@ def family_of(device_id: str | None) -> dict | Unknown:
     """The table row (family, integrated, name) for an Intel PCI device id such as "56a0"."""
     if not device_id:
         return Unknown("no PCI device id")
-    entry = load_table(TABLE)["devices"].get(device_id.lower())
+    entry = load_json(f"detectors/data/{TABLE}")["devices"].get(device_id.lower())
     return entry if entry else Unknown(f"Intel device 8086:{device_id} is not in the device table")
 
 

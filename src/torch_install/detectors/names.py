@@ -14,9 +14,9 @@ from functools import cache
 
 from ..errors import InputError
 from ..machine import Gpu
-from .tables import load_table
+from ..package_data import load_json
 
-NAMES_FILE = "gpu-names.json"
+NAMES_FILE = "gpu-names.json"  # in detectors/data/
 _BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "ati", "radeon", "instinct", "intel", "tesla", "apple",
                           "graphics", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5"})
 _FORM_FACTOR_WORDS = frozenset({"laptop", "mobile", "notebook", "maxq"})  # same architecture as the desktop part
@@ -37,7 +37,7 @@ def _index() -> tuple[dict[str, Gpu], dict[str, str]]:
     """key -> Gpu, and key -> the canonical name shown in suggestions."""
     by_key: dict[str, Gpu] = {}
     shown: dict[str, str] = {}
-    for entry in load_table(NAMES_FILE)["gpus"]:
+    for entry in load_json(f"detectors/data/{NAMES_FILE}")["gpus"]:
         gpu = Gpu(vendor=entry["vendor"], name=entry["name"],
                   **{f: entry[f] for f in _ARCH_FIELDS if f in entry})
         for spelling in (entry["name"], *entry.get("aliases", ())):

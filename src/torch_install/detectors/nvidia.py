@@ -20,10 +20,10 @@ import json
 import re
 
 from ..machine import Gpu
+from ..package_data import load_json
 from ..probe import Probe
 from ..versions import numeric_key
 from . import Found, GpuRecord
-from .tables import load_table
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -50,11 +50,11 @@ JETSON_GPUS = (("Thor", "Jetson Thor GPU", "11.0"), ("Orin", "Jetson Orin GPU", 
 
 # ---- data tables ------------------------------------------------------------------------------------------
 def _pci_table() -> dict[str, Any]:
-    return load_table("nvidia-pci.json")
+    return load_json("detectors/data/nvidia-pci.json")
 
 
 def _driver_table() -> list[dict[str, Any]]:
-    return load_table("nvidia-cuda-driver.json")["toolkits"]
+    return load_json("detectors/data/nvidia-cuda-driver.json")["toolkits"]
 
 
 def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:

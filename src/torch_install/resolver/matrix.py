@@ -22,8 +22,6 @@ driver rules from its name: CUDA major 13 -> the 13.x floor.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -31,6 +29,7 @@ from functools import lru_cache
 from types import MappingProxyType
 
 from ..index_url import DEFAULT_INDEX_BASE
+from ..package_data import load_json
 from ..versions import numeric_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
@@ -368,6 +367,4 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
 @lru_cache(maxsize=1)
 def load_matrix() -> Matrix:
     """The embedded matrix (read once per process)."""
-    with open(os.path.join(os.path.dirname(__file__), "data", "torch-matrix.json"), encoding="utf-8") as handle:
-        text = handle.read()
-    return matrix_from_dict(json.loads(text))
+    return matrix_from_dict(load_json("resolver/data/torch-matrix.json"))
