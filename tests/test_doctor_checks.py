@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from torch_install.doctor import diagnose
-from torch_install.doctor.checks import hsa_override_value, wheel_glibc
+from torch_install.doctor.checks import wheel_glibc
 from torch_install.doctor.inspect import Interpreter, inspect_environment
 from torch_install.machine import Gpu, Machine
 from torch_install.probe import Probe
 from torch_install.resolver.matrix import CudaArch, load_matrix
-from torch_install.resolver.rules import check_cuda, runs_on
+from torch_install.resolver.rules import check_cuda, hsa_override, runs_on
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
 LINUX = {"os": "linux", "arch": "x86_64", "glibc": "2.35"}
@@ -298,7 +298,7 @@ def test_doctor_and_resolver_agree_on_kernels(tmp_path, cc):
 
 
 def test_small_parsers():
-    assert hsa_override_value("gfx1030") == "10.3.0" and hsa_override_value("gfx90a") == "9.0.10"
+    assert hsa_override("gfx1030") == "10.3.0" and hsa_override("gfx90a") == "9.0.10"
     assert wheel_glibc(("cp311-cp311-manylinux_2_28_x86_64",)) == "2.28"
     assert wheel_glibc(("cp311-cp311-manylinux1_x86_64",)) == "2.5"
     assert wheel_glibc(("py3-none-manylinux_2_27_x86_64.manylinux_2_28_x86_64",)) == "2.27"

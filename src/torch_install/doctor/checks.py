@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..machine import Gpu, Machine
 from ..resolver.matrix import Matrix, cuda_version
-from ..resolver.rules import runs_on
+from ..resolver.rules import hsa_override, runs_on
 from ..versions import numeric_key
 from .flavour import Flavour, companion_flavour, torch_flavour
 from .inspect import Installed
@@ -307,14 +307,6 @@ def check_gpu_arch_not_in_build(ctx: Context) -> list[Finding]:
     return findings
 
 
-def hsa_override_value(gfx: str) -> str | None:
-    """HSA_OVERRIDE_GFX_VERSION spelling of a gfx target: gfx1030 -> 10.3.0, gfx90a -> 9.0.10."""
-    match = re.fullmatch(r"gfx(\d{1,2})([0-9a-f])([0-9a-f])", gfx)
-    if not match:
-        return None
-    return f"{int(match[1])}.{int(match[2], 16)}.{int(match[3], 16)}"
-
-
 def check_rocm_gfx_not_in_build(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     if torch is None or torch.kind != "rocm" or not ctx.matrix.has_release(torch.version):
@@ -331,7 +323,7 @@ def check_rocm_gfx_not_in_build(ctx: Context) -> list[Finding]:
         evidence = [f"GPU {_gpu_name(gpu)}: {gpu.gfx}",
                     f"torch {torch.version}+{torch.variant} carries {' '.join(targets.gfx)}{_conf(targets.confidence)}"]
         if aliases:
-            value = hsa_override_value(aliases[0])
+            value = hsa_override(aliases[0])
             evidence.append(f"{gpu.gfx} runs {aliases[0]} code when told to{_conf(ctx.matrix.gfx_aliases_confidence)}")
             if override == value:
                 findings.append(Finding("rocm-gfx-not-in-build", "info", f"{gpu.gfx} runs this build through "
