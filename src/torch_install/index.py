@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urljoin, urlsplit
 
 from .errors import EnvironmentFailure
-from .index_url import DEFAULT_INDEX_BASE, INDEX_BASE_ENV, check_index_url, index_base_from, is_loopback, project_url
+from .index_url import (
+    DEFAULT_INDEX_BASE,
+    INDEX_BASE_ENV,
+    check_index_url,
+    index_base_from,
+    is_loopback,
+    project_url,
+    transport_allowed,
+)
 
 __all__ = ["DEFAULT_INDEX_BASE", "INDEX_BASE_ENV", "check_index_url", "index_base_from", "is_loopback", "project_url"]
 
@@ -266,8 +274,7 @@ class Fetcher:
             with response:
                 if response.is_redirect:
                     target = urljoin(current, response.headers.get("Location", ""))
-                    scheme, host = urlsplit(target).scheme, urlsplit(target).hostname
-                    if scheme != "https" and not (scheme == "http" and (is_loopback(host) or self.allow_insecure)):
+                    if not transport_allowed(target, self.allow_insecure):
                         raise IndexUnavailable(f"{url}: refused a redirect to {target.split('?')[0]} (not https)")
                     current = target
                     continue

@@ -25,6 +25,7 @@ def redact_url(url: str) -> str:
 
 
 def is_loopback(host: str | None) -> bool:
+    """Whether a host is this machine: ``localhost`` or a loopback IP address (not a name like 127.example.com)."""
     if not host:
         return False
     if host.lower() == "localhost":
@@ -35,6 +36,20 @@ def is_loopback(host: str | None) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def transport_allowed(url: str, allow_insecure: bool = False) -> bool:
+    """Whether ``url`` may be fetched: https, or plain http to a loopback host (or to any host when allowed).
+
+    Checked on every URL fetched, redirect targets included; an unparsable URL is not allowed."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        scheme, host = parts.scheme, parts.hostname
+    except ValueError:  # an unbalanced "[" of an IPv6 host
+        return False
+    return scheme == "https" or (scheme == "http" and (allow_insecure or is_loopback(host)))
 
 
 def check_index_url(url: str, allow_insecure: bool = False, what: str = "--index-base") -> str:

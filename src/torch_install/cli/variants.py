@@ -37,21 +37,16 @@ def fetch(url: str, max_bytes: int | None = None, timeout: float = TIMEOUT_S) ->
     """GET a variants JSON: https (plain http only for loopback, on every redirect hop), size cap, timeout."""
     max_bytes = MAX_BYTES if max_bytes is None else max_bytes
     import time
-    from urllib.parse import urljoin, urlsplit
+    from urllib.parse import urljoin
 
     import requests
 
-    from ..index_url import is_loopback, redact_url
+    from ..index_url import redact_url, transport_allowed
 
     started = time.monotonic()
     for _ in range(MAX_REDIRECTS + 1):
         shown = redact_url(url)  # never print a user:password@ given in the URL
-        try:
-            parts = urlsplit(url)
-            scheme, host = parts.scheme, parts.hostname
-        except ValueError:  # an unbalanced "[" of an IPv6 host
-            scheme, host = "", None
-        if scheme != "https" and not (scheme == "http" and is_loopback(host)):
+        if not transport_allowed(url):
             raise InputError(f"{shown}: only https URLs are fetched (plain http only for loopback)")
         try:
             with requests.get(url, timeout=timeout, stream=True, allow_redirects=False) as response:
