@@ -166,13 +166,13 @@ def nfd_labels(machine: Machine, plan: Plan | None = None) -> dict[str, str]:
 
     A node with several GPU models gets the lowest NVIDIA architecture (a pod may land on any of its GPUs).
     """
-    from .wheelnext import _major_minor, cuda_for_driver
+    from .wheelnext.properties import cuda_for_driver, major_minor
 
     labels: dict[str, str] = {}
     if plan is not None and plan.choice is not None:
         labels["variant"] = plan.choice.variant
         labels["torch"] = plan.choice.torch.split("+")[0]
-    cuda = _major_minor(machine.cuda_driver_api) or (cuda_for_driver(machine.nvidia_driver)
+    cuda = major_minor(machine.cuda_driver_api) or (cuda_for_driver(machine.nvidia_driver)
                                                      if machine.nvidia_driver else None)
     if cuda:
         labels["cuda-driver-max"] = f"{cuda[0]}.{cuda[1]}"
