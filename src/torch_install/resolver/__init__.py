@@ -1,4 +1,9 @@
-"""The resolver: machine profile + request + compatibility matrix -> Plan (pure; rules in choose.py)."""
+"""The resolver: machine profile + request + compatibility matrix -> Plan, as a pure function (no I/O).
+
+Entry points: ``resolve(machine, request, matrix)`` and ``load_matrix()``. Modules: ``matrix`` (the embedded
+compatibility matrix and variant helpers), ``rules`` (per-vendor usability checks), ``choose`` (the search and
+its warnings), ``plan`` (Request, Plan, warning codes), ``render`` (a plan in each output format).
+"""
 
 from __future__ import annotations
 
