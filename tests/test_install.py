@@ -149,6 +149,26 @@ def test_query_interpreter_reads_a_venv(env: Path) -> None:
     assert install.externally_managed(interpreter) is False
 
 
+@pytest.mark.skipif(os.name == "nt", reason="a shell-script interpreter wrapper")
+def test_query_interpreter_never_waits_on_our_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrapper (pyenv shim, conda run) that reads stdin before starting Python must not hang the query
+    on the terminal: it gets end-of-file at once."""
+    wrapper = tmp_path / "python-wrapper"
+    wrapper.write_text(f'#!/bin/sh\nIFS= read -r line\nexec "{sys.executable}" "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setattr(install, "QUERY_TIMEOUT", 10.0)  # without the fix: an InputError after 10 s, not a hang
+    read_end, write_end = os.pipe()  # our stdin: a pipe that stays open and never delivers a line
+    saved_stdin = os.dup(0)
+    os.dup2(read_end, 0)
+    try:
+        interpreter = install.query_interpreter(str(wrapper))
+    finally:
+        os.dup2(saved_stdin, 0)
+        for fd in (saved_stdin, read_end, write_end):
+            os.close(fd)
+    assert interpreter.python.rstrip("t") == f"{sys.version_info[0]}.{sys.version_info[1]}"
+
+
 def test_query_interpreter_rejects_bad_paths(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"^--python .*missing: no such file$"):
         install.query_interpreter(str(tmp_path / "missing"))

@@ -66,7 +66,7 @@ def query_interpreter(path: str) -> Interpreter:
         raise InputError(f"--python {path}: no such file")
     try:
         done = subprocess.run([path, "-I", "-c", _QUERY], capture_output=True, text=True, timeout=QUERY_TIMEOUT,
-                              check=False)
+                              stdin=subprocess.DEVNULL, check=False)  # a wrapper reading stdin must not wait
     except OSError as exc:
         raise InputError(f"--python {path}: cannot run it ({exc.strerror or exc})") from None
     except subprocess.TimeoutExpired:
