@@ -4,6 +4,9 @@ Each detector module has ``detect(probe, found) -> None`` and adds what it learn
 they run in DETECTORS order, so later ones can refine what earlier ones saw (the PCI scan lists the
 GPUs; the vendor detectors name them and add driver, compute capability, gfx target; hints apply
 the user's overrides last).
+
+Entry point: ``detect(probe=None) -> Machine`` (``Probe()`` reads this host). ``names`` maps GPU marketing
+names to architectures for ``--gpu NAME`` and name-only profiles; the tables are in ``detectors/data/``.
 """
 
 from __future__ import annotations
