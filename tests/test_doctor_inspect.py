@@ -134,7 +134,7 @@ def test_unreadable_dist_info_and_odd_version_py(tmp_path):
     assert build.problem == "not valid Python (syntax error at line 4)"
     (site / "torch" / "version.py").write_text("import os\n__version__ = os.environ['X']\ncuda = None\n")
     assert read_version_py("torch", str(site / "torch" / "version.py")).problem == "has no __version__ string"
-    assert read_version_py("torch", str(site / "nothing.py")).problem == "missing or unreadable"
+    assert read_version_py("torch", str(site / "nothing.py")).problem == "missing"
     headers = parse_headers("Name: torch\nRequires-Dist: a\nRequires-Dist: b;\n  extra == 'x'\n\nBody: no\n")
     assert headers == {"name": ["torch"], "requires-dist": ["a", "b; extra == 'x'"]}
 

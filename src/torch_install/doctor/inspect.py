@@ -20,8 +20,10 @@ from pathlib import Path
 from ..errors import InputError
 
 FACTS_TIMEOUT = 10.0
-MAX_METADATA = 1024 * 1024  # dist-info files a doctor reads are far smaller; refuse absurd ones
+MAX_METADATA = 1024 * 1024  # METADATA, WHEEL, version.py: real ones are far smaller; a bigger one is not read
 MAX_RECORD = 16 * 1024 * 1024
+MAX_INSTALLER = 256
+MAX_EGG_LINK = 4096
 
 # Distributions the doctor reads (normalized names); nvidia-* and intel oneAPI runtimes by prefix.
 FAMILY = ("torch", "torchvision", "torchaudio")
@@ -97,10 +99,8 @@ class Dist:
         """Bytes of the files RECORD lists (sizes as RECORD states them), or None without a RECORD."""
         if self.kind != "dist-info":
             return None
-        try:
-            with open(os.path.join(self.path, "RECORD"), encoding="utf-8", errors="replace") as handle:
-                text = handle.read(MAX_RECORD)
-        except OSError:
+        text, _ = read_file(os.path.join(self.path, "RECORD"), MAX_RECORD)
+        if text is None:
             return None
         total = 0
         for line in text.splitlines():
@@ -233,12 +233,23 @@ def _interpreter_from_facts(facts: Mapping[str, object], environ: Mapping[str, s
 
 # --- files ------------------------------------------------------------------------------------
 
-def _read(path: str, limit: int = MAX_METADATA) -> str | None:
+def read_file(path: str, limit: int = MAX_METADATA) -> tuple[str | None, str | None]:
+    """``(text, None)``, or ``(None, why)`` with why one of "missing", "not a regular file" (a FIFO or device
+    is never waited on), "larger than N bytes" or "unreadable (reason)": a file of an inspected environment
+    is never trusted to be small, regular or readable."""
+    from ..probe import read_regular
+
     try:
-        with open(path, "rb") as handle:
-            return handle.read(limit).decode("utf-8", "replace")
-    except OSError:
-        return None
+        data = read_regular(path, limit + 1)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, "missing"
+    except OSError as exc:
+        return None, f"unreadable ({exc.strerror.lower()})" if exc.strerror else "not a regular file"
+    except ValueError:  # a NUL in the path
+        return None, "missing"
+    if len(data) > limit:
+        return None, f"larger than {limit} bytes, not read"
+    return data.decode("utf-8", "replace"), None
 
 
 def parse_headers(text: str) -> dict[str, list[str]]:
@@ -261,9 +272,9 @@ def parse_headers(text: str) -> dict[str, list[str]]:
 
 def read_version_py(package: str, path: str) -> Build:
     """Literal top-level assignments of ``version.py`` (``cuda: Optional[str] = '12.8'`` included)."""
-    text = _read(path)
+    text, why = read_file(path)
     if text is None:
-        return Build(package, path, problem="missing or unreadable")
+        return Build(package, path, problem=why)
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
@@ -289,11 +300,11 @@ def read_dist(directory: str, location: str, name: str, version: str, kind: str)
     """One dist-info/egg-info directory; unreadable parts become ``problems``, never exceptions."""
     problems: list[str] = []
     metadata_file = "METADATA" if kind == "dist-info" else "PKG-INFO"
-    text = _read(os.path.join(directory, metadata_file))
+    text, why = read_file(os.path.join(directory, metadata_file))
     requires: tuple[str, ...] = ()
     requires_python = None
     if text is None:
-        problems.append(f"{metadata_file} missing or unreadable")
+        problems.append(f"{metadata_file} {why}")
     else:
         headers = parse_headers(text)
         if headers.get("version"):
@@ -306,23 +317,43 @@ def read_dist(directory: str, location: str, name: str, version: str, kind: str)
     tags: tuple[str, ...] = ()
     build = None
     if kind == "dist-info":
-        installer = (_read(os.path.join(directory, "INSTALLER"), 256) or "").strip() or None
-        wheel = _read(os.path.join(directory, "WHEEL"))
+        installer_text, why = read_file(os.path.join(directory, "INSTALLER"), MAX_INSTALLER)
+        installer = (installer_text or "").strip() or None
+        if why and why != "missing":  # INSTALLER is optional
+            problems.append(f"INSTALLER {why}")
+        wheel, why = read_file(os.path.join(directory, "WHEEL"))
         if wheel is not None:
             wheel_headers = parse_headers(wheel)
             tags = tuple(wheel_headers.get("tag", ()))
             build = (wheel_headers.get("build") or [None])[0]
-        if not os.path.exists(os.path.join(directory, "RECORD")):
+        elif why != "missing":
+            problems.append(f"WHEEL {why}")
+        record = os.path.join(directory, "RECORD")
+        if not os.path.lexists(record):
             problems.append("RECORD missing")
+        else:
+            import stat
+
+            try:  # only looked at here; read (capped, regular files only) when its sizes are needed
+                info = os.stat(record)
+            except OSError as exc:
+                problems.append(f"RECORD unreadable ({(exc.strerror or str(exc)).lower()})")
+            else:
+                if not stat.S_ISREG(info.st_mode):
+                    problems.append("RECORD not a regular file")
+                elif info.st_size > MAX_RECORD:
+                    problems.append(f"RECORD larger than {MAX_RECORD} bytes, not read")
     return Dist(name=name, version=version, path=directory, location=location, kind=kind, installer=installer,
                 requires=requires, requires_python=requires_python, wheel_tags=tags, wheel_build=build,
                 problems=tuple(problems))
 
 
 def _egg_link(path: str, location: str, name: str) -> Dist:
-    target = (_read(path, 4096) or "").splitlines()
+    text, why = read_file(path, MAX_EGG_LINK)
+    target = (text or "").splitlines()
+    problem = f"egg-link {why}" if why else "egg-link is empty"
     return Dist(name=name, version="0+develop", path=path, location=target[0].strip() if target else location,
-                kind="egg-link", problems=() if target else ("egg-link is empty",))
+                kind="egg-link", problems=() if target else (problem,))
 
 
 def _scan_location(location: str) -> tuple[list[Dist], list[str], list[str]]:
