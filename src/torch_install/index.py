@@ -353,6 +353,8 @@ class IndexClient:
         """``{base}/[{variant}/]{project}/``. Raises IndexUnavailable when neither the network nor the cache has it."""
         url = project_url(self.base, project, variant)
         entry = self.cache.get(url) if self.cache else None
+        if entry and entry.load_files() is None:  # corrupt: warned about and removed; fetched again below
+            entry = None
         if entry and (self.offline or entry.fresh):
             return Listing(url, entry.fetched_at, lambda: entry.files, from_cache=True)
         if self.offline:

@@ -4,17 +4,20 @@ Location: ``$TORCH_INSTALL_CACHE_DIR``, else the user cache directory (platformd
 Each page URL has ``<key>.meta.json`` (url, fetched_at, etag, last_modified: small, read on every lookup)
 and ``<key>.files.json`` (the parsed file list, read only when needed). ``derived/`` holds small results
 computed from pages (keyed by the pages' identity), so a warm lookup never re-reads a large listing.
-Writes are atomic (temp file + rename); an unreadable or corrupt entry counts as absent; a cache that
-cannot be written is skipped silently.
+The directory is created private to the user (0o700 on POSIX). Writes are atomic (temp file + rename); the
+meta file records the file list's size and checksum, so a corrupt or truncated entry is found, named in one
+warning line, removed and fetched again; a cache that cannot be written is skipped silently.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 import zlib
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
@@ -26,7 +29,7 @@ if TYPE_CHECKING:
 CACHE_DIR_ENV = "TORCH_INSTALL_CACHE_DIR"
 TTL_ENV = "TORCH_INSTALL_INDEX_TTL"
 DEFAULT_TTL = 3600.0  # seconds a page is used without asking the server again
-_FORMAT = 1
+_FORMAT = 2  # 2: meta records files_bytes and files_crc
 
 
 def default_cache_dir() -> Path:
@@ -58,16 +61,34 @@ class CacheEntry:
     last_modified: str | None
     fresh: bool
     _files_path: Path
+    _files_crc: int | None = None  # checksum the meta file recorded
+    _cache: IndexCache | None = None  # told when the file list turns out corrupt
 
     @property
     def files(self) -> tuple[IndexFile, ...]:
+        return self.load_files() or ()
+
+    def load_files(self) -> tuple[IndexFile, ...] | None:
+        """The file list, or None when it is unreadable or corrupt (then warned about and removed)."""
+        return self._loaded
+
+    @cached_property
+    def _loaded(self) -> tuple[IndexFile, ...] | None:
         from .index import IndexFile
 
         try:
-            rows = json.loads(self._files_path.read_text(encoding="utf-8"))
-            return tuple(IndexFile(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows)
-        except (OSError, ValueError, TypeError, IndexError, KeyError):
-            return ()
+            data = self._files_path.read_bytes()
+        except OSError:
+            return None
+        try:
+            if self._files_crc is not None and zlib.crc32(data) != self._files_crc:
+                raise ValueError("checksum mismatch")
+            rows = json.loads(data.decode("utf-8"))
+            return tuple(IndexFile(str(r[0]), str(r[1]), r[2], r[3], bool(r[4])) for r in rows)
+        except (ValueError, TypeError, IndexError, KeyError) as exc:
+            if self._cache is not None:
+                self._cache.drop_corrupt(self.url, f"{self._files_path.name}: {exc}")
+            return None
 
 
 class IndexCache:
@@ -80,41 +101,77 @@ class IndexCache:
         return self.directory / f"{key}.meta.json", self.directory / f"{key}.files.json"
 
     def get(self, url: str, now: float | None = None) -> CacheEntry | None:
+        """The entry for ``url``, or None: absent, of an older format, or corrupt (warned about and removed).
+        A file list of the wrong size is found here; one with the wrong content when it is loaded."""
         meta_path, files_path = self._paths(url)
         try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            if meta.get("format") != _FORMAT or meta.get("url") != url or not files_path.is_file():
-                return None
+            text = meta_path.read_text(encoding="utf-8")
+        except OSError:
+            return None
+        try:
+            meta = json.loads(text)
+            if not isinstance(meta, dict):
+                raise ValueError("not a JSON object")
+            if meta.get("format") != _FORMAT or meta.get("url") != url:
+                return None  # an older format, or another URL with the same key: simply replaced
             fetched_at = float(meta["fetched_at"])
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+            size, crc = int(meta["files_bytes"]), int(meta["files_crc"])
+            found = files_path.stat().st_size
+            if found != size:
+                raise ValueError(f"{files_path.name} has {found} bytes, {size} were written")
+        except FileNotFoundError:
+            self.drop_corrupt(url, f"{files_path.name} is missing")
+            return None
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            self.drop_corrupt(url, str(exc))
             return None
         now = time.time() if now is None else now
         fresh = 0 <= now - fetched_at < self.ttl
-        return CacheEntry(url, fetched_at, meta.get("etag"), meta.get("last_modified"), fresh, files_path)
+        return CacheEntry(url, fetched_at, meta.get("etag"), meta.get("last_modified"), fresh, files_path, crc, self)
+
+    def drop_corrupt(self, url: str, why: str) -> None:
+        """Remove a corrupt entry, saying so in one warning line."""
+        meta_path, files_path = self._paths(url)
+        sys.stderr.write(f"torch-install: warning: index cache entry {meta_path} is corrupt ({why}); ignored, "
+                         "fetched again\n")
+        _remove(meta_path)
+        _remove(files_path)
 
     def put(self, url: str, files: tuple[IndexFile, ...], etag: str | None, last_modified: str | None,
             fetched_at: float) -> None:
         meta_path, files_path = self._paths(url)
         rows = [[f.filename, f.url, f.sha256, f.requires_python, f.yanked] for f in files]
-        if self._write(files_path, rows):
+        data = json.dumps(rows, separators=(",", ":")).encode("utf-8")
+        if self._write_bytes(files_path, data):
             self._write(meta_path, {"format": _FORMAT, "url": url, "fetched_at": fetched_at, "etag": etag,
-                                    "last_modified": last_modified})
+                                    "last_modified": last_modified, "files_bytes": len(data),
+                                    "files_crc": zlib.crc32(data)})
 
     def touch(self, url: str, etag: str | None, last_modified: str | None, now: float | None = None) -> CacheEntry:
         """Record a successful revalidation (304): the entry is fresh again."""
         entry = self.get(url)
         assert entry is not None
         now = time.time() if now is None else now
-        meta_path, _ = self._paths(url)
+        meta_path, files_path = self._paths(url)
         self._write(meta_path, {"format": _FORMAT, "url": url, "fetched_at": now, "etag": etag or entry.etag,
-                                "last_modified": last_modified or entry.last_modified})
+                                "last_modified": last_modified or entry.last_modified,
+                                "files_bytes": files_path.stat().st_size, "files_crc": entry._files_crc})
         return CacheEntry(url, now, etag or entry.etag, last_modified or entry.last_modified, True,
-                          entry._files_path)
+                          entry._files_path, entry._files_crc, self)
 
     def get_derived(self, key: str) -> Any:
+        """A stored derived result, or None (absent, or corrupt: warned about, removed, computed again)."""
+        path = self.directory / "derived" / f"{_key(key)}.json"
         try:
-            data = json.loads((self.directory / "derived" / f"{_key(key)}.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            return None
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            sys.stderr.write(f"torch-install: warning: index cache entry {path} is corrupt ({exc}); ignored, "
+                             "computed again\n")
+            _remove(path)
             return None
         return data.get("value") if isinstance(data, dict) and data.get("key") == key else None
 
@@ -122,14 +179,17 @@ class IndexCache:
         self._write(self.directory / "derived" / f"{_key(key)}.json", {"key": key, "value": value})
 
     def _write(self, path: Path, data: Any) -> bool:
+        return self._write_bytes(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
+
+    def _write_bytes(self, path: Path, data: bytes) -> bool:
         import tempfile
 
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            _private_dirs(path.parent)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # 0o600
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    json.dump(data, out, separators=(",", ":"))
+                with os.fdopen(fd, "wb") as out:
+                    out.write(data)
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
@@ -137,3 +197,28 @@ class IndexCache:
         except OSError:
             return False
         return True
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:  # a read-only cache: the entry is ignored again next time
+        return
+
+
+def _private_dirs(directory: Path) -> None:
+    """Create ``directory`` and any missing parents readable by the user only (0o700 on POSIX, whatever the
+    umask); an existing directory is left as it is."""
+    missing: list[Path] = []
+    while not directory.is_dir():
+        missing.append(directory)
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    for path in reversed(missing):
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        if os.name == "posix":
+            os.chmod(path, 0o700)

@@ -1,0 +1,103 @@
+"""The index cache on disk: private directory, and corrupt or truncated entries found, named once and fetched again."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from index_pages import load_rows, serve_index
+from torch_install.index import Fetcher, IndexClient, IndexUnavailable
+from torch_install.index_cache import IndexCache
+
+FAST = {"retries": 0, "backoff": 0.0, "connect_timeout": 2.0, "read_timeout": 2.0}
+ROWS = load_rows()
+posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+
+
+def entry_files(cache_dir: Path) -> tuple[Path, Path]:
+    (meta,) = cache_dir.glob("*.meta.json")
+    return meta, meta.with_name(meta.name.replace(".meta.json", ".files.json"))
+
+
+def warm_cache(httpserver, cache_dir: Path) -> tuple[str, Path, Path]:  # noqa: ANN001
+    base = serve_index(httpserver, ROWS)
+    assert len(IndexClient(base, IndexCache(cache_dir), Fetcher(**FAST)).listing("torch").files) == len(ROWS)
+    return (base, *entry_files(cache_dir))
+
+
+def listing_again(base: str, cache_dir: Path, offline: bool = False):  # noqa: ANN201
+    return IndexClient(base, IndexCache(cache_dir), Fetcher(**FAST), offline=offline).listing("torch")
+
+
+@posix_only
+def test_the_cache_directory_and_the_parents_it_creates_are_private(httpserver, tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home").chmod(0o755)  # a user cache directory that already exists
+    old_umask = os.umask(0o022)
+    try:
+        warm_cache(httpserver, tmp_path / "home" / ".cache" / "torch-install" / "index")
+    finally:
+        os.umask(old_umask)
+    for directory in ("home/.cache", "home/.cache/torch-install", "home/.cache/torch-install/index"):
+        assert stat.S_IMODE((tmp_path / directory).stat().st_mode) == 0o700, directory
+    meta, files = entry_files(tmp_path / "home/.cache/torch-install/index")
+    assert stat.S_IMODE(meta.stat().st_mode) == 0o600 and stat.S_IMODE(files.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / "home").stat().st_mode) == 0o755  # what existed is left alone
+
+
+@pytest.mark.parametrize("damage", ["truncated", "same size, other bytes", "meta not JSON", "files deleted"])
+def test_a_corrupt_entry_is_named_once_and_fetched_again(httpserver, tmp_path: Path, capsys, damage: str) -> None:
+    base, meta, files = warm_cache(httpserver, tmp_path)
+    data = files.read_bytes()
+    if damage == "truncated":
+        files.write_bytes(data[: len(data) // 2])
+    elif damage == "same size, other bytes":
+        files.write_bytes(data.replace(b"cp312", b"cp311", 1))
+    elif damage == "meta not JSON":
+        meta.write_bytes(meta.read_bytes()[:20])
+    else:
+        files.unlink()
+    capsys.readouterr()
+    listing = listing_again(base, tmp_path)
+    assert not listing.from_cache and len(listing.files) == len(ROWS)  # fetched again, complete
+    assert len(httpserver.log) == 2
+    warning = capsys.readouterr().err.splitlines()
+    assert len(warning) == 1 and warning[0].startswith(f"torch-install: warning: index cache entry {meta} is corrupt")
+    assert warning[0].endswith("ignored, fetched again")
+    again = listing_again(base, tmp_path)  # the rewritten entry is whole again
+    assert again.from_cache and len(again.files) == len(ROWS) and len(httpserver.log) == 2
+    assert capsys.readouterr().err == ""
+
+
+def test_a_corrupt_entry_offline_is_absent_not_an_empty_listing(httpserver, tmp_path: Path, capsys) -> None:
+    base, _, files = warm_cache(httpserver, tmp_path)
+    files.write_bytes(files.read_bytes()[:-40])
+    with pytest.raises(IndexUnavailable, match="not in the cache"):
+        listing_again(base, tmp_path, offline=True)
+    assert "is corrupt" in capsys.readouterr().err
+
+
+def test_an_entry_of_an_older_format_is_replaced_without_a_warning(httpserver, tmp_path: Path, capsys) -> None:
+    base, meta, _ = warm_cache(httpserver, tmp_path)
+    old = json.loads(meta.read_text())
+    old["format"] = 1
+    del old["files_bytes"], old["files_crc"]
+    meta.write_text(json.dumps(old))
+    capsys.readouterr()
+    assert not listing_again(base, tmp_path).from_cache and len(httpserver.log) == 2
+    assert capsys.readouterr().err == ""
+
+
+def test_a_corrupt_derived_result_is_named_and_computed_again(tmp_path: Path, capsys) -> None:
+    cache = IndexCache(tmp_path)
+    cache.put_derived("facts|x", {"torch": ["2.9.1"]})
+    assert cache.get_derived("facts|x") == {"torch": ["2.9.1"]}
+    (path,) = (tmp_path / "derived").glob("*.json")
+    path.write_text('{"key": "facts|x", "val')
+    assert cache.get_derived("facts|x") is None
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and f"index cache entry {path} is corrupt" in err[0] and not path.exists()
