@@ -11,8 +11,8 @@ from torch_install.container import (
     image_hints,
     no_target_error,
     target_from_hints,
-    toolkit_driver,
 )
+from torch_install.cuda_drivers import driver_for_toolkit
 from torch_install.machine import Machine
 from torch_install.probe import Probe
 
@@ -55,7 +55,7 @@ def test_nvidia_cuda_13_0_2_image(tmp_path):
 def test_require_cuda_alone_gives_the_floor(tmp_path):
     hints = image_hints(tree(tmp_path, {"NVIDIA_REQUIRE_CUDA": CUDA_12_4_1["NVIDIA_REQUIRE_CUDA"]}))
     assert [(h.kind, h.version) for h in hints] == [("cuda", "12.4")]
-    assert toolkit_driver("12.4") == ("550.54.14", "12.4.0")
+    assert driver_for_toolkit("12.4")[:2] == ("550.54.14", "12.4.0")
 
 
 def test_rocm_dev_image_version_file(tmp_path):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sysroot import FIXTURES, OPEN, PCI_3D, PCI_VGA, PROPRIETARY, SMI_QUERY, SysrootBuilder, host_facts
+from torch_install.cuda_drivers import cuda_for_driver
 from torch_install.detectors import Found, detect, nvidia
 from torch_install.probe import Probe, command_slug
 
@@ -221,7 +222,7 @@ def _cmdline(pid: str) -> str:
     ("400.1", "linux", None), ("banana", "linux", None), ("", "linux", None),
 ])
 def test_newest_cuda_for_driver(driver: str, os_name: str, cuda: str | None) -> None:
-    result = nvidia.cuda_for_driver(driver, os_name)
+    result = cuda_for_driver(driver, os_name)
     assert (result[0] if result else None) == cuda
 
 

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
 
+from .cuda_drivers import driver_for_toolkit
 from .errors import InputError
 from .machine import Gpu, Machine
-from .package_data import load_json
 from .versions import numeric_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
@@ -46,23 +45,6 @@ class ImageHint:
     kind: str
     version: str | None
     source: str  # "$CUDA_VERSION=12.4.1", "/opt/rocm/.info/version: 7.1.1-38"
-
-
-@cache
-def _toolkit_drivers() -> list[dict[str, str]]:
-    return load_json("data/cuda-toolkit-drivers.json")["toolkits"]
-
-
-def toolkit_driver(cuda: str) -> tuple[str, str] | None:
-    """(minimum Linux driver, toolkit row) for a CUDA toolkit version: the exact release (12.4.1), else the
-    newest listed release of that minor at or below it, else the minor's GA; None when the minor is unknown."""
-    want = numeric_key(cuda)
-    rows = [r for r in _toolkit_drivers() if numeric_key(r["cuda"])[:2] == want[:2]]
-    if not rows:
-        return None
-    below = [r for r in rows if numeric_key(r["cuda"]) <= want + (0,) * (3 - len(want))]
-    row = max(below or rows[:1], key=lambda r: numeric_key(r["cuda"]))
-    return row["linux_x86_64"], row["cuda"]
 
 
 def _cuda_from(name: str, value: str) -> str | None:
@@ -144,13 +126,15 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
     for hint in hints:
         intent = f"base-image hint {hint.source}: what the image is built for, not a detected GPU"
         if hint.kind == "cuda" and hint.version:
-            found = toolkit_driver(hint.version)
+            found = driver_for_toolkit(hint.version)
             major, minor = numeric_key(hint.version)[:2]
             values["cuda_driver_api"] = f"{major}.{minor}"
             sources["cuda_driver_api"] = intent
             if found:
-                values["nvidia_driver"] = found[0]
-                sources["nvidia_driver"] = f"minimum Linux driver of CUDA {found[1]} ({intent})"
+                driver, toolkit, confidence = found
+                values["nvidia_driver"] = driver
+                label = "" if confidence == "source-file" else f"{confidence}; "
+                sources["nvidia_driver"] = f"minimum Linux driver of CUDA {toolkit} ({label}{intent})"
             else:
                 notes.append(f"CUDA {hint.version}: no driver known for this toolkit; the target driver is unknown")
             gpus.append(Gpu(vendor="nvidia"))

@@ -166,14 +166,13 @@ def nfd_labels(machine: Machine, plan: Plan | None = None) -> dict[str, str]:
 
     A node with several GPU models gets the lowest NVIDIA architecture (a pod may land on any of its GPUs).
     """
-    from .wheelnext.properties import cuda_for_driver, major_minor
+    from .wheelnext.properties import driver_cuda
 
     labels: dict[str, str] = {}
     if plan is not None and plan.choice is not None:
         labels["variant"] = plan.choice.variant
         labels["torch"] = plan.choice.torch.split("+")[0]
-    cuda = major_minor(machine.cuda_driver_api) or (cuda_for_driver(machine.nvidia_driver)
-                                                     if machine.nvidia_driver else None)
+    cuda = driver_cuda(machine)
     if cuda:
         labels["cuda-driver-max"] = f"{cuda[0]}.{cuda[1]}"
     if machine.nvidia_driver:

@@ -11,7 +11,7 @@ Cheapest source first, and a command only when the files cannot answer:
    where an NVIDIA GPU was seen on PCI, on WSL, or on Windows.
 
 The newest CUDA the driver supports comes from NVML when it answered, else from the driver version and
-the toolkit → minimum-driver table (``data/nvidia-cuda-driver.json``).
+the toolkit → minimum-driver table (``cuda_drivers``, ``data/cuda-toolkit-drivers.json``).
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import re
 
+from ..cuda_drivers import cuda_for_driver
 from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe
-from ..versions import numeric_key
 from . import Found, GpuRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
@@ -53,10 +53,6 @@ def _pci_table() -> dict[str, Any]:
     return load_json("detectors/data/nvidia-pci.json")
 
 
-def _driver_table() -> list[dict[str, Any]]:
-    return load_json("detectors/data/nvidia-cuda-driver.json")["toolkits"]
-
-
 def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
     """PCI device id ('2330') → (chip, product name or None, compute capability or None); None if unknown."""
     table = _pci_table()
@@ -65,33 +61,6 @@ def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
         return None
     chip = entry[0]
     return chip, (entry[1] if len(entry) > 1 else None), table["chips"].get(chip)
-
-
-def cuda_for_driver(driver: str, os_name: str | None = "linux") -> tuple[str, str] | None:
-    """Newest CUDA toolkit (major.minor) whose minimum driver ``driver`` meets, with the table row's label and
-    confidence as the reason; None when the driver is older than every toolkit in the table or malformed.
-
-    ``os_name`` picks the Linux or Windows column (WSL drivers are Windows drivers). Rows without a
-    driver version for that OS but with a driver branch (CUDA 13.x) compare the branch number.
-    """
-    if not isinstance(driver, str) or not _DRIVER.match(driver.strip()):
-        return None
-    have = numeric_key(driver.strip())
-    column = "windows" if os_name == "windows" else "linux"
-    best: tuple[tuple[int, ...], dict[str, Any], str] | None = None
-    for row in _driver_table():
-        minimum, how = row.get(column), "needs ≥"
-        if minimum is None and row.get("branch"):
-            minimum, how = row["branch"], "branch"
-        if minimum is None or have < numeric_key(minimum):
-            continue
-        cuda = numeric_key(row["cuda"])
-        if best is None or cuda > best[0]:
-            best = (cuda, row, f"{row['label']} {how} {minimum}")
-    if best is None:
-        return None
-    row = best[1]
-    return ".".join(map(str, best[0][:2])), f"{best[2]} ({column} driver table, {row['confidence']})"
 
 
 # ---- parsers: text in, value or None out, never an exception ------------------------------------------------

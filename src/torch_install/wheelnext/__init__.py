@@ -16,7 +16,7 @@ from .properties import (
     OverrideEnv,
     SupportedProperties,
     cpu_flags_from_cpuinfo,
-    cuda_for_driver,
+    driver_cuda,
     major_minor,
     override_env,
     supported_properties,
@@ -38,7 +38,7 @@ from .variants_file import (
 
 __all__ = [
     "DIALECTS", "INSTALLERS", "FeatureConfig", "OverrideEnv", "Ranking", "SupportedProperties", "VariantsFile",
-    "Verdict", "cpu_flags_from_cpuinfo", "cuda_for_driver", "dialect_of", "index_variant", "major_minor",
+    "Verdict", "cpu_flags_from_cpuinfo", "dialect_of", "driver_cuda", "index_variant", "major_minor",
     "override_env", "parse_variants", "rank_variants", "read_variants_text", "supported_properties", "why_first",
     "x86_64_level",
 ]

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..cuda_drivers import cuda_for_driver
 from ..machine import Machine
 from ..package_data import load_json
-from ..versions import numeric_key
 
 
 def provider_data() -> dict[str, Any]:
@@ -90,16 +90,14 @@ def nvidia_features(cuda_driver: tuple[int, int], sm: tuple[int, int] | None) ->
     return tuple(features)
 
 
-def cuda_for_driver(driver: str) -> tuple[int, int] | None:
-    """The newest CUDA (major, minor) whose toolkit's Linux driver ``driver`` meets (NVIDIA's toolkit table)."""
-    have = numeric_key(driver)
-    best: tuple[int, int] | None = None
-    for row in load_json("data/cuda-toolkit-drivers.json")["toolkits"]:
-        need = numeric_key(row["linux_x86_64"])
-        version = major_minor(row["cuda"])
-        if need <= have and version and (best is None or version > best):
-            best = version
-    return best
+def driver_cuda(machine: Machine) -> tuple[int, int] | None:
+    """The newest CUDA (major, minor) the machine's NVIDIA driver supports: the profile's ``cuda_driver_api``,
+    else the newest toolkit whose minimum Linux driver ``nvidia_driver`` meets; None when neither tells."""
+    stated = major_minor(machine.cuda_driver_api)
+    if stated or not machine.nvidia_driver:
+        return stated
+    found = cuda_for_driver(machine.nvidia_driver)
+    return major_minor(found[0]) if found else None
 
 
 def intel_device_ips(family: str | None) -> tuple[str, ...]:
@@ -159,19 +157,18 @@ def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = Non
     notes: list[str] = []
     nvidia = [g for g in machine.visible_gpus if g.vendor == "nvidia"]
     if nvidia or machine.cuda_driver_api:
-        cuda = major_minor(machine.cuda_driver_api)
-        if cuda is None and machine.nvidia_driver:
-            cuda = cuda_for_driver(machine.nvidia_driver)
-            if cuda:
-                notes.append(f"nvidia: driver CUDA {cuda[0]}.{cuda[1]} inferred from driver {machine.nvidia_driver} "
-                             "(newest toolkit whose driver it meets); NVML reports it exactly")
+        cuda = driver_cuda(machine)
+        if cuda and major_minor(machine.cuda_driver_api) is None:
+            notes.append(f"nvidia: driver CUDA {cuda[0]}.{cuda[1]} inferred from driver {machine.nvidia_driver} "
+                         "(newest toolkit whose driver it meets); NVML reports it exactly")
         low, high = provider_data()["nvidia"]["cuda_major_range"]
         sms = sorted({(g.sm // 10, g.sm % 10) for g in nvidia if g.sm is not None}, reverse=True)
         if cuda is None:
             notes.append("nvidia: the driver's CUDA version is unknown, so the nvidia provider reports nothing")
         elif not (low, 0) <= cuda <= (high, provider_data()["nvidia"]["cuda_minor_max"]):
-            notes.append(f"nvidia: driver CUDA {machine.cuda_driver_api} is outside the provider's range "
-                         f"{low}.0–{high}.20, so it reports nothing")
+            shown = machine.cuda_driver_api or f"{cuda[0]}.{cuda[1]}"
+            notes.append(f"nvidia: driver CUDA {shown} is outside the provider's range {low}.0–{high}.20, "
+                         "so it reports nothing")
         else:
             top = sms[0] if sms and sms[0] >= (5, 0) else None
             if sms and top is None:
@@ -240,8 +237,7 @@ def override_env(machine: Machine, variant: str | None = None) -> OverrideEnv:
     out: dict[str, str] = {}
     notes: list[str] = []
     props = supported_properties(machine)
-    cuda = major_minor(machine.cuda_driver_api) or (cuda_for_driver(machine.nvidia_driver)
-                                                     if machine.nvidia_driver else None)
+    cuda = driver_cuda(machine)
     if cuda:
         out[data["nvidia"]["overrides"]["cuda_driver_version"]] = f"{cuda[0]}.{cuda[1]}"
         sm_arch = props.feature("nvidia", "sm_arch")
