@@ -53,9 +53,9 @@ class FleetPlan:
 
 
 def machine_name(machine: Machine, index: int) -> str:
-    from .resolver.render import gpu_label
+    from .resolver.render import gpu_description
 
-    gpus = ", ".join(gpu_label(g) for g in machine.gpus) or "no GPU"
+    gpus = ", ".join(gpu_description(g) for g in machine.gpus) or "no GPU"
     driver = f", driver {machine.nvidia_driver}" if machine.nvidia_driver else ""
     return f"machine {index + 1} ({gpus}{driver})"
 

@@ -99,10 +99,10 @@ def _cpu_flags(args: argparse.Namespace, machine: Machine) -> frozenset[str]:
 
 
 def render_text(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: tuple[str, ...]) -> str:
-    from ..resolver.render import gpu_label
+    from ..resolver.render import gpu_description
     from ..wheelnext import DIALECTS, INSTALLERS, index_variant, why_first
 
-    gpus = ", ".join(gpu_label(g) for g in machine.gpus) or "no GPU"
+    gpus = ", ".join(gpu_description(g) for g in machine.gpus) or "no GPU"
     driver = f"; CUDA driver {machine.cuda_driver_api}" if machine.cuda_driver_api else ""
     rocm = f"; ROCm {machine.rocm}" if machine.rocm else ""
     lines = [f"Metadata: {vfile.origin}: {DIALECTS[vfile.dialect]}",

@@ -31,7 +31,7 @@ from .rules import (
     check_rocm,
     check_xpu,
     glibc_gate,
-    gpu_label,
+    gpu_name_with_arch,
     macos_gate,
     python_gate,
     rocm_distance,
@@ -279,7 +279,7 @@ class _Resolver:
         arch_blocked = [r for r, vs in newer if vs and not any(v.arch_ok for v in vs)]
         if arch_blocked and not driver_blocked:
             r = arch_blocked[0]
-            gpus = {gpu_label(g) for _, vs in newer for v in vs for g in v.unusable_gpus}
+            gpus = {gpu_name_with_arch(g) for _, vs in newer for v in vs for g in v.unusable_gpus}
             chosen = found.release.version if found.release else "none"
             self.warn("gpu-arch-unsupported", f"torch {r.version} has no kernels for {', '.join(sorted(gpus))}; "
                                               f"newest release that runs on it: {chosen}")
@@ -334,7 +334,7 @@ class _Resolver:
         discrete = [g for g in visible if g.integrated is not True]
         ignored = [g for g in visible if g.integrated is True] if discrete else []
         if ignored:
-            self.reasons.append("integrated GPU ignored: " + ", ".join(gpu_label(g) for g in ignored))
+            self.reasons.append("integrated GPU ignored: " + ", ".join(gpu_name_with_arch(g) for g in ignored))
         vendors = sorted({g.vendor for g in (discrete or visible)})
         if len(vendors) > 1:
             self.note(f"GPUs of several vendors ({', '.join(vendors)}): choosing for "
@@ -362,8 +362,9 @@ class _Resolver:
         driver = self.machine.nvidia_driver
         unknown = [g for g in gpus if g.sm is None]
         if unknown:
-            self.warn("gpu-arch-unknown", "compute capability unknown for " + ", ".join(gpu_label(g) for g in unknown)
-                      + ": not checked against the builds' arch lists")
+            names = ", ".join(gpu_name_with_arch(g) for g in unknown)
+            self.warn("gpu-arch-unknown", f"compute capability unknown for {names}: not checked against the builds' "
+                      "arch lists")
         found = self.search(releases, self.cuda_variants, self.nvidia_check(gpus), self.nvidia_key(bool(driver)))
         mixed: list[Gpu] = []
         if not found.verdict and len({g.sm for g in gpus}) > 1:
@@ -414,7 +415,7 @@ class _Resolver:
                     indices.append(str(i))
                 i += 1
         self.warn("mixed-gpus", f"no build runs on every GPU; torch {found.release.version}+{found.verdict.variant} "  # type: ignore[union-attr]
-                                f"cannot use {', '.join(gpu_label(g) for g in unusable)}: hide it with "
+                                f"cannot use {', '.join(gpu_name_with_arch(g) for g in unusable)}: hide it with "
                                 f"CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES={','.join(indices)}")
 
     def warn_driver_unknown(self, found: _Search, releases: list[Release], gpus: list[Gpu]) -> None:
@@ -449,7 +450,7 @@ class _Resolver:
             return self.cpu(releases[0])
         unknown = [g for g in gpus if not g.gfx]
         if unknown:
-            self.warn("gpu-arch-unknown", "gfx target unknown for " + ", ".join(gpu_label(g) for g in unknown)
+            self.warn("gpu-arch-unknown", "gfx target unknown for " + ", ".join(gpu_name_with_arch(g) for g in unknown)
                       + ": not checked against the builds' gfx lists")
 
         def variants_of(r: Release) -> list[str]:
@@ -517,12 +518,12 @@ class _Resolver:
             self.explain_newer(found, None)
             if found.verdict.unknown_arch:
                 self.warn("gpu-arch-unknown", "Intel GPU family unknown for "
-                          + ", ".join(gpu_label(g) for g in found.verdict.unknown_arch)
+                          + ", ".join(gpu_name_with_arch(g) for g in found.verdict.unknown_arch)
                           + ": xpu chosen without checking its device list")
             return self.plan(found.release, "xpu", True)
         if integrated_only:
             self.warn("integrated-gpu-only", "the only GPU is an integrated "
-                      + ", ".join(gpu_label(g) for g in gpus)
+                      + ", ".join(gpu_name_with_arch(g) for g in gpus)
                       + ", which PyTorch's XPU builds do not support: CPU build chosen")
             return self.cpu(releases[0])
         return self.no_gpu_variant(releases, found, "intel", gpus)
@@ -532,7 +533,7 @@ class _Resolver:
         """CPU for the newest matching release, saying why and what would use the GPU."""
         chosen = releases[0]
         driver = self.machine.nvidia_driver
-        labels = ", ".join(gpu_label(g) for g in gpus)
+        labels = ", ".join(gpu_name_with_arch(g) for g in gpus)
         first = next((vs for r, vs in found.per_release if r is chosen), [])
         upgrade = [v.driver_needed for v in first if v.arch_ok and v.driver_needed]
         need = min(upgrade, key=numeric_key) if upgrade else None

@@ -106,7 +106,7 @@ def render_json(plan: Plan) -> str:
     return json.dumps(data, indent=2)
 
 
-def gpu_label(gpu: Gpu) -> str:
+def gpu_description(gpu: Gpu) -> str:
     """``NVIDIA GeForce RTX 4090 x2 (sm 8.9)``: name (or PCI id / vendor), count, architecture, flags."""
     label = gpu.name or (f"{gpu.vendor} GPU {gpu.pci_id}" if gpu.pci_id else f"{gpu.vendor} GPU")
     if gpu.count > 1:
@@ -125,7 +125,7 @@ def machine_line(plan: Plan) -> str:
         parts[0] += f" (glibc {m.glibc})"
     parts.append(f"Python {m.python}" if m.python else "Python unknown")
     if m.gpus:
-        parts.append(", ".join(gpu_label(g) for g in m.gpus))
+        parts.append(", ".join(gpu_description(g) for g in m.gpus))
     else:  # a driver without a listed GPU: the resolver chooses for an NVIDIA GPU of unknown model
         parts.append("NVIDIA GPU (model unknown)" if m.nvidia_driver else "no GPU")
     if m.nvidia_driver:

@@ -39,7 +39,8 @@ def sm_text(sm: int) -> str:
 
 
 @lru_cache(maxsize=256)
-def gpu_label(gpu: Gpu) -> str:
+def gpu_name_with_arch(gpu: Gpu) -> str:
+    """``NVIDIA GeForce RTX 4090 (sm_89)``: name (or vendor) and architecture (sm, gfx or family), for reasons."""
     arch = f"sm_{gpu.sm}" if gpu.sm is not None else gpu.gfx or gpu.family
     name = gpu.name or f"{gpu.vendor} GPU"
     return f"{name} ({arch})" if arch else name
@@ -77,7 +78,7 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
         if driver and gpu_floor and numeric_key(driver) < numeric_key(gpu_floor["driver"]):
             if not v.driver_needed or numeric_key(gpu_floor["driver"]) > numeric_key(v.driver_needed):
                 v.driver_needed = gpu_floor["driver"]
-            problems.append(f"{gpu_label(gpu)} ({gpu_floor['arch']}) needs driver ≥ {gpu_floor['driver']}, "
+            problems.append(f"{gpu_name_with_arch(gpu)} ({gpu_floor['arch']}) needs driver ≥ {gpu_floor['driver']}, "
                             f"found {driver}")
             break
     full = matrix.cuda_full_driver(variant, os)
@@ -99,7 +100,7 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
         if unusable:
             built = " ".join(sm_text(s) for s in arch.sm) + (
                 " + PTX " + " ".join(sm_text(p) for p in arch.ptx) if arch.ptx else "")
-            names = ", ".join(gpu_label(g) for g in unusable)
+            names = ", ".join(gpu_name_with_arch(g) for g in unusable)
             problems.append(f"no kernels for {names} (builds {built})")
     v.unusable_gpus = tuple(unusable)
     v.unknown_arch = tuple(unknown)
@@ -161,7 +162,7 @@ def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, 
     v.arch_ok = not unusable
     if unusable:
         v.usable = False
-        v.reason = (f"{variant} rejected: no code for " + ", ".join(gpu_label(g) for g in unusable)
+        v.reason = (f"{variant} rejected: no code for " + ", ".join(gpu_name_with_arch(g) for g in unusable)
                     + f" (builds {' '.join(targets.gfx)})")
         return v
     direct = sorted({g.gfx for g in gpus if g.gfx and g.gfx in targets.gfx})
@@ -212,7 +213,7 @@ def check_xpu(release: Release, platform: str, gpus: tuple[Gpu, ...]) -> Verdict
     if unusable:
         v.usable = False
         v.reason = ("xpu rejected: torch " + release.version + " on " + os + " builds for "
-                    + ", ".join(families) + "; not " + ", ".join(f"{gpu_label(g)}" for g in unusable))
+                    + ", ".join(families) + "; not " + ", ".join(f"{gpu_name_with_arch(g)}" for g in unusable))
         return v
     v.reason = "xpu: builds for " + ", ".join(sorted({g.family for g in gpus if g.family}))
     return v
