@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .child_process import run_captured
 from .errors import EnvironmentFailure, InputError
 from .resolver.plan import Plan
 from .resolver.render import install_args
@@ -65,12 +66,11 @@ def query_interpreter(path: str) -> Interpreter:
     if not Path(path).is_file():
         raise InputError(f"--python {path}: no such file")
     try:
-        done = subprocess.run([path, "-I", "-c", _QUERY], capture_output=True, text=True, timeout=QUERY_TIMEOUT,
-                              stdin=subprocess.DEVNULL, check=False)  # a wrapper reading stdin must not wait
+        done = run_captured([path, "-I", "-c", _QUERY], QUERY_TIMEOUT)  # stdin at EOF: a wrapper reading it won't wait
     except OSError as exc:
         raise InputError(f"--python {path}: cannot run it ({exc.strerror or exc})") from None
-    except subprocess.TimeoutExpired:
-        raise InputError(f"--python {path}: did not answer within {QUERY_TIMEOUT:.0f} s") from None
+    if done.timed_out:
+        raise InputError(f"--python {path}: did not answer within {QUERY_TIMEOUT:.0f} s")
     try:
         return _interpreter_from(json.loads(done.stdout.strip().splitlines()[-1]))
     except (IndexError, ValueError, KeyError, TypeError):

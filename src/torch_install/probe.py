@@ -261,37 +261,20 @@ class Probe:
         return result
 
     def _run_host(self, argv: list[str], timeout: float | None) -> CommandResult:
-        import subprocess  # only when a command really runs: detection on files never pays for it
+        from .child_process import run_captured  # only when a command really runs
 
         limit = self.timeout if timeout is None else timeout
-        posix = os.name == "posix"
         try:
-            # own process group, so a hung command and anything it started are killed together
-            proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                    env=self._env, start_new_session=posix)
+            done = run_captured(argv, limit, env=self._env)
         except FileNotFoundError:
             return CommandResult(tuple(argv), None, error="not found")
         except PermissionError:
             return CommandResult(tuple(argv), None, error="permission denied")
         except OSError as exc:
             return CommandResult(tuple(argv), None, error=f"could not run: {exc.strerror or exc}")
-        with proc:
-            try:
-                stdout, stderr = proc.communicate(timeout=limit)
-            except subprocess.TimeoutExpired:
-                if posix:
-                    import signal
-
-                    try:
-                        os.killpg(proc.pid, signal.SIGKILL)
-                    except OSError:
-                        proc.kill()
-                else:
-                    proc.kill()
-                proc.communicate()
-                return CommandResult(tuple(argv), None, error=f"timed out after {limit:g} s and was killed")
-        return CommandResult(tuple(argv), proc.returncode, stdout.decode("utf-8", "replace"),
-                             stderr.decode("utf-8", "replace"))
+        if done.timed_out:
+            return CommandResult(tuple(argv), None, error=f"timed out after {limit:g} s and was killed")
+        return CommandResult(tuple(argv), done.returncode, done.stdout, done.stderr)
 
     def _replay(self, argv: list[str]) -> CommandResult:
         base = os.path.join(self._root, "_commands", command_slug(argv))

@@ -12,11 +12,11 @@ import ast
 import json
 import os
 import re
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..child_process import run_captured
 from ..errors import InputError
 
 FACTS_TIMEOUT = 10.0
@@ -182,17 +182,17 @@ def other_interpreter(python: str, environ: Mapping[str, str] | None = None,
         raise InputError(f"--python {python}: is a directory, expected a Python interpreter (e.g. {python}/bin/python)")
     argv = [str(path), "-I", str(Path(interpreter_facts.__file__))]
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise InputError(f"--python {python}: did not answer within {timeout:g} s (killed)") from None
+        done = run_captured(argv, timeout)
     except OSError as exc:
         raise InputError(f"--python {python}: cannot run it ({exc.strerror or exc})") from None
+    if done.timed_out:
+        raise InputError(f"--python {python}: did not answer within {timeout:g} s (killed)")
     try:
-        facts = json.loads(done.stdout.decode("utf-8", "replace"))
+        facts = json.loads(done.stdout)
         if not isinstance(facts, dict) or not isinstance(facts.get("path"), list):
             raise ValueError("unexpected answer")
     except ValueError:
-        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = done.stderr.strip().splitlines()
         why = f": {detail[-1][:160]}" if detail else f" (exit code {done.returncode})"
         raise InputError(f"--python {python}: not a Python 3 interpreter{why}") from None
     env = environ if environ is not None else os.environ

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import signal
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..child_process import run_captured
 from .checks import INSTALL_FIX, Finding
 
 DEFAULT_TIMEOUT = 60.0
@@ -89,19 +89,18 @@ def import_torch(python: str, environ: Mapping[str, str], expect_gpu: bool,
     """Import torch with ``python`` (a normal start: PYTHONPATH, user site and LD_LIBRARY_PATH apply)."""
     argv = [python, "-c", PROBE_SCRIPT]
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=timeout, env=dict(environ), check=False,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
+        done = run_captured(argv, timeout, env=environ)
+    except OSError as exc:
+        return RuntimeReport(False, {"error": str(exc)}, (Finding(
+            "import-torch-failed", "error", "could not start the interpreter to import torch", (str(exc),)),))
+    if done.timed_out:
         return RuntimeReport(False, {"timed_out": True}, (Finding(
             "import-torch-hung", "error", f"`import torch` and a first kernel did not finish within {timeout:g} s",
             (f"{python} -c 'import torch …' was killed after {timeout:g} s",
              "a hang here is usually driver initialisation (persistence mode off, a wedged GPU) or a lock"),
             "check `nvidia-smi` / `dmesg` for a wedged GPU; retry with a longer --import-timeout"),))
-    except OSError as exc:
-        return RuntimeReport(False, {"error": str(exc)}, (Finding(
-            "import-torch-failed", "error", "could not start the interpreter to import torch", (str(exc),)),))
-    stdout = done.stdout.decode("utf-8", "replace")
-    stderr = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    stdout = done.stdout
+    stderr = done.stderr.strip().splitlines()
     line = next((ln for ln in reversed(stdout.splitlines()) if ln.startswith(MARKER)), None)
     if done.returncode < 0 or line is None:
         how = _signal_name(done.returncode) if done.returncode < 0 else f"exit code {done.returncode}"
