@@ -106,6 +106,38 @@ def test_a_linked_parent_directory_or_dot_dot_never_leads_out_of_a_captured_tree
         assert probe.read_text("/sys/bus/hop/0000:00:01.0/../0000:00:01.0/vendor") == "0x10de\n"
 
 
+def test_exists_and_readlink_never_follow_a_link_out_of_a_captured_tree(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "0000:01:00.0").mkdir(parents=True)
+    (outside / "nvidia0").write_text("")
+    (outside / "0000:01:00.0/driver").symlink_to("../../../bus/pci/drivers/nvidia")
+    tree = tmp_path / "tree"
+    b = SysrootBuilder(tree, host_facts(system="Linux"))
+    b.file("/sys/devices/pci0000:00/0000:02:00.0/vendor", "0x10de\n")
+    (tree / "dev").symlink_to(outside)  # the host's device nodes must not answer for the captured machine
+    (tree / ".dockerenv").symlink_to(outside / "nvidia0")
+    (tree / "sys/bus/pci/devices").mkdir(parents=True)
+    (tree / "sys/bus/pci/devices/0000:01:00.0").symlink_to(outside / "0000:01:00.0")
+    (tree / "sys/bus/pci/devices/0000:02:00.0").symlink_to("../../../devices/pci0000:00/0000:02:00.0")
+    (tree / "sys/devices/pci0000:00/0000:02:00.0/driver").symlink_to("../../../bus/pci/drivers/nvidia")
+    (tree / "sys/devices/pci0000:00/0000:02:00.0/firmware_node").symlink_to("/sys/devices/LNXSYSTM:00")
+    probe = Probe(root=tree)
+    for _ in range(2):  # the second answer comes from what the first learnt about each directory
+        assert probe.exists("/dev/nvidia0") is False
+        assert probe.exists("/dev") is False
+        assert probe.exists("/.dockerenv") is False
+        assert probe.exists("/sys/bus/pci/devices/0000:01:00.0/driver") is False
+        assert probe.readlink("/sys/bus/pci/devices/0000:01:00.0/driver") is None
+        assert probe.readlink("/sys/bus/pci/devices/0000:01:00.0/../0000:01:00.0/driver") is None
+        assert probe.readlink("/dev/..") is None
+        # inside the tree both still work; a link's own target is text, never followed, so it may name anything
+        assert probe.exists("/sys/bus/pci/devices/0000:02:00.0/vendor") is True
+        assert probe.readlink("/sys/bus/pci/devices/0000:02:00.0/driver") == "../../../bus/pci/drivers/nvidia"
+        assert probe.readlink("/sys/bus/pci/devices/0000:02:00.0/firmware_node") == "/sys/devices/LNXSYSTM:00"
+        assert probe.readlink("/sys/bus/pci/devices/0000:01:00.0") == str(outside / "0000:01:00.0")
+    assert "/dev/nvidia0" not in probe.accessed.files and "/.dockerenv" not in probe.accessed.files
+
+
 def test_a_captured_tree_without_links_is_read_without_resolving_paths(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     b = SysrootBuilder(tmp_path, host_facts(system="Linux"))

@@ -206,20 +206,31 @@ class Probe:
         return names
 
     def readlink(self, path: str) -> str | None:
-        """A symbolic link's target text, or None."""
+        """A symbolic link's target text, or None; in a captured tree, also None when a directory on its way
+        leads out of the tree (the link itself is not followed: its target is only text)."""
+        fs_path = self._fs_path(path)
+        if not self.is_host:
+            parent, name = os.path.split(fs_path)
+            if name in ("", ".", "..") or not self._inside(parent):
+                return None
         try:
-            target = os.readlink(self._fs_path(path))
+            target = os.readlink(fs_path)
         except (OSError, ValueError):
             return None
         self.accessed.links[path] = target
         return target
 
     def exists(self, path: str) -> bool:
+        """Whether a file, directory or device node is there; in a captured tree, False when a link on its way
+        leads out of the tree (a host's /dev/nvidia0 never answers for a captured machine)."""
+        fs_path = self._fs_path(path)
+        if not self.is_host and not self._inside(fs_path):
+            return False
         try:
-            found = os.path.exists(self._fs_path(path))
+            found = os.path.exists(fs_path)
         except (OSError, ValueError):
             return False
-        if found and os.path.isdir(self._fs_path(path)):
+        if found and os.path.isdir(fs_path):
             self.accessed.dirs.add(path)
         elif found:  # a marker file or device node (/.dockerenv, /dev/dxg): a capture keeps it, empty
             self.accessed.files.setdefault(path, b"")
