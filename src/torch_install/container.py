@@ -13,7 +13,7 @@ no GPU device node is reachable (``--no-for-container`` turns it off).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from .cuda_drivers import driver_for_toolkit
 from .errors import InputError
@@ -38,8 +38,7 @@ TARGET_FLAGS = ("--target FILE", "--gpu NAME", "--nvidia-driver VERSION", "--roc
 HINT_NAMES = "CUDA_VERSION, NVIDIA_REQUIRE_CUDA, NV_CUDA_*, ROCM_VERSION, /opt/rocm/.info/version, ONEAPI_ROOT"
 
 
-@dataclass(frozen=True)
-class ImageHint:
+class ImageHint(NamedTuple):
     """What a base image says it is built for: ``kind`` cuda | rocm | xpu, a version, and where it was read."""
 
     kind: str
@@ -149,7 +148,7 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
             sources[f"gpus[{len(gpus) - 1}].vendor"] = intent
     notes.append("container mode: the target comes from base-image hints (" +
                  "; ".join(h.source for h in hints) + "); GPU model unknown")
-    return replace(platform, **values, gpus=tuple(gpus), sources=sources, notes=tuple(notes))
+    return platform._replace(**values, gpus=tuple(gpus), sources=sources, notes=tuple(notes))
 
 
 def _describes_target(args: argparse.Namespace) -> bool:
@@ -194,21 +193,21 @@ def container_machines(args: argparse.Namespace, request: Request) -> list[Machi
             return None
         why = f"{marker}, no GPU device node"
     if _describes_target(args):
-        described = [replace(m, container=m.container or "image") for m in common.machines_from_args(args)]
+        described = [m._replace(container=m.container or "image") for m in common.machines_from_args(args)]
         hints = [] if _gives_hardware(args) else image_hints(probe)
         if not hints:
             return described
         # --os/--arch/--python describe the image's platform; its hardware still comes from the base-image hints
-        return [replace(target_from_hints(hints, m), container=m.container) for m in described]
+        return [target_from_hints(hints, m)._replace(container=m.container) for m in described]
     platform = common.platform_here(args)
     if getattr(args, "python", None):
-        platform = replace(platform, python=args.python)
+        platform = platform._replace(python=args.python)
     hints = image_hints(probe)
     if hints:
-        return [replace(target_from_hints(hints, platform), container=platform.container or "image")]
+        return [target_from_hints(hints, platform)._replace(container=platform.container or "image")]
     if request.variant:
         note = f"container mode ({why}): no hardware target; the build is the forced --variant {request.variant}"
-        return [replace(platform, notes=(*platform.notes, note), container=platform.container or "image")]
+        return [platform._replace(notes=(*platform.notes, note), container=platform.container or "image")]
     if explicit:
         raise no_target_error(why)
     here = common.machines_from_args(args)[0]  # this machine, --python applied
@@ -216,7 +215,7 @@ def container_machines(args: argparse.Namespace, request: Request) -> list[Machi
         raise no_target_error(why)
     note = (f"container without GPU devices ({why}) and no base-image hint: resolved for this machine as "
             "detected (no GPU); for a GPU image give --for-container with --target/--gpu/--nvidia-driver")
-    return [replace(here, notes=(*here.notes, note))]
+    return [here._replace(notes=(*here.notes, note))]
 
 
 # --------------------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 TABLE = "data/cuda-toolkit-drivers.json"
-DRIVER_VERSION = re.compile(r"^\d{1,4}(?:\.\d{1,6}){0,3}$")  # "550.54.15", and "580" in a hand-written profile
+DRIVER_VERSION = r"^\d{1,4}(?:\.\d{1,6}){0,3}$"  # "550.54.15", and "580" in a hand-written profile
 
 
 def toolkit_rows() -> list[dict[str, Any]]:
@@ -36,7 +36,7 @@ def cuda_for_driver(driver: str, os_name: str | None = "linux") -> tuple[str, st
     ``os_name`` picks the Linux or Windows column (WSL drivers are Windows drivers). Rows without a
     driver version for that OS but with a driver branch (CUDA 13.x) compare the branch number.
     """
-    if not isinstance(driver, str) or not DRIVER_VERSION.match(driver.strip()):
+    if not isinstance(driver, str) or not re.match(DRIVER_VERSION, driver.strip()):
         return None
     have = numeric_key(driver.strip())
     column = "windows" if os_name == "windows" else "linux"

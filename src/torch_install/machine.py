@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from types import MappingProxyType
+from typing import NamedTuple
 
 from .errors import InputError
 
@@ -24,12 +25,13 @@ OSES = ("linux", "windows", "macos")
 ARCHES = ("x86_64", "aarch64", "arm64")
 VENDORS = ("nvidia", "amd", "intel", "apple")
 
-_VERSION = re.compile(r"^\d+(\.\d+){0,3}$")
-_PATTERNS: dict[str, tuple[re.Pattern[str], str]] = {
-    "python": (re.compile(r"^3\.\d{1,2}t?$"), 'like "3.12" or "3.13t"'),
-    "pci_id": (re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$"), 'like "10de:2684" (lower-case hex vendor:device)'),
-    "compute_capability": (re.compile(r"^\d{1,2}\.\d$"), 'like "8.9"'),
-    "gfx": (re.compile(r"^gfx[0-9a-f]{3,4}$"), 'like "gfx1100"'),
+# Patterns are strings: only profile validation needs them, and re.fullmatch caches what it compiles.
+_VERSION = r"^\d+(\.\d+){0,3}$"
+_PATTERNS: dict[str, tuple[str, str]] = {
+    "python": (r"^3\.\d{1,2}t?$", 'like "3.12" or "3.13t"'),
+    "pci_id": (r"^[0-9a-f]{4}:[0-9a-f]{4}$", 'like "10de:2684" (lower-case hex vendor:device)'),
+    "compute_capability": (r"^\d{1,2}\.\d$", 'like "8.9"'),
+    "gfx": (r"^gfx[0-9a-f]{3,4}$", 'like "gfx1100"'),
 }
 _VERSION_FIELDS = ("glibc", "musl", "nvidia_driver", "cuda_driver_api", "rocm", "jetson")
 # Plausible major versions (inclusive): anything outside is a typo or garbage, not a future release.
@@ -41,9 +43,9 @@ _MAJOR_BOUNDS: dict[str, tuple[int, int, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class Gpu:
-    """One GPU model on the machine (``count`` identical devices in PCI bus order)."""
+class Gpu(NamedTuple):
+    """One GPU model on the machine (``count`` identical devices in PCI bus order). Immutable: change a copy
+    with ``gpu._replace(...)``. The field ``count`` hides ``tuple.count``."""
 
     vendor: str
     name: str | None = None
@@ -65,9 +67,8 @@ class Gpu:
         return int(major) * 10 + int(minor)
 
 
-@dataclass(frozen=True)
-class Machine:
-    """A machine profile. Every field is optional: None means unknown."""
+class Machine(NamedTuple):
+    """A machine profile. Every field is optional: None means unknown. Immutable: ``machine._replace(...)``."""
 
     os: str | None = None
     os_version: str | None = None
@@ -84,7 +85,7 @@ class Machine:
     cuda_driver_api: str | None = None  # newest CUDA the driver supports, "12.4"
     rocm: str | None = None  # ROCm user space, "6.4.1"
     gpus: tuple[Gpu, ...] = ()
-    sources: Mapping[str, str] = field(default_factory=dict)  # "nvidia_driver" / "gpus[0].gfx" -> where from
+    sources: Mapping[str, str] = MappingProxyType({})  # "nvidia_driver" / "gpus[0].gfx" -> where from
     notes: tuple[str, ...] = ()  # detection problems and hints, one line each
     assumed: tuple[str, ...] = ()  # fields taken from this machine for a target profile
     schema: int = SCHEMA_VERSION
@@ -109,13 +110,10 @@ class Machine:
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: schema first, unknown (None) and empty fields left out, gpus always present."""
         out: dict[str, Any] = {"schema": self.schema}
-        for f in fields(self):
-            if f.name in ("schema", "gpus"):
+        for name, value in self._asdict().items():
+            if name in ("schema", "gpus") or value is None or value == () or value == {}:
                 continue
-            value = getattr(self, f.name)
-            if value is None or value == () or value == {}:
-                continue
-            out[f.name] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(
+            out[name] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(
                 value, tuple) else value
         out["gpus"] = [_gpu_to_dict(g) for g in self.gpus]
         return out
@@ -126,11 +124,10 @@ class Machine:
 
 def _gpu_to_dict(gpu: Gpu) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for f in fields(gpu):
-        value = getattr(gpu, f.name)
-        if value is None or (f.name == "count" and value == 1) or (f.name == "visible" and value is True):
+    for name, value in gpu._asdict().items():
+        if value is None or (name == "count" and value == 1) or (name == "visible" and value is True):
             continue
-        out[f.name] = value
+        out[name] = value
     return out
 
 
@@ -173,9 +170,9 @@ def _check_value(where: str, key: str, value: Any) -> str | None:
         return None
     if key in _PATTERNS:
         pattern, shape = _PATTERNS[key]
-        if not pattern.fullmatch(value):  # "$" alone would let a trailing line break through
+        if not re.fullmatch(pattern, value):  # "$" alone would let a trailing line break through
             return f"{where}{key}: {value!r} is malformed, expected {shape}"
-    if key in _VERSION_FIELDS and not _VERSION.fullmatch(value):
+    if key in _VERSION_FIELDS and not re.fullmatch(_VERSION, value):
         return f"{where}{key}: {value!r} is not a version like \"550.54.15\""
     if key in _MAJOR_BOUNDS:
         low, high, expected = _MAJOR_BOUNDS[key]
@@ -261,4 +258,4 @@ def fill_platform(target: Machine, host: Machine) -> Machine:
             updates[name] = getattr(host, name)
     if not updates:
         return target
-    return replace(target, **updates, assumed=tuple(target.assumed) + tuple(updates))
+    return target._replace(**updates, assumed=tuple(target.assumed) + tuple(updates))

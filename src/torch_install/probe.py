@@ -19,7 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
@@ -29,8 +29,7 @@ MAX_READ = 4 * 1024 * 1024  # no file detection reads is legitimately bigger
 DEFAULT_TIMEOUT = 5.0
 
 
-@dataclass(frozen=True)
-class CommandResult:
+class CommandResult(NamedTuple):
     """What running a command gave. ``error`` is set when it could not run or did not finish."""
 
     argv: tuple[str, ...]
@@ -86,16 +85,18 @@ HOST_FACTS: dict[str, Callable[[], str]] = {
 }
 
 
-@dataclass
 class Accessed:
     """What a probe touched, for ``detect --capture``."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
-    dirs: set[str] = field(default_factory=set)
-    links: dict[str, str] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
-    commands: dict[str, CommandResult] = field(default_factory=dict)
-    host: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("files", "dirs", "links", "env", "commands", "host")
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.dirs: set[str] = set()
+        self.links: dict[str, str] = {}
+        self.env: dict[str, str] = {}
+        self.commands: dict[str, CommandResult] = {}
+        self.host: dict[str, str] = {}
 
 
 class Probe:

@@ -78,18 +78,16 @@ def target_flag_values(args: argparse.Namespace) -> dict[str, Any]:
 
 def _gpus_from_names(names: list[str]) -> tuple[Any, ...]:
     """--gpu NAME (repeatable) through the shipped name table; the same model twice counts 2."""
-    from dataclasses import replace
-
     from ..detectors.names import gpu_from_name
 
     gpus: list[Any] = []
     for name in names:
         gpu = gpu_from_name(name)
-        same = next((i for i, g in enumerate(gpus) if replace(g, count=1) == replace(gpu, count=1)), None)
+        same = next((i for i, g in enumerate(gpus) if g._replace(count=1) == gpu._replace(count=1)), None)
         if same is None:
             gpus.append(gpu)
         else:
-            gpus[same] = replace(gpus[same], count=gpus[same].count + gpu.count)
+            gpus[same] = gpus[same]._replace(count=gpus[same].count + gpu.count)
     return tuple(gpus)
 
 
@@ -127,16 +125,14 @@ def machines_from_args(args: argparse.Namespace) -> list[Machine]:
     machine, platform fields left out are taken from this machine and listed in ``assumed``; hardware
     fields are never taken from this machine.
     """
-    from dataclasses import replace
-
     from ..machine import PLATFORM_FIELDS, Machine, fill_platform, load_machine
 
     flags = target_flag_values(args)
     targets = getattr(args, "target", None) or []
     if not describes_target(args):
         here = detect_here(args)
-        return [replace(here, **flags)] if flags else [here]
-    described = [replace(base, **flags) for base in [load_machine(path) for path in targets] or [Machine()]]
+        return [here._replace(**flags)] if flags else [here]
+    described = [base._replace(**flags) for base in [load_machine(path) for path in targets] or [Machine()]]
     described = [_complete_gpus(machine) for machine in described]
     if all(getattr(m, name) is not None or (name == "glibc" and m.os not in (None, "linux"))
            for m in described for name in PLATFORM_FIELDS):
@@ -147,13 +143,11 @@ def machines_from_args(args: argparse.Namespace) -> list[Machine]:
 
 def _complete_gpus(machine: Machine) -> Machine:
     """A GPU given by name alone gets its architecture from the shipped name table."""
-    from dataclasses import replace
-
     if all(g.compute_capability or g.gfx or g.family or not g.name for g in machine.gpus):
         return machine
     from ..detectors.names import complete_gpu
 
-    return replace(machine, gpus=tuple(complete_gpu(g) for g in machine.gpus))
+    return machine._replace(gpus=tuple(complete_gpu(g) for g in machine.gpus))
 
 
 def machine_from_args(args: argparse.Namespace) -> Machine:

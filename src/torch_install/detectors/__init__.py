@@ -11,8 +11,6 @@ names to architectures for ``--gpu NAME`` and name-only profiles; the tables are
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 from ..machine import Gpu, Machine
 from ..probe import Probe
 
@@ -21,24 +19,33 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-@dataclass
 class GpuRecord:
     """A GPU while detection is in progress: one physical device, with where each field came from."""
 
-    gpu: Gpu
-    sources: dict[str, str] = field(default_factory=dict)  # Gpu field -> source
-    slot: str | None = None  # PCI address "0000:01:00.0", when known
-    uuid: str | None = None  # "GPU-…" (NVIDIA), for *_VISIBLE_DEVICES given as UUIDs; not part of the profile
+    __slots__ = ("gpu", "sources", "slot", "uuid")
+
+    def __init__(self, gpu: Gpu, sources: dict[str, str] | None = None, slot: str | None = None,
+                 uuid: str | None = None) -> None:
+        self.gpu = gpu
+        self.sources: dict[str, str] = {} if sources is None else sources  # Gpu field -> source
+        self.slot = slot  # PCI address "0000:01:00.0", when known
+        self.uuid = uuid  # "GPU-…" (NVIDIA), for *_VISIBLE_DEVICES given as UUIDs; not part of the profile
+
+    def __repr__(self) -> str:
+        return f"GpuRecord({self.gpu!r}, {self.sources!r}, slot={self.slot!r}, uuid={self.uuid!r})"
 
 
-@dataclass
 class Found:
     """Facts gathered so far by one detection run."""
 
-    values: dict[str, Any] = field(default_factory=dict)  # Machine field -> value
-    sources: dict[str, str] = field(default_factory=dict)  # Machine field -> source
-    gpus: list[GpuRecord] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    __slots__ = ("values", "sources", "gpus", "notes")
+
+    def __init__(self, values: dict[str, Any] | None = None, sources: dict[str, str] | None = None,
+                 gpus: list[GpuRecord] | None = None, notes: list[str] | None = None) -> None:
+        self.values: dict[str, Any] = {} if values is None else values  # Machine field -> value
+        self.sources: dict[str, str] = {} if sources is None else sources  # Machine field -> source
+        self.gpus: list[GpuRecord] = [] if gpus is None else gpus
+        self.notes: list[str] = [] if notes is None else notes
 
     def set(self, name: str, value: Any, source: str, override: bool = False) -> None:
         """Record a Machine field; the first source wins unless ``override`` (user hints)."""
@@ -49,7 +56,7 @@ class Found:
 
     def add_gpu(self, gpu: Gpu, source: str, slot: str | None = None) -> GpuRecord:
         """Add a device; every field it sets is attributed to ``source``."""
-        record = GpuRecord(gpu, {f: source for f, v in vars(gpu).items()
+        record = GpuRecord(gpu, {f: source for f, v in gpu._asdict().items()
                                  if v is not None and f not in ("count", "visible")}, slot)
         self.gpus.append(record)
         return record
@@ -69,7 +76,7 @@ class Found:
         updates = {k: v for k, v in changes.items()
                    if v is not None and (override or getattr(record.gpu, k) is None)}
         if updates:
-            record.gpu = replace(record.gpu, **updates)
+            record.gpu = record.gpu._replace(**updates)
             record.sources.update({k: source for k in updates})
 
     def note(self, line: str) -> None:
@@ -88,8 +95,8 @@ def build_machine(found: Found) -> Machine:
     gpus: list[Gpu] = []
     sources = dict(found.sources)
     for record in found.gpus:
-        if gpus and replace(gpus[-1], count=1) == record.gpu:
-            gpus[-1] = replace(gpus[-1], count=gpus[-1].count + 1)
+        if gpus and gpus[-1]._replace(count=1) == record.gpu:
+            gpus[-1] = gpus[-1]._replace(count=gpus[-1].count + 1)
             continue
         gpus.append(record.gpu)
         sources.update({f"gpus[{len(gpus) - 1}].{k}": v for k, v in record.sources.items()})

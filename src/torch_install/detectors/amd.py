@@ -10,7 +10,7 @@ still without a gfx target (or sysfs shows no PCI devices at all). ROCm's versio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..machine import Gpu
 from ..package_data import load_json
@@ -21,12 +21,11 @@ from .unknown import Unknown
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 AMD_VENDOR_ID = 0x1002
 TABLE = "amd-pci.json"  # in detectors/data/
-_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
-_VERSION = re.compile(r"^(\d+(?:\.\d+){0,3})(?:[-+~].*)?$")
+_GFX = r"^gfx[0-9a-f]{3,4}$"
+_VERSION = r"^(\d+(?:\.\d+){0,3})(?:[-+~].*)?$"
 
 
-@dataclass(frozen=True)
-class KfdNode:
+class KfdNode(NamedTuple):
     """One GPU node of the KFD topology."""
 
     node: str
@@ -72,14 +71,14 @@ def parse_rocm_version(text: str | None) -> str | Unknown:
     """``.info/version`` ("6.4.1-120") -> "6.4.1"."""
     if not text or not text.strip():
         return Unknown("ROCm version file is empty")
-    match = _VERSION.match(text.strip().splitlines()[0].strip())
+    match = re.match(_VERSION, text.strip().splitlines()[0].strip())
     return match.group(1) if match else Unknown(f"ROCm version file holds {text.strip()[:40]!r}, not a version")
 
 
 def parse_agent_enumerator(text: str | None) -> list[str] | Unknown:
     """``rocm_agent_enumerator`` output: one gfx name per agent; gfx000 (the CPU) is skipped."""
     names = [line.strip() for line in (text or "").splitlines()]
-    targets = [n for n in names if _GFX.match(n) and n != "gfx000"]
+    targets = [n for n in names if re.match(_GFX, n) and n != "gfx000"]
     if not targets:
         return Unknown("rocm_agent_enumerator listed no GPU agent")
     return targets
@@ -96,7 +95,7 @@ def parse_rocminfo(text: str | None) -> list[tuple[str, str | None]] | Unknown:
             key, _, value = stripped.partition(":")
             agents[-1].setdefault(key.strip(), value.strip())
     gpus = [(a["Name"], a.get("Marketing Name") or None) for a in agents
-            if a.get("Device Type") == "GPU" and _GFX.match(a.get("Name", ""))]
+            if a.get("Device Type") == "GPU" and re.match(_GFX, a.get("Name", ""))]
     return gpus if gpus else Unknown("rocminfo listed no GPU agent")
 
 

@@ -19,7 +19,7 @@ from .unknown import Unknown
 
 SYSTEM_VERSION = "/System/Library/CoreServices/SystemVersion.plist"
 MPS_MIN_MACOS = (12, 3)
-_CHIP = re.compile(r"^Apple (M\d+)(?: (Pro|Max|Ultra))?$")
+_CHIP = r"^Apple (M\d+)(?: (Pro|Max|Ultra))?$"
 
 
 def parse_system_version(data: bytes | None) -> str | Unknown:
@@ -47,7 +47,7 @@ def parse_translated(text: str | None) -> bool | Unknown:
 def parse_chip(text: str | None) -> tuple[str, str] | Unknown:
     """``machdep.cpu.brand_string`` ("Apple M2 Pro") -> (name, family "m2")."""
     brand = (text or "").strip()
-    match = _CHIP.match(brand)
+    match = re.match(_CHIP, brand)
     if not match:
         return Unknown(f"CPU brand {brand[:40]!r} is not an Apple silicon chip")
     return brand, match.group(1).lower()

@@ -31,10 +31,10 @@ ROCM_VARS = ("TORCH_INSTALL_ROCM",)
 GFX_VARS = ("TORCH_INSTALL_GFX", "UV_AMD_GPU_ARCHITECTURE")
 VISIBILITY_VARS = {"nvidia": ("CUDA_VISIBLE_DEVICES",), "amd": ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")}
 
-_DRIVER = re.compile(r"^\d{2,4}\.\d{1,3}(?:\.\d{1,3})?$")
-_CUDA = re.compile(r"^(\d{1,2})\.(\d{1,2})(?:\.\d+)?$")
-_ROCM = re.compile(r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?$")
-_GFX = re.compile(r"^gfx[0-9a-f]{3,4}$")
+_DRIVER = r"^\d{2,4}\.\d{1,3}(?:\.\d{1,3})?$"
+_CUDA = r"^(\d{1,2})\.(\d{1,2})(?:\.\d+)?$"
+_ROCM = r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?$"
+_GFX = r"^gfx[0-9a-f]{3,4}$"
 
 
 def parse_compute_capability(text: str | None) -> str | None:
@@ -49,7 +49,7 @@ def parse_compute_capability(text: str | None) -> str | None:
 
 def parse_cuda(text: str | None) -> str | None:
     """'12.4' / '12.4.1' → '12.4'; None otherwise."""
-    match = _CUDA.match((text or "").strip())
+    match = re.match(_CUDA, (text or "").strip())
     return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
 
 
@@ -83,7 +83,7 @@ def detect(probe: Probe, found: Found) -> None:
     for name in ROCM_VARS:
         value = _first_set(probe, (name,))
         if value is not None:
-            if _ROCM.match(value[1].strip()):
+            if re.match(_ROCM, value[1].strip()):
                 found.set("rocm", value[1].strip(), f"hint ${name}", override=True)
             else:
                 found.note(f"${name}={value[1][:30]!r} ignored: not a ROCm version like 6.4.1")
@@ -102,14 +102,14 @@ def _first_set(probe: Probe, names: tuple[str, ...]) -> tuple[str, str] | None:
 
 def _parse_gfx(text: str) -> str | None:
     value = text.strip().lower()
-    return value if _GFX.match(value) else None
+    return value if re.match(_GFX, value) else None
 
 
 def _apply_driver_hints(probe: Probe, found: Found) -> None:
     driver_hint = _first_set(probe, DRIVER_VARS)
     if driver_hint:
         name, value = driver_hint
-        if _DRIVER.match(value.strip()):
+        if re.match(_DRIVER, value.strip()):
             found.set("nvidia_driver", value.strip(), f"hint ${name}", override=True)
             found.values.pop("cuda_driver_api", None)  # derived from the detected driver: recompute
             found.sources.pop("cuda_driver_api", None)

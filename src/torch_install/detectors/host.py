@@ -15,8 +15,8 @@ from . import Found
 _OS_NAMES = {"linux": "linux", "windows": "windows", "darwin": "macos"}
 _ARCH_NAMES = {"x86_64": "x86_64", "amd64": "x86_64", "x64": "x86_64", "aarch64": "aarch64", "arm64": "arm64",
                "armv8l": "aarch64"}
-_PYTHON = re.compile(r"^(3)\.(\d{1,2})(?:\.\d+)?")
-_TEGRA = re.compile(r"^#\s*R(\d+)\s*\(release\),\s*REVISION:\s*(\d+)(?:\.(\d+))?")
+_PYTHON = r"^(3)\.(\d{1,2})(?:\.\d+)?"
+_TEGRA = r"^#\s*R(\d+)\s*\(release\),\s*REVISION:\s*(\d+)(?:\.(\d+))?"
 _CGROUP_RUNTIMES = (("kubepods", "kubernetes"), ("docker", "docker"), ("libpod", "podman"),
                     ("containerd", "containerd"), ("lxc", "lxc"))
 
@@ -36,7 +36,7 @@ def parse_arch(machine: str | None, os_name: str | None) -> str | None:
 
 def parse_python(version: str | None, free_threaded: str | None) -> str | None:
     """'3.13.1' + 'true' → '3.13t'; None when the version is not a Python 3 version."""
-    match = _PYTHON.match((version or "").strip())
+    match = re.match(_PYTHON, (version or "").strip())
     if not match:
         return None
     return f"3.{int(match.group(2))}" + ("t" if (free_threaded or "").strip().lower() == "true" else "")
@@ -63,7 +63,7 @@ def parse_os_release(text: str | None) -> str | None:
 
 def parse_tegra_release(text: str | None) -> str | None:
     """First line of ``/etc/nv_tegra_release`` ('# R36 (release), REVISION: 4.3, …') → L4T '36.4.3'."""
-    match = _TEGRA.match((text or "").lstrip())
+    match = re.match(_TEGRA, (text or "").lstrip())
     if not match:
         return None
     return ".".join(g for g in match.groups() if g is not None)

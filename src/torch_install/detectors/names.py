@@ -9,7 +9,6 @@ signs, punctuation and spacing: "GeForce RTX 4090", "rtx4090" and "NVIDIA GeForc
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from functools import cache
 
 from ..errors import InputError
@@ -20,16 +19,16 @@ NAMES_FILE = "gpu-names.json"  # in detectors/data/
 _BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "ati", "radeon", "instinct", "intel", "tesla", "apple",
                           "graphics", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5"})
 _FORM_FACTOR_WORDS = frozenset({"laptop", "mobile", "notebook", "maxq"})  # same architecture as the desktop part
-_NOISE = re.compile(r"\((?:r|tm|c)\)|[®™©]", re.IGNORECASE)
-_MEMORY = re.compile(r"^\d+gb$|^hbm\d*e?$")
+_NOISE = r"(?i)\((?:r|tm|c)\)|[®™©]"
+_MEMORY = r"^\d+gb$|^hbm\d*e?$"
 _ARCH_FIELDS = ("compute_capability", "gfx", "family", "integrated")
 
 
 def name_key(name: str, drop: frozenset[str] = frozenset()) -> str:
     """The matching key of a GPU name: lower case, brand words, memory sizes and separators removed."""
-    text = _NOISE.sub(" ", name.lower()).replace("max-q", "maxq")
+    text = re.sub(_NOISE, " ", name.lower()).replace("max-q", "maxq")
     words = re.split(r"[^0-9a-z]+", text)
-    return "".join(w for w in words if w and w not in _BRAND_WORDS and w not in drop and not _MEMORY.match(w))
+    return "".join(w for w in words if w and w not in _BRAND_WORDS and w not in drop and not re.match(_MEMORY, w))
 
 
 @cache
@@ -95,4 +94,4 @@ def complete_gpu(gpu: Gpu, strict: bool = False) -> Gpu:
                          f"{gpu.vendor!r}")
     updates = {f: getattr(found, f) for f in _ARCH_FIELDS
                if getattr(gpu, f) is None and getattr(found, f) is not None}
-    return replace(gpu, **updates) if updates else gpu
+    return gpu._replace(**updates) if updates else gpu

@@ -35,11 +35,11 @@ PROC_GPUS = "/proc/driver/nvidia/gpus"
 SMI_FIELDS = ("index", "name", "pci.bus_id", "pci.device_id", "driver_version", "uuid", "compute_cap")
 WSL_SMI = "/usr/lib/wsl/lib/nvidia-smi"
 
-_DRIVER = re.compile(r"^\d{2,4}\.\d{1,3}(?:\.\d{1,3})?$")
-_PROC_VERSION = re.compile(r"^NVRM version:.*?Kernel Module(?: for \S+)?\s{2,}(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s")
-_SMI_DRIVER = re.compile(r"(?:Driver|KMD) Version:\s*(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)")
-_SMI_CUDA = re.compile(r"CUDA (?:UMD )?Version:\s*(\d{1,2}\.\d{1,2})")
-_CC = re.compile(r"^\d{1,2}\.\d$")
+_DRIVER = r"^\d{2,4}\.\d{1,3}(?:\.\d{1,3})?$"
+_PROC_VERSION = r"^NVRM version:.*?Kernel Module(?: for \S+)?\s{2,}(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s"
+_SMI_DRIVER = r"(?:Driver|KMD) Version:\s*(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)"
+_SMI_CUDA = r"CUDA (?:UMD )?Version:\s*(\d{1,2}\.\d{1,2})"
+_CC = r"^\d{1,2}\.\d$"
 _MISSING = ("", "N/A", "[N/A]", "ERR!", "[ERR!]", "[Unknown Error]", "Unknown Error")
 
 # Jetson modules (integrated GPU, not on PCI): /proc/device-tree/model word → (GPU, compute capability).
@@ -67,14 +67,14 @@ def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
 def parse_driver_version(text: str | None) -> str | None:
     """``/sys/module/nvidia/version`` content ('550.54.15\\n') → '550.54.15'."""
     value = (text or "").strip()
-    return value if _DRIVER.match(value) else None
+    return value if re.match(_DRIVER, value) else None
 
 
 def parse_proc_version(text: str | None) -> str | None:
     """``/proc/driver/nvidia/version`` → driver version, for the proprietary ('NVIDIA UNIX x86_64 Kernel
     Module  550.54.15  …') and open ('NVIDIA UNIX Open Kernel Module for x86_64  550.54.15  …') wordings."""
     for line in (text or "").splitlines()[:3]:
-        match = _PROC_VERSION.match(line)
+        match = re.match(_PROC_VERSION, line)
         if match:
             return match.group(1)
     return None
@@ -121,7 +121,7 @@ def parse_smi_header(stdout: str | None) -> tuple[str | None, str | None]:
     """Plain ``nvidia-smi`` banner → (driver version, CUDA version); knows 'Driver Version'/'CUDA Version'
     and the newer 'KMD Version'/'CUDA UMD Version' labels."""
     text = stdout or ""
-    driver, cuda = _SMI_DRIVER.search(text), _SMI_CUDA.search(text)
+    driver, cuda = re.search(_SMI_DRIVER, text), re.search(_SMI_CUDA, text)
     return (driver.group(1) if driver else None), (cuda.group(1) if cuda else None)
 
 
@@ -260,7 +260,7 @@ def _from_nvml(probe: Probe, found: Found) -> bool:
         found.note(f"NVML: {answer['error']}")
         return False
     driver = answer.get("driver")
-    if isinstance(driver, str) and _DRIVER.match(driver):
+    if isinstance(driver, str) and re.match(_DRIVER, driver):
         found.set("nvidia_driver", driver, "NVML nvmlSystemGetDriverVersion")
     cuda = answer.get("cuda")
     if isinstance(cuda, int) and 1000 <= cuda <= 99990:
@@ -371,7 +371,7 @@ def _from_smi(probe: Probe, found: Found) -> None:
             found.note(f"nvidia-smi: {problem}")
         for row in rows:
             driver = row.get("driver_version")
-            if driver and _DRIVER.match(driver):
+            if driver and re.match(_DRIVER, driver):
                 found.set("nvidia_driver", driver, "nvidia-smi --query-gpu=driver_version")
             record = _apply_runtime_gpu(found, "nvidia-smi", row.get("name"), row.get("pci.bus_id"),
                                         row.get("compute_cap"), parse_pci_device_id(row.get("pci.device_id")))
@@ -384,7 +384,7 @@ def _apply_runtime_gpu(found: Found, source: str, name: Any, bus_id: Any, cc: An
                        device_id: str | None) -> GpuRecord:
     """Merge one GPU reported by NVML or nvidia-smi: its compute capability is the authority."""
     name = name if isinstance(name, str) and name.strip() else None
-    cc = cc if isinstance(cc, str) and _CC.match(cc) else None
+    cc = cc if isinstance(cc, str) and re.match(_CC, cc) else None
     slot = bus_id if isinstance(bus_id, str) and bus_id.strip() else None
     record = found.find_gpu(slot, vendor="nvidia")
     if record is None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Unknown:
+class Unknown(NamedTuple):
     """A value that could not be established; ``reason`` says why, in one line."""
 
     reason: str

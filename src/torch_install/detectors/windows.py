@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..machine import Gpu
 from ..probe import Probe
@@ -24,11 +24,10 @@ CIM_COMMAND = ["powershell.exe", "-NoProfile", "-NonInteractive", "-Command",
 PNPUTIL_COMMAND = ["pnputil", "/enum-devices", "/class", "Display"]
 VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
 NOT_PRESENT = 45  # CM_PROB_PHANTOM: the device is not connected
-_PCI_ID = re.compile(r"^PCI\\VEN_([0-9A-F]{4})&DEV_([0-9A-F]{4})", re.IGNORECASE)
+_PCI_ID = r"(?i)^PCI\\VEN_([0-9A-F]{4})&DEV_([0-9A-F]{4})"
 
 
-@dataclass(frozen=True)
-class Adapter:
+class Adapter(NamedTuple):
     """One present PCI display adapter."""
 
     name: str
@@ -85,7 +84,7 @@ def parse_pnputil(text: str | None) -> list[Adapter] | Unknown:
 def _adapter(name: object, pnp_id: object, driver_version: object, working: bool) -> Adapter | None:
     if not isinstance(pnp_id, str):
         return None
-    match = _PCI_ID.match(pnp_id)
+    match = re.match(_PCI_ID, pnp_id)
     if not match:
         return None  # software adapters: Microsoft Basic Display, remote display, virtual displays
     return Adapter(name if isinstance(name, str) else "", match.group(1).lower(), match.group(2).lower(),

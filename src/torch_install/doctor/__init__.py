@@ -104,7 +104,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     strings to the plan for this machine (default: the resolver with the given matrix).
     """
     environ = dict(environ if environ is not None else (probe.environ if probe is not None else {}))
-    machine = replace(machine, python=installed.interpreter.python)
+    machine = machine._replace(python=installed.interpreter.python)
     if plan_for is None:
         plan_for = default_planner(machine, matrix)
     ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
