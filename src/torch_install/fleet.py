@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .errors import EXIT_OK, EXIT_WARNINGS
@@ -96,7 +96,7 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Any,
         if (torch, variant) in tried:
             continue
         tried.add((torch, variant))
-        forced = replace(request, variant=variant)
+        forced = request._replace(variant=variant)
         plans = [resolve(m, forced, matrix) for m in machines]
         problems = tuple(NodeProblem(i, machine_name(m, i), why) for i, (m, p) in enumerate(zip(machines, plans,
                                                                                                 strict=True))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -262,12 +262,18 @@ def _facts_from_json(data: Any) -> IndexFacts | None:
 def online_matrix_class() -> type:
     from .resolver.matrix import Matrix
 
-    @dataclass(frozen=True)
     class OnlineMatrix(Matrix):
         """A Matrix extended from a live index. ``provenance`` holds the assumption lines per
         "version+variant" ("" for lines about the whole index)."""
 
-        provenance: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+        _fields = (*Matrix._fields, "provenance")
+        __slots__ = ("provenance",)
+        provenance: Mapping[str, tuple[str, ...]]
+
+        def __init__(self, *args: Any, provenance: Mapping[str, tuple[str, ...]] = MappingProxyType({}),
+                     **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            object.__setattr__(self, "provenance", provenance)
 
     return OnlineMatrix
 
@@ -454,7 +460,7 @@ def _assume_variants(matrix: Matrix, release: Release, platform: str, variants: 
     if not added:
         return release
     updated = release.with_variants(platform, added, confidence=ASSUMED)
-    return updated if xpu is release.xpu else replace(updated, xpu=xpu)
+    return updated if xpu is release.xpu else updated._replace(xpu=xpu)
 
 
 def _new_release(facts: ReleaseFacts, platform: str) -> Release:
@@ -477,7 +483,7 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
 
     On macOS the plain build comes from the default index, which is not read: there releases are only added.
     """
-    from .resolver.matrix import version_key
+    from .resolver.matrix import Matrix, version_key
 
     provenance: dict[str, list[str]] = {}
     macos = platform.startswith("macos")
@@ -495,11 +501,11 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
         if pythons != set(known.python_tags(platform)):
             python = dict(release.python)
             python[platform] = tuple(sorted(pythons, key=lambda p: (_python_tuple(p)[0], p.endswith("t"))))
-            release = replace(release, python=MappingProxyType(python))
+            release = release._replace(python=MappingProxyType(python))
         if not macos and any(v not in found.variants for v in listed):
             lists = dict(release.variant_lists)
             lists[platform] = tuple(v for v in listed if v in found.variants)
-            release = replace(release, variant_lists=MappingProxyType(lists))
+            release = release._replace(variant_lists=MappingProxyType(lists))
         release = _assume_variants(matrix, release, platform, [v for v in found.variants if v not in listed],
                                    provenance)
         kept.append(release)
@@ -513,8 +519,7 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
         shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
         provenance[""] = [f"not on the index for this platform and Python, so not chosen: torch {shown}"]
     kept.sort(key=lambda r: version_key(r.version), reverse=True)
-    fields_ = {f: getattr(matrix, f) for f in matrix.__dataclass_fields__ if f not in ("releases", "_by_version",
-                                                                                    "provenance")}
+    fields_ = {f: getattr(matrix, f) for f in Matrix._fields if f != "releases"}
     return online_matrix_class()(releases=tuple(kept), **fields_,
                                  provenance=MappingProxyType({k: tuple(v) for k, v in provenance.items()}))
 
@@ -587,7 +592,7 @@ def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str =
         except IndexUnavailable as exc:
             why = "not in the cache (--offline)" if offline else f"index unreachable ({exc})"
             return OnlineResult(matrix, None, warning=f"{why}; using the embedded matrix")
-    merged = replace(merge(matrix, facts, machine.platform), index_base=base)
+    merged = merge(matrix, facts, machine.platform)._replace(index_base=base)
     warning = None
     if facts.stale_error:
         warning = f"index unreachable ({facts.stale_error}); using cached data from {_date(facts.fetched_at)}"
@@ -630,7 +635,7 @@ def with_index_notes(plan: Any, matrix: Matrix) -> Any:
         return plan
     lines = [*assumptions_for(matrix, plan.choice.torch, plan.choice.variant),
              *(f"index: {line}" for line in provenance.get("", ()))]
-    return replace(plan, notes=tuple(plan.notes) + tuple(n for n in lines if n not in plan.notes))
+    return plan._replace(notes=tuple(plan.notes) + tuple(n for n in lines if n not in plan.notes))
 
 
 def plan_hashes(plan: Any, machine: Machine, *, offline: bool = False, allow_insecure: bool = False,

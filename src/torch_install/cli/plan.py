@@ -17,11 +17,11 @@ if TYPE_CHECKING:
 
 CHANNELS = ("stable", "test", "nightly")
 FORMAT_NAMES = "text (default), url, pip, uv, requirements, pyproject, json, dockerfile, variant-env"
-_PLAIN_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_PLAIN_NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"
 # variant prefix -> (GPU vendor it needs, vendor brand, build kind, operating systems without such builds)
 _VARIANT_NEEDS = {"cu": ("nvidia", "NVIDIA", "CUDA", ("macos",)), "rocm": ("amd", "AMD", "ROCm", ("macos", "windows")),
                   "xpu": ("intel", "Intel", "XPU", ("macos",))}
-_VARIANT = re.compile(r"^(cpu|xpu|default|cu\d{2,3}|rocm\d+(\.\d+){1,2})$")
+_VARIANT = r"^(cpu|xpu|default|cu\d{2,3}|rocm\d+(\.\d+){1,2})$"
 
 
 def _add_request_options(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +63,7 @@ def request_from_args(args: argparse.Namespace) -> Request:
     from ..resolver.plan import Request
 
     for package in args.packages:
-        if _PLAIN_NAME.match(package):
+        if re.match(_PLAIN_NAME, package):
             continue
         from packaging.requirements import InvalidRequirement, Requirement
 
@@ -71,7 +71,7 @@ def request_from_args(args: argparse.Namespace) -> Request:
             Requirement(package)
         except InvalidRequirement as exc:
             raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
-    if args.variant is not None and not _VARIANT.match(args.variant):
+    if args.variant is not None and not re.match(_VARIANT, args.variant):
         raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
     return Request(packages=tuple(args.packages) or ("torch",), variant=args.variant, channel=args.channel,
@@ -156,13 +156,12 @@ def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Reque
 def run_install(args: argparse.Namespace) -> int:
     import shlex
     import sys
-    from dataclasses import replace
 
     from .. import install
 
     request = request_from_args(args)
     interpreter = install.query_interpreter(args.python) if args.python else install.this_interpreter()
-    machine = replace(common.detect_here(args), python=interpreter.python)
+    machine = common.detect_here(args)._replace(python=interpreter.python)
     check_consistent(machine, request.variant)
     plan = resolve_plan(machine, request, common.matrix_for(args, machine))
     for warning in plan.warnings:

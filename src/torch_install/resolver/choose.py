@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..errors import InputError
 from ..machine import Gpu, Machine
@@ -56,11 +56,10 @@ class _AnyVersion:
 
 
 _ANY = _AnyVersion()
-_BARE_NAME = re.compile(r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$")
+_BARE_NAME = r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$"
 
 
-@dataclass(frozen=True)
-class ParsedRequest:
+class ParsedRequest(NamedTuple):
     torch: SpecifierSet | _AnyVersion
     companions: dict[str, SpecifierSet | _AnyVersion]  # requested companion -> its specifier (may be empty)
     pinned: bool  # the user constrained the torch version
@@ -76,7 +75,7 @@ def parse_request(request: Request) -> ParsedRequest:
     if not base.startswith(("https://", "http://")):
         raise InputError(f"index base {base!r} is not an http(s) URL")
     texts = request.packages or ("torch",)
-    if all(_BARE_NAME.match(t) for t in texts):  # the common case, without importing packaging's parser
+    if all(re.match(_BARE_NAME, t) for t in texts):  # the common case, without importing packaging's parser
         names = {t.strip().lower().replace("_", "-") for t in texts}
         unknown = sorted(names - set(PACKAGES))
         if unknown:
@@ -101,14 +100,16 @@ def parse_request(request: Request) -> ParsedRequest:
     return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)))
 
 
-@dataclass
 class _Search:
     """What walking releases for one GPU set found."""
 
-    release: Release | None = None
-    verdict: Verdict | None = None
-    others: list[Verdict] = field(default_factory=list)  # usable variants of the chosen release, not chosen
-    per_release: list[tuple[Release, list[Verdict]]] = field(default_factory=list)
+    __slots__ = ("release", "verdict", "others", "per_release")
+
+    def __init__(self, per_release: list[tuple[Release, list[Verdict]]] | None = None) -> None:
+        self.release: Release | None = None
+        self.verdict: Verdict | None = None
+        self.others: list[Verdict] = []  # usable variants of the chosen release, not chosen
+        self.per_release: list[tuple[Release, list[Verdict]]] = [] if per_release is None else per_release
 
 
 class _Resolver:
@@ -150,9 +151,7 @@ class _Resolver:
             from .render import command_lines
         except ImportError:  # pragma: no cover - render ships with the package
             return plan
-        from dataclasses import replace
-
-        return replace(plan, commands=command_lines(plan))
+        return plan._replace(commands=command_lines(plan))
 
     def note_existence(self, release: Release, variant: str) -> None:
         """Say when the chosen wheel's existence (not just its facts) rests on weak data. A live index confirms

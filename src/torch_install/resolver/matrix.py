@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import MappingProxyType
+from typing import NamedTuple
 
 from ..index_url import DEFAULT_INDEX_BASE
 from ..package_data import load_json
@@ -82,8 +82,7 @@ def os_of(platform: str) -> str:
     return platform.split("_", 1)[0]
 
 
-@dataclass(frozen=True)
-class CudaArch:
+class CudaArch(NamedTuple):
     """Compiled CUDA targets of one (release, platform, variant): cubins (``sm``, CC×10) and PTX."""
 
     sm: tuple[int, ...]
@@ -92,41 +91,38 @@ class CudaArch:
     note: str | None = None
 
 
-@dataclass(frozen=True)
-class RocmTargets:
+class RocmTargets(NamedTuple):
     """gfx targets compiled into one ROCm variant of a release (``gfx`` None: not known)."""
 
     gfx: tuple[str, ...] | None
     confidence: str = "unverified"
 
 
-@dataclass(frozen=True)
-class XpuSupport:
+class XpuSupport(NamedTuple):
     """Intel GPU device families one release builds ahead-of-time for, per OS ("linux", "windows")."""
 
     families: Mapping[str, tuple[str, ...]]
     confidence: str = "unverified"
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """One torch release and its wheels."""
 
     version: str
     date: str | None = None
     requires_python: str | None = None
-    python: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # platform -> ("3.11", "3.13t", ...)
-    glibc: Mapping[str, str] = field(default_factory=dict)  # linux platform -> minimum glibc of the wheels
-    macos: Mapping[str, str] = field(default_factory=dict)  # macOS platform -> minimum macOS version
-    variant_lists: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # platform -> index variants
+    python: Mapping[str, tuple[str, ...]] = _EMPTY  # platform -> ("3.11", "3.13t", ...)
+    glibc: Mapping[str, str] = _EMPTY  # linux platform -> minimum glibc of the wheels
+    macos: Mapping[str, str] = _EMPTY  # macOS platform -> minimum macOS version
+    variant_lists: Mapping[str, tuple[str, ...]] = _EMPTY  # platform -> index variants
     variants_confidence: str = "unverified"
     secondary: tuple[str, ...] = ()  # variants that rest on a secondary or inferred source only
-    pypi: Mapping[str, str] = field(default_factory=dict)  # platform -> variant equal to the default index's wheel
+    pypi: Mapping[str, str] = _EMPTY  # platform -> variant equal to the default index's wheel
     stable_cuda: str | None = None  # the release's default CUDA variant
-    cuda: Mapping[str, Mapping[str, CudaArch]] = field(default_factory=dict)  # platform -> variant -> arch list
-    rocm: Mapping[str, RocmTargets] = field(default_factory=dict)  # variant -> gfx list
+    cuda: Mapping[str, Mapping[str, CudaArch]] = _EMPTY  # platform -> variant -> arch list
+    rocm: Mapping[str, RocmTargets] = _EMPTY  # variant -> gfx list
     xpu: XpuSupport | None = None
-    companions: Mapping[str, str] = field(default_factory=dict)  # torchvision/torchaudio -> version matching this torch
+    companions: Mapping[str, str] = _EMPTY  # torchvision/torchaudio -> version matching this torch
     confidence: str = "verified"  # the release's existence
 
     def variants(self, platform: str) -> list[str]:
@@ -190,7 +186,7 @@ class Release:
                 rocm[variant] = gfx or RocmTargets(None, confidence)
         if grown:
             lists[platform] = tuple(sorted(listed, key=variant_order))
-        return replace(self, variant_lists=MappingProxyType(lists), rocm=MappingProxyType(rocm),
+        return self._replace(variant_lists=MappingProxyType(lists), rocm=MappingProxyType(rocm),
                        cuda=MappingProxyType({p: MappingProxyType(v) for p, v in cuda.items()}))
 
 
@@ -200,15 +196,14 @@ def variant_order(variant: str) -> tuple[int, tuple[int, ...]]:
     return kind, numeric_key(variant)
 
 
-@dataclass(frozen=True)
-class DriverFloor:
+class DriverFloor(NamedTuple):
     """Minimum NVIDIA driver for a CUDA major under minor-version compatibility."""
 
     linux: str | None
     windows: str | None
     below: str | None  # drivers of this major stop before this branch (informational)
     confidence: str = "source-file"
-    os_confidence: Mapping[str, str] = field(default_factory=dict)  # per-OS override ("windows": "inferred")
+    os_confidence: Mapping[str, str] = _EMPTY  # per-OS override ("windows": "inferred")
 
     def confidence_for(self, os: str) -> str:
         return self.os_confidence.get(os, self.confidence)
@@ -217,29 +212,67 @@ class DriverFloor:
         return self.windows if os == "windows" else self.linux
 
 
-@dataclass(frozen=True)
 class Matrix:
-    """All releases (newest first) and the global rule data (driver floors, gfx aliases, XPU families)."""
+    """All releases (newest first) and the global rule data (driver floors, gfx aliases, XPU families).
+
+    Immutable; ``matrix._replace(...)`` returns a changed copy (and a release index built for it)."""
+
+    _fields: tuple[str, ...] = (
+        "releases", "cuda_families", "cuda_toolkits", "gpu_driver_floor", "gfx_aliases", "gfx_aliases_confidence",
+        "rocm_platforms", "xpu_aot_families", "jetson", "names", "index_base", "channels", "pre_release_channels",
+        "unverified", "generated")
+    __slots__ = (*_fields, "_by_version")
 
     releases: tuple[Release, ...]
-    cuda_families: Mapping[str, DriverFloor] = field(default_factory=dict)  # "12" -> floor
-    cuda_toolkits: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # "cu128" -> {"full": {os: drv}}
-    gpu_driver_floor: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # CC major -> {driver, arch}
-    gfx_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # "gfx1031" -> ("gfx1030",)
-    gfx_aliases_confidence: str = "secondary"
-    rocm_platforms: tuple[str, ...] = ("linux_x86_64",)
-    xpu_aot_families: Mapping[str, str] = field(default_factory=dict)
-    jetson: Mapping[str, str] = field(default_factory=dict)
-    names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)  # "sm" / "gfx" -> id -> marketing name
-    index_base: str = DEFAULT_INDEX_BASE
-    channels: Mapping[str, str] = field(default_factory=dict)  # stable -> "", test -> "test", nightly -> "nightly"
-    pre_release_channels: tuple[str, ...] = ("nightly",)
-    unverified: tuple[str, ...] = ()
-    generated: str | None = None
-    _by_version: dict[str, Release] = field(default_factory=dict, compare=False, repr=False)
+    cuda_families: Mapping[str, DriverFloor]  # "12" -> floor
+    cuda_toolkits: Mapping[str, Mapping[str, Any]]  # "cu128" -> {"full": {os: driver}}
+    gpu_driver_floor: Mapping[str, Mapping[str, str]]  # CC major -> {driver, arch}
+    gfx_aliases: Mapping[str, tuple[str, ...]]  # "gfx1031" -> ("gfx1030",)
+    gfx_aliases_confidence: str
+    rocm_platforms: tuple[str, ...]
+    xpu_aot_families: Mapping[str, str]
+    jetson: Mapping[str, str]
+    names: Mapping[str, Mapping[str, str]]  # "sm" / "gfx" -> id -> marketing name
+    index_base: str
+    channels: Mapping[str, str]  # stable -> "", test -> "test", nightly -> "nightly"
+    pre_release_channels: tuple[str, ...]
+    unverified: tuple[str, ...]
+    generated: str | None
+    _by_version: Mapping[str, Release]
 
-    def __post_init__(self) -> None:
-        self._by_version.update({r.version: r for r in self.releases})
+    def __init__(self, releases: tuple[Release, ...], cuda_families: Mapping[str, DriverFloor] = _EMPTY,
+                 cuda_toolkits: Mapping[str, Mapping[str, Any]] = _EMPTY,
+                 gpu_driver_floor: Mapping[str, Mapping[str, str]] = _EMPTY,
+                 gfx_aliases: Mapping[str, tuple[str, ...]] = _EMPTY, gfx_aliases_confidence: str = "secondary",
+                 rocm_platforms: tuple[str, ...] = ("linux_x86_64",), xpu_aot_families: Mapping[str, str] = _EMPTY,
+                 jetson: Mapping[str, str] = _EMPTY, names: Mapping[str, Mapping[str, str]] = _EMPTY,
+                 index_base: str = DEFAULT_INDEX_BASE, channels: Mapping[str, str] = _EMPTY,
+                 pre_release_channels: tuple[str, ...] = ("nightly",), unverified: tuple[str, ...] = (),
+                 generated: str | None = None) -> None:
+        values = locals()
+        for name in Matrix._fields:
+            object.__setattr__(self, name, values[name])
+        object.__setattr__(self, "_by_version", {r.version: r for r in releases})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Matrix is immutable: use _replace({name}=...)")
+
+    def _asdict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self._fields}
+
+    def _replace(self, **changes: Any) -> Matrix:
+        unknown = set(changes) - set(self._fields)
+        if unknown:
+            raise ValueError(f"Got unexpected field names: {sorted(unknown)!r}")
+        return type(self)(**{**self._asdict(), **changes})
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._asdict() == other._asdict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # holds mappings, like the tuple types it replaces
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self._asdict().items())})"
 
     # -- releases ---------------------------------------------------------------------------------------
     def release(self, version: str) -> Release:
@@ -294,7 +327,7 @@ class Matrix:
         """A new Matrix with ``release`` added (or replacing the release of the same version)."""
         kept = [r for r in self.releases if r.version != release.version] + [release]
         kept.sort(key=lambda r: version_key(r.version), reverse=True)
-        return replace(self, releases=tuple(kept), _by_version={})
+        return self._replace(releases=tuple(kept))
 
     def with_variant(self, version: str, platform: str, variant: str, **kwargs: Any) -> Matrix:
         """A new Matrix where release ``version`` lists ``variant`` on ``platform``; see Release.with_variant.

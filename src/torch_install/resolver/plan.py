@@ -6,7 +6,8 @@ The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ..index_url import DEFAULT_INDEX_BASE
 from ..machine import Machine
@@ -31,8 +32,7 @@ WARNING_CODES = (
 )
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """What the user asked for."""
 
     packages: tuple[str, ...] = ("torch",)  # PEP 508 requirement strings, as given
@@ -45,29 +45,25 @@ class Request:
                 "index_base": self.index_base}
 
 
-@dataclass(frozen=True)
-class PlanWarning:
+class PlanWarning(NamedTuple):
     code: str
     message: str
 
 
-@dataclass(frozen=True)
-class Rejection:
+class Rejection(NamedTuple):
     variant: str
     torch: str
     reason: str
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(NamedTuple):
     variant: str  # index variant id: cu128, rocm6.4, xpu, cpu; "default" for the default index (macOS)
     torch: str  # "2.9.1"
     index_url: str | None  # None: the default index
-    packages: Mapping[str, str] = field(default_factory=dict)  # name -> exact version (with local label)
+    packages: Mapping[str, str] = MappingProxyType({})  # name -> exact version (with local label)
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     machine: Machine
     request: Request
     choice: Choice | None
@@ -76,7 +72,7 @@ class Plan:
     warnings: tuple[PlanWarning, ...] = ()
     rejected: tuple[Rejection, ...] = ()
     notes: tuple[str, ...] = ()  # caveats: facts the choice rests on that are inferred/unverified
-    commands: Mapping[str, str] = field(default_factory=dict)  # "pip", "uv" -> ready command line
+    commands: Mapping[str, str] = MappingProxyType({})  # "pip", "uv" -> ready command line
 
     def warning_codes(self) -> tuple[str, ...]:
         return tuple(w.code for w in self.warnings)

@@ -7,7 +7,6 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..machine import Gpu, Machine
@@ -18,20 +17,26 @@ from .matrix import CudaArch, Matrix, Release, cuda_version, os_of
 WEAK_CONFIDENCE = ("inferred", "unverified", "secondary", "maintainer-statement", "assumed")
 
 
-@dataclass
 class Verdict:
-    """Outcome of checking one (release, variant) against the machine."""
+    """Outcome of checking one (release, variant) against the machine; the checks fill it in."""
 
-    variant: str
-    usable: bool
-    reason: str = ""  # one line: why rejected (or, when usable, how it runs)
-    native: bool = False  # NVIDIA: driver meets the toolkit's full-feature minimum
-    driver_needed: str | None = None  # NVIDIA: floor the driver failed (None: driver was fine or unknown)
-    arch_ok: bool = True  # every considered GPU has kernels in this build
-    unusable_gpus: tuple[Gpu, ...] = ()  # GPUs this build cannot drive
-    env: dict[str, str] = field(default_factory=dict)  # environment the user must set (HSA_OVERRIDE_GFX_VERSION)
-    notes: list[str] = field(default_factory=list)  # weak facts the verdict rests on
-    unknown_arch: tuple[Gpu, ...] = ()  # GPUs whose architecture is unknown (not rejected for it)
+    __slots__ = ("variant", "usable", "reason", "native", "driver_needed", "arch_ok", "unusable_gpus", "env", "notes",
+                 "unknown_arch")
+
+    def __init__(self, variant: str, usable: bool) -> None:
+        self.variant = variant
+        self.usable = usable
+        self.reason = ""  # one line: why rejected (or, when usable, how it runs)
+        self.native = False  # NVIDIA: driver meets the toolkit's full-feature minimum
+        self.driver_needed: str | None = None  # NVIDIA: floor the driver failed (None: driver was fine or unknown)
+        self.arch_ok = True  # every considered GPU has kernels in this build
+        self.unusable_gpus: tuple[Gpu, ...] = ()  # GPUs this build cannot drive
+        self.env: dict[str, str] = {}  # environment the user must set (HSA_OVERRIDE_GFX_VERSION)
+        self.notes: list[str] = []  # weak facts the verdict rests on
+        self.unknown_arch: tuple[Gpu, ...] = ()  # GPUs whose architecture is unknown (not rejected for it)
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.variant!r}, usable={self.usable}, reason={self.reason!r})"
 
 
 def sm_text(sm: int) -> str:
