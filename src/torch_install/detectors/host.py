@@ -63,7 +63,7 @@ def parse_os_release(text: str | None) -> str | None:
 
 def parse_tegra_release(text: str | None) -> str | None:
     """First line of ``/etc/nv_tegra_release`` ('# R36 (release), REVISION: 4.3, …') → L4T '36.4.3'."""
-    match = re.match(_TEGRA, (text or "").lstrip())
+    match = re.match(_TEGRA, text.lstrip()) if text else None  # most machines have no such file
     if not match:
         return None
     return ".".join(g for g in match.groups() if g is not None)
@@ -71,7 +71,7 @@ def parse_tegra_release(text: str | None) -> str | None:
 
 def parse_musl_version(apk_installed: str | None) -> str | None:
     """Alpine's ``/lib/apk/db/installed`` → musl version ('1.2.4'), or None."""
-    match = re.search(r"^P:musl\nV:(\d+\.\d+\.\d+)", apk_installed or "", re.M)
+    match = re.search(r"^P:musl\nV:(\d+\.\d+\.\d+)", apk_installed, re.M) if apk_installed else None
     return match.group(1) if match else None
 
 
