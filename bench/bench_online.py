@@ -66,8 +66,10 @@ def timed(argv: list[str], env: dict[str, str], runs: int, fresh_cache: Path | N
 
 
 def main() -> None:
+    import logging
     import os
 
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no access log lines between the figures
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
     server = HTTPServer()
     server.start()
