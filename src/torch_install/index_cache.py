@@ -16,7 +16,6 @@ import os
 import sys
 import time
 import zlib
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -53,16 +52,19 @@ def _key(text: str) -> str:
     return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}{len(data):04x}"
 
 
-@dataclass(frozen=True)
 class CacheEntry:
-    url: str
-    fetched_at: float  # epoch seconds of the last fetch or successful revalidation
-    etag: str | None
-    last_modified: str | None
-    fresh: bool
-    _files_path: Path
-    _files_crc: int | None = None  # checksum the meta file recorded
-    _cache: IndexCache | None = None  # told when the file list turns out corrupt
+    """One cached index page: its validators, whether it is within the TTL, and its file list (read lazily)."""
+
+    def __init__(self, url: str, fetched_at: float, etag: str | None, last_modified: str | None, fresh: bool,
+                 files_path: Path, files_crc: int | None = None, cache: IndexCache | None = None) -> None:
+        self.url = url
+        self.fetched_at = fetched_at  # epoch seconds of the last fetch or successful revalidation
+        self.etag = etag
+        self.last_modified = last_modified
+        self.fresh = fresh
+        self._files_path = files_path
+        self._files_crc = files_crc  # checksum the meta file recorded
+        self._cache = cache  # told when the file list turns out corrupt
 
     @property
     def files(self) -> tuple[IndexFile, ...]:

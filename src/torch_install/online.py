@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
+from typing import NamedTuple
 
 from .errors import EnvironmentFailure, InputError
 from .resolver.matrix import variant_order
@@ -41,8 +41,7 @@ _GLIBC_ASSUMED_MAX = 99  # glibc minor accepted when a Linux target's glibc is n
 
 # --------------------------------------------------------------------------------------------- target tags
 
-@dataclass(frozen=True)
-class TargetTags:
+class TargetTags(NamedTuple):
     """The wheel tags a target accepts. ``tags`` is None when its Python is unknown (platform match only)."""
 
     tags: frozenset[str] | None
@@ -152,8 +151,7 @@ def python_of_tag(tag: str) -> str | None:
 
 # --------------------------------------------------------------------------------------------- index facts
 
-@dataclass(frozen=True)
-class ReleaseFacts:
+class ReleaseFacts(NamedTuple):
     """What the index lists of one release for the target: variants, and per-platform facts of their wheels."""
 
     version: str
@@ -164,8 +162,7 @@ class ReleaseFacts:
     macos: str | None = None  # lowest macOS among the matching wheels
 
 
-@dataclass(frozen=True)
-class IndexFacts:
+class IndexFacts(NamedTuple):
     """Releases the index offers the target (newest first) and where that knowledge came from."""
 
     base: str
@@ -278,8 +275,7 @@ def online_matrix_class() -> type:
     return OnlineMatrix
 
 
-@dataclass
-class OnlineResult:
+class OnlineResult(NamedTuple):
     """A matrix extended from the index (or the one given, on failure), and the one fallback warning."""
 
     matrix: Matrix
@@ -343,7 +339,7 @@ def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = 
     if client.cache and not stale:
         client.cache.put_derived(_latest_key(client.base, pre, machine), {
             "pages": {x.url: x.fetched_at for x in listings}, "facts": _facts_to_json(facts)})
-    return replace(facts, stale_error=stale, pages=tuple(x.url for x in listings))
+    return facts._replace(stale_error=stale, pages=tuple(x.url for x in listings))
 
 
 def _latest_key(root: str, pre: bool, machine: Machine) -> str:
@@ -361,7 +357,7 @@ def warm_facts(cache: IndexCache, root: str, machine: Machine, pre: bool, offlin
         if entry is None or entry.fetched_at != fetched_at or not (entry.fresh or offline):
             return None
     facts = _facts_from_json(value.get("facts"))
-    return replace(facts, pages=tuple(value["pages"])) if facts else None
+    return facts._replace(pages=tuple(value["pages"])) if facts else None
 
 
 # --------------------------------------------------------------------------------------------- merging
