@@ -90,7 +90,7 @@ def apply_fix(site: Path, command: str) -> None:
 CASES = [
     # (fixture, machine, expected error/warning code, the version the fix keeps or moves to, variant)
     ("cpu-2.9.1", "rtx4090-570", "cpu-build-on-gpu-machine", "2.9.1", "cu"),
-    ("pypi-2.15.0-cu132", "rtx4090-550", "cuda-build-driver-too-old", "2.14.1", "cu126"),
+    ("default-index-2.15.0-cu132", "rtx4090-550", "cuda-build-driver-too-old", "2.14.1", "cu126"),
     ("cu128-2.8.0", "gtx1080-570", "gpu-arch-not-in-build", "2.8.0", "cu126"),
     ("cu121-2.4.0-torchvision-cu124", "rtx4090-570", "companion-mismatch", "2.4.0", "cu121"),
     ("duplicate", "rtx4090-570", "duplicate-torch-install", "2.9.1", "cu"),
@@ -162,7 +162,7 @@ def test_same_version_other_flavour_mismatch_is_seen_where_pip_check_is_blind(tm
 
 
 def test_driver_floor_comes_from_the_matrix(tmp_path):
-    site = copy_case("pypi-2.15.0-cu132", tmp_path)
+    site = copy_case("default-index-2.15.0-cu132", tmp_path)
     new_driver = Machine(**LINUX, nvidia_driver="580.65.06", gpus=(RTX4090,))
     assert "cuda-build-driver-too-old" not in run(site, new_driver).codes()
     report = run(site, "rtx4090-550")
