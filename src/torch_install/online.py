@@ -390,48 +390,42 @@ def _nearest_gfx(matrix: Matrix, variant: str) -> tuple[Any, str] | None:
     return best[2], f"{best[1]} of torch {best[3]}"
 
 
-def _memo(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Memoise a nearest-variant lookup per (matrix, arguments): a merge asks the same question many times."""
-    memo: dict[tuple[Any, ...], Any] = {}
+class _Assumptions:
+    """What one merge assumes for variants the embedded matrix lacks. A variant's rules (driver floor, inherited
+    arch or gfx list) and their note lines do not depend on the release listing it, so each is worked out once
+    per merge, however many releases list that variant."""
 
-    def wrapper(matrix: Matrix, *args: str) -> Any:
-        key = (id(matrix), *args)
-        if key not in memo:
-            if len(memo) > 4096:
-                memo.clear()
-            memo[key] = function(matrix, *args)
-        return memo[key]
+    __slots__ = ("matrix", "platform", "os", "_rules", "_xpu")
 
-    return wrapper
+    def __init__(self, matrix: Matrix, platform: str) -> None:
+        self.matrix = matrix
+        self.platform = platform
+        self.os = platform.split("_", 1)[0]
+        self._rules: dict[str, tuple[bool, Any, Any, tuple[str, ...]]] = {}
+        self._xpu: dict[str, tuple[Any, str] | None] = {}
 
+    def rules(self, variant: str) -> tuple[bool, Any, Any, tuple[str, ...]]:
+        """(offered, CUDA arch list, ROCm targets, note lines) of a variant whose rules come from its name; a
+        variant whose name gives no rule (a CUDA major this torch-install does not know) is not offered."""
+        rules = self._rules.get(variant)
+        if rules is None:
+            rules = self._rules[variant] = self._work_out(variant)
+        return rules
 
-_nearest_cuda_arch = _memo(_nearest_cuda_arch)
-_nearest_gfx = _memo(_nearest_gfx)
+    def _work_out(self, variant: str) -> tuple[bool, Any, Any, tuple[str, ...]]:
+        from .resolver.matrix import CudaArch, RocmTargets, cuda_version, variant_kind
 
-
-def _assume_variants(matrix: Matrix, release: Release, platform: str, variants: Iterable[str],
-                     provenance: dict[str, list[str]]) -> Release:
-    """``release`` listing each of ``variants`` on ``platform``, rules inherited by name and the copy built once
-    (each assumption appended to the variant's ``provenance`` lines); a variant whose name gives no rule (a
-    CUDA major this torch-install does not know) is left out."""
-    from .resolver.matrix import CudaArch, RocmTargets, XpuSupport, cuda_version, variant_kind
-
-    added: list[tuple[str, Any, Any]] = []
-    xpu = release.xpu
-    os_name = platform.split("_", 1)[0]
-    for variant in variants:
-        notes = provenance.setdefault(f"{release.version}+{variant}", [
-            f"torch {release.version}+{variant}: on the index, not in the embedded matrix"])
-        kind = variant_kind(variant)
+        matrix, kind = self.matrix, variant_kind(variant)
         if kind == "cuda":
             major = cuda_version(variant)[0]  # type: ignore[index]
-            floor = matrix.cuda_floor(variant, os_name)
+            floor = matrix.cuda_floor(variant, self.os)
             if floor is None:
-                notes.append(f"CUDA {major} is unknown to this torch-install, so {variant} is not offered")
-                continue
+                return False, None, None, (f"CUDA {major} is unknown to this torch-install, so {variant} is not "
+                                           "offered",)
+            notes = []
             if variant not in matrix.cuda_toolkits:
                 notes.append(f"driver floor {floor} assumed from CUDA {major}.x minor-version compatibility")
-            nearest = _nearest_cuda_arch(matrix, platform, variant)
+            nearest = _nearest_cuda_arch(matrix, self.platform, variant)
             arch = None
             if nearest:
                 arch = CudaArch(nearest[0].sm, nearest[0].ptx, ASSUMED, f"assumed: inherited from {nearest[1]}")
@@ -439,23 +433,47 @@ def _assume_variants(matrix: Matrix, release: Release, platform: str, variants: 
                 notes.append(f"GPU architectures ({sms}) assumed from {nearest[1]}")
             else:
                 notes.append(f"compiled GPU architectures unknown (no known CUDA {major} variant)")
-            added.append((variant, arch, None))
-            continue
+            return True, arch, None, tuple(notes)
         if kind == "rocm":
             nearest_gfx = _nearest_gfx(matrix, variant)
             gfx = RocmTargets(nearest_gfx[0].gfx if nearest_gfx else None, ASSUMED)
-            notes.append(f"gfx targets assumed from {nearest_gfx[1]}" if nearest_gfx else "gfx targets unknown")
-            added.append((variant, None, gfx))
-            continue
-        added.append((variant, None, None))
-        if kind == "xpu" and xpu is None:
-            donor = next((r for r in matrix.releases if r.xpu is not None and r.version != release.version), None)
-            if donor and donor.xpu:
-                xpu = XpuSupport(donor.xpu.families, ASSUMED)
-                notes.append(f"Intel GPU families assumed from torch {donor.version}")
+            return True, None, gfx, (f"gfx targets assumed from {nearest_gfx[1]}" if nearest_gfx
+                                     else "gfx targets unknown",)
+        return True, None, None, ()
+
+    def xpu(self, version: str) -> tuple[Any, str] | None:
+        """(assumed XPU support, note line) for release ``version`` from the newest other release with XPU wheels."""
+        if version not in self._xpu:
+            from .resolver.matrix import XpuSupport
+
+            donor = next((r for r in self.matrix.releases if r.xpu is not None and r.version != version), None)
+            self._xpu[version] = (XpuSupport(donor.xpu.families, ASSUMED),
+                                  f"Intel GPU families assumed from torch {donor.version}") if donor and donor.xpu \
+                else None
+        return self._xpu[version]
+
+
+def _assume_variants(assumptions: _Assumptions, release: Release, variants: Iterable[str],
+                     provenance: dict[str, tuple[str, ...]]) -> Release:
+    """``release`` listing each of ``variants`` on the merge's platform, with the rules each inherits by name
+    (its assumptions recorded in ``provenance`` under "version+variant"), the copy built once; a variant whose
+    name gives no rule is left out."""
+    added: list[tuple[str, Any, Any]] = []
+    xpu = release.xpu
+    for variant in variants:
+        offered, arch, gfx, notes = assumptions.rules(variant)
+        header = f"torch {release.version}+{variant}: on the index, not in the embedded matrix"
+        if offered:
+            added.append((variant, arch, gfx))
+            if variant == "xpu" and xpu is None:
+                donated = assumptions.xpu(release.version)
+                if donated:
+                    xpu, line = donated
+                    notes = (*notes, line)
+        provenance[f"{release.version}+{variant}"] = (header, *notes)
     if not added:
         return release
-    updated = release.with_variants(platform, added, confidence=ASSUMED)
+    updated = release.with_variants(assumptions.platform, added, confidence=ASSUMED)
     return updated if xpu is release.xpu else updated._replace(xpu=xpu)
 
 
@@ -481,13 +499,15 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
     """
     from .resolver.matrix import Matrix, version_key
 
-    provenance: dict[str, list[str]] = {}
+    provenance: dict[str, tuple[str, ...]] = {}
+    assumptions = _Assumptions(matrix, platform)
+    offered = {r.version: r for r in facts.releases}
     macos = platform.startswith("macos")
     known_versions = {r.version for r in matrix.releases}
     kept: list[Release] = []
     dropped: list[str] = []
     for known in matrix.releases:
-        found = facts.release(known.version)
+        found = offered.get(known.version)
         if found is None:
             (kept.append(known) if macos else dropped.append(known.version))
             continue
@@ -502,22 +522,21 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
             lists = dict(release.variant_lists)
             lists[platform] = tuple(v for v in listed if v in found.variants)
             release = release._replace(variant_lists=MappingProxyType(lists))
-        release = _assume_variants(matrix, release, platform, [v for v in found.variants if v not in listed],
-                                   provenance)
+        release = _assume_variants(assumptions, release, [v for v in found.variants if v not in listed], provenance)
         kept.append(release)
     for found in facts.releases:
         if found.version in known_versions:
             continue
-        release = _assume_variants(matrix, _new_release(found, platform), platform, found.variants, provenance)
+        release = _assume_variants(assumptions, _new_release(found, platform), found.variants, provenance)
         if release.variants(platform):
             kept.append(release)
     if dropped:
         shown = ", ".join(dropped[:5]) + (f" and {len(dropped) - 5} more" if len(dropped) > 5 else "")
-        provenance[""] = [f"not on the index for this platform and Python, so not chosen: torch {shown}"]
+        provenance[""] = (f"not on the index for this platform and Python, so not chosen: torch {shown}",)
     kept.sort(key=lambda r: version_key(r.version), reverse=True)
     fields_ = {f: getattr(matrix, f) for f in Matrix._fields if f != "releases"}
     return online_matrix_class()(releases=tuple(kept), **fields_,
-                                 provenance=MappingProxyType({k: tuple(v) for k, v in provenance.items()}))
+                                 provenance=MappingProxyType(provenance))
 
 
 def assumptions_for(matrix: Matrix, torch: str, variant: str) -> tuple[str, ...]:

@@ -159,37 +159,43 @@ class Release(NamedTuple):
                       confidence: str = ASSUMED) -> Release:
         """A copy listing each ``(variant, arch, gfx)`` of ``added`` on ``platform``: what ``with_variant`` once
         per entry, in order, gives, built in one pass (a live index can add hundreds of variants)."""
-        lists = dict(self.variant_lists)
-        listed = set(lists.get(platform, ()))
+        listed = set(self.variant_lists.get(platform, ()))
         grown = False
-        cuda = {p: dict(v) for p, v in self.cuda.items()}
-        rocm = dict(self.rocm)
+        known_cuda = self.cuda.get(platform, _EMPTY)
+        cuda: dict[str, CudaArch] = {}  # added on the platform
+        rocm: dict[str, RocmTargets] = {}  # added
         for variant, arch, gfx in added:
             if variant not in listed:
                 listed.add(variant)
                 grown = True
             kind = variant_kind(variant)
-            if kind == "cuda" and variant not in cuda.get(platform, {}):
+            if kind == "cuda" and variant not in known_cuda and variant not in cuda:
                 if arch is None:
                     major = cuda_version(variant)[0]  # type: ignore[index]
-                    same = [v for v in cuda.get(platform, {}) if (cuda_version(v) or (0,))[0] == major]
-                    base = cuda[platform][max(same, key=variant_order)] if same else None
-                    if base:
-                        arch = CudaArch(base.sm, base.ptx, confidence,
-                                        f"inherited from {max(same, key=variant_order)}")
+                    same = [v for v in (*known_cuda, *cuda) if (cuda_version(v) or (0,))[0] == major]
+                    if same:
+                        newest = max(same, key=variant_order)
+                        base = cuda.get(newest) or known_cuda[newest]
+                        arch = CudaArch(base.sm, base.ptx, confidence, f"inherited from {newest}")
                 if arch:
-                    cuda.setdefault(platform, {})[variant] = arch
-            if kind == "rocm" and variant not in rocm:
-                if gfx is None and rocm:
-                    newest = max(rocm, key=variant_order)
-                    gfx = RocmTargets(rocm[newest].gfx, confidence)
+                    cuda[variant] = arch
+            if kind == "rocm" and variant not in self.rocm and variant not in rocm:
+                if gfx is None and (self.rocm or rocm):
+                    newest = max((*self.rocm, *rocm), key=variant_order)
+                    gfx = RocmTargets((rocm.get(newest) or self.rocm[newest]).gfx, confidence)
                 rocm[variant] = gfx or RocmTargets(None, confidence)
+        changes: dict[str, Any] = {}
         if grown:
-            lists[platform] = tuple(sorted(listed, key=variant_order))
-        return self._replace(variant_lists=MappingProxyType(lists), rocm=MappingProxyType(rocm),
-                       cuda=MappingProxyType({p: MappingProxyType(v) for p, v in cuda.items()}))
+            changes["variant_lists"] = MappingProxyType({**self.variant_lists,
+                                                         platform: tuple(sorted(listed, key=variant_order))})
+        if cuda:
+            changes["cuda"] = MappingProxyType({**self.cuda, platform: MappingProxyType({**known_cuda, **cuda})})
+        if rocm:
+            changes["rocm"] = MappingProxyType({**self.rocm, **rocm})
+        return self._replace(**changes) if changes else self
 
 
+@lru_cache(maxsize=1024)
 def variant_order(variant: str) -> tuple[int, tuple[int, ...]]:
     """Sort key for variants: cpu, CUDA, ROCm, xpu, then the rest; numerically within a kind."""
     kind = {"cpu": 0, "cuda": 1, "rocm": 2, "xpu": 3}.get(variant_kind(variant), 4)
