@@ -10,10 +10,8 @@ Container mode is on with ``plan --for-container``, and on by itself when contai
 no GPU device node is reachable (``--no-for-container`` turns it off).
 """
 
-from __future__ import annotations
-
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .cuda_drivers import driver_for_toolkit
 from .errors import InputError
@@ -23,7 +21,6 @@ from .versions import numeric_key
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
     import argparse
-    from typing import Any
 
     from .probe import Probe
     from .resolver.plan import Plan, Request
@@ -60,7 +57,7 @@ def _cuda_from(name: str, value: str) -> str | None:
     return ".".join(match.groups()) if name == "NV_CUDA_COMPAT_PACKAGE" else match.group(1)
 
 
-def image_hints(probe: Probe) -> list[ImageHint]:
+def image_hints(probe: "Probe") -> list[ImageHint]:
     """Base-image hints found in the environment and the image's files (at most one per kind)."""
     hints: list[ImageHint] = []
     for name in CUDA_ENV:
@@ -92,7 +89,7 @@ def image_hints(probe: Probe) -> list[ImageHint]:
     return hints
 
 
-def gpu_device(probe: Probe) -> str | None:
+def gpu_device(probe: "Probe") -> str | None:
     """The first GPU device node present (NVIDIA, AMD KFD, WSL dxg, a DRM render node), else None."""
     for path in GPU_DEVICE_NODES:
         if probe.exists(path):
@@ -101,7 +98,7 @@ def gpu_device(probe: Probe) -> str | None:
     return f"/dev/dri/{render[0]}" if render else None
 
 
-def container_marker(probe: Probe, machine: Machine | None = None) -> str | None:
+def container_marker(probe: "Probe", machine: Machine | None = None) -> str | None:
     """Why this looks like a container: the detected runtime, a marker file, or the ``container`` variable."""
     if machine is not None and machine.container:
         return f"container {machine.container}"
@@ -151,13 +148,13 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
     return platform._replace(**values, gpus=tuple(gpus), sources=sources, notes=tuple(notes))
 
 
-def _describes_target(args: argparse.Namespace) -> bool:
+def _describes_target(args: "argparse.Namespace") -> bool:
     from .cli.common import describes_target  # --target, a hardware flag, --os or --arch
 
     return describes_target(args)
 
 
-def _gives_hardware(args: argparse.Namespace) -> bool:
+def _gives_hardware(args: "argparse.Namespace") -> bool:
     """Whether the flags state the target's hardware (a profile or a hardware flag), not just its platform."""
     return bool(getattr(args, "target", None)) or any(getattr(args, name, None)
                                                       for name in ("gpu", "nvidia_driver", "rocm"))
@@ -170,7 +167,7 @@ def no_target_error(why: str) -> InputError:
         "CPU-only image), or build FROM an nvidia/cuda, rocm or oneAPI base image")
 
 
-def container_machines(args: argparse.Namespace, request: Request) -> list[Machine] | None:
+def container_machines(args: "argparse.Namespace", request: "Request") -> list[Machine] | None:
     """The machine(s) to resolve for in container mode, or None when container mode is off.
 
     Explicit (``--for-container``) with neither target nor hint: an InputError (exit 2). Automatic (markers,
@@ -228,7 +225,7 @@ def target_source_lines(machine: Machine) -> list[str]:
     return [f"{k}: {machine.sources[k]}" for k in keys if k in machine.sources]
 
 
-def newest_release_lines(plan: Plan) -> list[str]:
+def newest_release_lines(plan: "Plan") -> list[str]:
     """Why the newest release considered is not the choice (from the plan's rejections)."""
     if plan.choice is None or not plan.rejected:
         return []
@@ -241,7 +238,7 @@ def newest_release_lines(plan: Plan) -> list[str]:
     return [f"torch {r.torch} {r.variant}: {r.reason}" for r in plan.rejected if r.torch == newest]
 
 
-def render_dockerfile(plan: Plan) -> str:
+def render_dockerfile(plan: "Plan") -> str:
     """A commented ``RUN`` step: pinned versions with local labels, the index URL, ``--no-cache-dir``."""
     import shlex
 
@@ -264,7 +261,7 @@ def render_dockerfile(plan: Plan) -> str:
     return "\n".join([*(one_line(line) for line in lines), f"RUN {shlex.join(args)}"])
 
 
-def render_variant_env(plan: Plan) -> str:
+def render_variant_env(plan: "Plan") -> str:
     """Provider override variables (``NAME=value``) that make a variant-aware installer pick for the target."""
     import shlex
 

@@ -4,20 +4,17 @@ A profile is what detection produces and what the resolver consumes; its JSON fo
 docs/machine-profile.md) describes machines other than this one (``--target FILE``).
 """
 
-from __future__ import annotations
-
 import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import InputError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (or pathlib) at start-up
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -222,7 +219,7 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
     return Machine(**kwargs, gpus=tuple(gpus))
 
 
-def load_machine(path: str | Path) -> Machine:
+def load_machine(path: "str | Path") -> Machine:
     """Read a machine profile file; any problem is an InputError naming the file."""
     from .probe import read_regular
 

@@ -10,14 +10,12 @@ newest release with XPU wheels. Each assumption is returned as one line for the 
 Results derived from cached pages are cached too, so a warm ``plan --online`` reads two small files.
 """
 
-from __future__ import annotations
-
 import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .errors import EnvironmentFailure, InputError
 from .resolver.matrix import variant_order
@@ -25,8 +23,6 @@ from .versions import numeric_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
-    from typing import Any
-
     from .index import IndexClient, Listing, Wheel
     from .index_cache import IndexCache
     from .machine import Machine
@@ -78,19 +74,19 @@ def _host_platform() -> tuple[str | None, str]:
         "t" if free else "")
 
 
-def _here(machine: Machine) -> bool:
+def _here(machine: "Machine") -> bool:
     """Whether the target is the running interpreter's platform and Python (then packaging's sys_tags apply)."""
     host_platform, host_python = _host_platform()
     return (sys.implementation.name == "cpython" and machine.python == host_python
             and machine.platform == host_platform and not machine.musl)
 
 
-def _target_key(machine: Machine) -> str:
+def _target_key(machine: "Machine") -> str:
     key = "|".join(str(getattr(machine, f) or "") for f in ("os", "arch", "python", "glibc", "musl", "os_version"))
     return ("here:" if _here(machine) else "") + key
 
 
-def platform_tags(machine: Machine) -> tuple[list[str], list[str]]:
+def platform_tags(machine: "Machine") -> tuple[list[str], list[str]]:
     """(platform tags the target accepts, assumptions made). Linux uses glibc (or musl) for manylinux."""
     assumed: list[str] = []
     os_name, arch = machine.os, machine.arch
@@ -122,7 +118,7 @@ def platform_tags(machine: Machine) -> tuple[list[str], list[str]]:
     return [], assumed
 
 
-def target_tags(machine: Machine) -> TargetTags:
+def target_tags(machine: "Machine") -> TargetTags:
     """The target's tags: packaging's ``sys_tags()`` for this interpreter, else computed from the profile."""
     from packaging import tags as ptags
 
@@ -184,7 +180,7 @@ def variant_of(label: str, platform: str) -> str | None:
     return label if variant_kind(label) in ("cuda", "rocm", "xpu", "cpu") else None
 
 
-def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str, base: str, fetched_at: float,
+def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: str, base: str, fetched_at: float,
                       pre_releases: bool = False) -> IndexFacts:
     """Group the wheels matching the target's tags by release; pre-/dev releases only when asked for.
 
@@ -278,17 +274,17 @@ def online_matrix_class() -> type:
 class OnlineResult(NamedTuple):
     """A matrix extended from the index (or the one given, on failure), and the one fallback warning."""
 
-    matrix: Matrix
+    matrix: "Matrix"
     facts: IndexFacts | None
     warning: str | None = None
 
 
-def channel_root(base: str, matrix: Matrix, channel: str) -> str:
+def channel_root(base: str, matrix: "Matrix", channel: str) -> str:
     sub = matrix.channels.get(channel, "") if hasattr(matrix, "channels") else ""
     return f"{base.rstrip('/')}/{sub}" if sub else base.rstrip("/")
 
 
-def _fallback_variants(matrix: Matrix, platform: str) -> list[str]:
+def _fallback_variants(matrix: "Matrix", platform: str) -> list[str]:
     """Variant directories to read one by one when the index has no all-variants page (a partial mirror)."""
     seen: set[str] = set()
     for release in matrix.releases[:8]:
@@ -298,7 +294,7 @@ def _fallback_variants(matrix: Matrix, platform: str) -> list[str]:
     return sorted(seen, key=variant_order)
 
 
-def _listings(client: IndexClient, matrix: Matrix, platform: str) -> list[Listing]:
+def _listings(client: "IndexClient", matrix: "Matrix", platform: str) -> "list[Listing]":
     from .index import IndexUnavailable
 
     try:
@@ -319,7 +315,7 @@ def _listings(client: IndexClient, matrix: Matrix, platform: str) -> list[Listin
     return listings
 
 
-def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = "stable") -> IndexFacts:
+def learn(client: "IndexClient", machine: "Machine", matrix: "Matrix", channel: str = "stable") -> IndexFacts:
     """What the index offers this target. Raises IndexUnavailable when neither network nor cache can say."""
     from .index import parse_wheels
 
@@ -342,11 +338,11 @@ def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = 
     return facts._replace(stale_error=stale, pages=tuple(x.url for x in listings))
 
 
-def _latest_key(root: str, pre: bool, machine: Machine) -> str:
+def _latest_key(root: str, pre: bool, machine: "Machine") -> str:
     return f"latest|{root}|{pre}|{machine.platform}|{_target_key(machine)}"
 
 
-def warm_facts(cache: IndexCache, root: str, machine: Machine, pre: bool, offline: bool) -> IndexFacts | None:
+def warm_facts(cache: "IndexCache", root: str, machine: "Machine", pre: bool, offline: bool) -> IndexFacts | None:
     """The facts last learnt for this target, if every page they came from is still fresh in the cache
     (any age with ``offline``): a warm lookup that reads a few small files and imports no network code."""
     value = cache.get_derived(_latest_key(root, pre, machine))
@@ -362,7 +358,7 @@ def warm_facts(cache: IndexCache, root: str, machine: Machine, pre: bool, offlin
 
 # --------------------------------------------------------------------------------------------- merging
 
-def _nearest_cuda_arch(matrix: Matrix, platform: str, variant: str) -> tuple[Any, str] | None:
+def _nearest_cuda_arch(matrix: "Matrix", platform: str, variant: str) -> tuple[Any, str] | None:
     """Arch list of the known variant of the same CUDA major nearest in minor, newest release first."""
     from .resolver.matrix import cuda_version
 
@@ -376,7 +372,7 @@ def _nearest_cuda_arch(matrix: Matrix, platform: str, variant: str) -> tuple[Any
     return None
 
 
-def _nearest_gfx(matrix: Matrix, variant: str) -> tuple[Any, str] | None:
+def _nearest_gfx(matrix: "Matrix", variant: str) -> tuple[Any, str] | None:
     """gfx list of the known ROCm variant nearest in version (at or below it when there is one)."""
     from .resolver.matrix import rocm_version
 
@@ -397,7 +393,7 @@ class _Assumptions:
 
     __slots__ = ("matrix", "platform", "os", "_rules", "_xpu")
 
-    def __init__(self, matrix: Matrix, platform: str) -> None:
+    def __init__(self, matrix: "Matrix", platform: str) -> None:
         self.matrix = matrix
         self.platform = platform
         self.os = platform.split("_", 1)[0]
@@ -453,8 +449,8 @@ class _Assumptions:
         return self._xpu[version]
 
 
-def _assume_variants(assumptions: _Assumptions, release: Release, variants: Iterable[str],
-                     provenance: dict[str, tuple[str, ...]]) -> Release:
+def _assume_variants(assumptions: _Assumptions, release: "Release", variants: Iterable[str],
+                     provenance: dict[str, tuple[str, ...]]) -> "Release":
     """``release`` listing each of ``variants`` on the merge's platform, with the rules each inherits by name
     (its assumptions recorded in ``provenance`` under "version+variant"), the copy built once; a variant whose
     name gives no rule is left out."""
@@ -477,7 +473,7 @@ def _assume_variants(assumptions: _Assumptions, release: Release, variants: Iter
     return updated if xpu is release.xpu else updated._replace(xpu=xpu)
 
 
-def _new_release(facts: ReleaseFacts, platform: str) -> Release:
+def _new_release(facts: ReleaseFacts, platform: str) -> "Release":
     from .resolver.matrix import Release
 
     return Release(
@@ -491,7 +487,7 @@ def _new_release(facts: ReleaseFacts, platform: str) -> Release:
     )
 
 
-def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
+def merge(matrix: "Matrix", facts: IndexFacts, platform: str) -> "Matrix":
     """The matrix as the index has it for the target: releases and variants the index offers, others left out.
     Returns an OnlineMatrix whose ``provenance`` says what was assumed.
 
@@ -539,7 +535,7 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
                                  provenance=MappingProxyType(provenance))
 
 
-def assumptions_for(matrix: Matrix, torch: str, variant: str) -> tuple[str, ...]:
+def assumptions_for(matrix: "Matrix", torch: str, variant: str) -> tuple[str, ...]:
     """The provenance lines a plan choosing ``torch`` ``variant`` rests on (none for an embedded matrix)."""
     provenance = getattr(matrix, "provenance", {})
     return tuple(f"index: {line}" for line in provenance.get(f"{torch}+{variant}", ()))
@@ -553,8 +549,8 @@ def _date(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def make_client(base: str, offline: bool = False, allow_insecure: bool = False, cache: IndexCache | None = None
-                ) -> IndexClient:
+def make_client(base: str, offline: bool = False, allow_insecure: bool = False, cache: "IndexCache | None" = None
+                ) -> "IndexClient":
     from .index import Fetcher, IndexClient
     from .index_cache import IndexCache
 
@@ -583,8 +579,8 @@ def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, float]:
     return out
 
 
-def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str = "stable", offline: bool = False,
-                  allow_insecure: bool = False, client: IndexClient | None = None) -> OnlineResult:
+def online_matrix(matrix: "Matrix", machine: "Machine", base: str, *, channel: str = "stable", offline: bool = False,
+                  allow_insecure: bool = False, client: "IndexClient | None" = None) -> OnlineResult:
     """The matrix extended from the index at ``base``; on failure the cached, then the embedded data, with a
     one-line warning. Never raises for a network problem."""
     if not machine.platform:
@@ -614,7 +610,7 @@ def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str =
     return OnlineResult(merged, facts, warning)
 
 
-def wheel_hashes(client: IndexClient, machine: Machine, packages: Mapping[str, str]) -> dict[str, list[str]]:
+def wheel_hashes(client: "IndexClient", machine: "Machine", packages: Mapping[str, str]) -> dict[str, list[str]]:
     """sha256 of every file of each pinned ``name==version+label`` on the client's ``{base}/{name}/`` page
     that matches the target's tags. EnvironmentFailure when a package has none."""
     from .index import IndexUnavailable, parse_wheels
@@ -643,7 +639,7 @@ def emit_warning(text: str, write: Callable[[str], Any] | None = None) -> None:
     (write or sys.stderr.write)(f"torch-install: warning: {text}\n")
 
 
-def with_index_notes(plan: Any, matrix: Matrix) -> Any:
+def with_index_notes(plan: Any, matrix: "Matrix") -> Any:
     """The plan with the index assumptions its choice rests on added to its notes (unchanged offline)."""
     provenance = getattr(matrix, "provenance", None)
     if not provenance or plan.choice is None:
@@ -653,8 +649,8 @@ def with_index_notes(plan: Any, matrix: Matrix) -> Any:
     return plan._replace(notes=tuple(plan.notes) + tuple(n for n in lines if n not in plan.notes))
 
 
-def plan_hashes(plan: Any, machine: Machine, *, offline: bool = False, allow_insecure: bool = False,
-                client: IndexClient | None = None) -> dict[str, list[str]]:
+def plan_hashes(plan: Any, machine: "Machine", *, offline: bool = False, allow_insecure: bool = False,
+                client: "IndexClient | None" = None) -> dict[str, list[str]]:
     """sha256 digests for the plan's pinned packages, from the index its commands install from."""
     if plan.choice is None:
         raise InputError("--hashes: the plan has no choice to hash")

@@ -12,8 +12,6 @@ the real host; its layout (also what ``detect --capture`` writes) is:
 Every access is recorded (``probe.accessed``) so a capture can store exactly what detection read.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import re
@@ -102,7 +100,7 @@ class Accessed:
 class Probe:
     """Read-only access to a machine: the real one (``root="/"``) or a captured tree."""
 
-    def __init__(self, root: str | Path = "/", env: Mapping[str, str] | None = None,
+    def __init__(self, root: "str | Path" = "/", env: Mapping[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
         self._root = os.fspath(root)  # a str: reading files through os needs no pathlib at start-up
         self.is_host = str(root) in ("/", "")
@@ -120,7 +118,7 @@ class Probe:
         self._host_json = {} if self.is_host else self._load_json("_host.json")
 
     @property
-    def root(self) -> Path:
+    def root(self) -> "Path":
         """The captured tree read (``/`` for the host)."""
         from pathlib import Path
 
@@ -136,7 +134,7 @@ class Probe:
             return {}
         return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
-    def path(self, path: str) -> Path:
+    def path(self, path: str) -> "Path":
         """Where an absolute machine path lives for this probe."""
         from pathlib import Path
 

@@ -7,8 +7,6 @@ still without a gfx target (or sysfs shows no PCI devices at all). ROCm's versio
 ``$ROCM_PATH/.info/version`` or ``/opt/rocm/.info/version``.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

@@ -1,7 +1,5 @@
 """The answer of a parser that could not read its input: "unknown", with the reason why."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 

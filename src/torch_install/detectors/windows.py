@@ -6,8 +6,6 @@ Adapters come from PowerShell ``Get-CimInstance Win32_VideoController`` as JSON,
 is driver ``(x*10000 + yyyy) / 100``: 31.0.15.5222 -> 552.22.
 """
 
-from __future__ import annotations
-
 import json
 import re
 from typing import NamedTuple

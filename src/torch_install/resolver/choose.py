@@ -12,8 +12,6 @@ Pure: reads only its arguments. Order of decisions:
    would help (driver upgrade, nearest release that uses the GPU, ``CUDA_VISIBLE_DEVICES``).
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -60,8 +58,8 @@ _BARE_NAME = r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$"
 
 
 class ParsedRequest(NamedTuple):
-    torch: SpecifierSet | _AnyVersion
-    companions: dict[str, SpecifierSet | _AnyVersion]  # requested companion -> its specifier (may be empty)
+    torch: "SpecifierSet | _AnyVersion"
+    companions: "dict[str, SpecifierSet | _AnyVersion]"  # requested companion -> its specifier (may be empty)
     pinned: bool  # the user constrained the torch version
 
 

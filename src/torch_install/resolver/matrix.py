@@ -20,21 +20,15 @@ unverified; facts added at run time use ``assumed``). A variant unknown to the d
 driver rules from its name: CUDA major 13 -> the 13.x floor.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..index_url import DEFAULT_INDEX_BASE
 from ..package_data import load_json
 from ..versions import numeric_key
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
-if TYPE_CHECKING:
-    from typing import Any
 
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -149,14 +143,14 @@ class Release(NamedTuple):
         return None
 
     def with_variant(self, platform: str, variant: str, *, arch: CudaArch | None = None,
-                     gfx: RocmTargets | None = None, confidence: str = ASSUMED) -> Release:
+                     gfx: RocmTargets | None = None, confidence: str = ASSUMED) -> "Release":
         """A copy listing ``variant`` on ``platform``. A CUDA variant without ``arch`` inherits the arch list
         of the newest CUDA variant of the same major on that platform (labelled ``confidence``); a ROCm
         variant without ``gfx`` inherits the newest ROCm variant's list."""
         return self.with_variants(platform, [(variant, arch, gfx)], confidence=confidence)
 
     def with_variants(self, platform: str, added: Iterable[tuple[str, CudaArch | None, RocmTargets | None]],
-                      confidence: str = ASSUMED) -> Release:
+                      confidence: str = ASSUMED) -> "Release":
         """A copy listing each ``(variant, arch, gfx)`` of ``added`` on ``platform``: what ``with_variant`` once
         per entry, in order, gives, built in one pass (a live index can add hundreds of variants)."""
         listed = set(self.variant_lists.get(platform, ()))
@@ -266,7 +260,7 @@ class Matrix:
     def _asdict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._fields}
 
-    def _replace(self, **changes: Any) -> Matrix:
+    def _replace(self, **changes: Any) -> "Matrix":
         unknown = set(changes) - set(self._fields)
         if unknown:
             raise ValueError(f"Got unexpected field names: {sorted(unknown)!r}")
@@ -329,13 +323,13 @@ class Matrix:
         return self.gpu_driver_floor.get(str(sm // 10)) if sm is not None else None
 
     # -- extension ----------------------------------------------------------------------------------------
-    def with_release(self, release: Release) -> Matrix:
+    def with_release(self, release: Release) -> "Matrix":
         """A new Matrix with ``release`` added (or replacing the release of the same version)."""
         kept = [r for r in self.releases if r.version != release.version] + [release]
         kept.sort(key=lambda r: version_key(r.version), reverse=True)
         return self._replace(releases=tuple(kept))
 
-    def with_variant(self, version: str, platform: str, variant: str, **kwargs: Any) -> Matrix:
+    def with_variant(self, version: str, platform: str, variant: str, **kwargs: Any) -> "Matrix":
         """A new Matrix where release ``version`` lists ``variant`` on ``platform``; see Release.with_variant.
         An unknown release is created (confidence ``assumed``) with only that variant."""
         if self.has_release(version):

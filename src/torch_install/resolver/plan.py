@@ -3,18 +3,12 @@
 The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..index_url import DEFAULT_INDEX_BASE
 from ..machine import Machine
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
-if TYPE_CHECKING:
-    from typing import Any
 
 # Stable warning codes: extend, never rename.
 WARNING_CODES = (
