@@ -17,10 +17,11 @@ import sys
 import time
 import zlib
 from functools import cached_property
-from pathlib import Path
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
+    from os import PathLike
+    from pathlib import Path
     from typing import Any
 
     from .index import IndexFile
@@ -31,12 +32,12 @@ DEFAULT_TTL = 3600.0  # seconds a page is used without asking the server again
 _FORMAT = 2  # 2: meta records files_bytes and files_crc
 
 
-def default_cache_dir() -> Path:
+def default_cache_dir() -> str:
     if os.environ.get(CACHE_DIR_ENV):
-        return Path(os.environ[CACHE_DIR_ENV])
+        return os.environ[CACHE_DIR_ENV]
     from platformdirs import user_cache_dir
 
-    return Path(user_cache_dir("torch-install", appauthor=False)) / "index"
+    return os.path.join(user_cache_dir("torch-install", appauthor=False), "index")
 
 
 def default_ttl() -> float:
@@ -56,7 +57,7 @@ class CacheEntry:
     """One cached index page: its validators, whether it is within the TTL, and its file list (read lazily)."""
 
     def __init__(self, url: str, fetched_at: float, etag: str | None, last_modified: str | None, fresh: bool,
-                 files_path: Path, files_crc: int | None = None, cache: IndexCache | None = None) -> None:
+                 files_path: str, files_crc: int | None = None, cache: IndexCache | None = None) -> None:
         self.url = url
         self.fetched_at = fetched_at  # epoch seconds of the last fetch or successful revalidation
         self.etag = etag
@@ -79,7 +80,8 @@ class CacheEntry:
         from .index import IndexFile
 
         try:
-            data = self._files_path.read_bytes()
+            with open(self._files_path, "rb") as file:
+                data = file.read()
         except OSError:
             return None
         try:
@@ -89,25 +91,32 @@ class CacheEntry:
             return tuple(IndexFile(str(r[0]), str(r[1]), r[2], r[3], bool(r[4])) for r in rows)
         except (ValueError, TypeError, IndexError, KeyError) as exc:
             if self._cache is not None:
-                self._cache.drop_corrupt(self.url, f"{self._files_path.name}: {exc}")
+                self._cache.drop_corrupt(self.url, f"{os.path.basename(self._files_path)}: {exc}")
             return None
 
 
 class IndexCache:
-    def __init__(self, directory: Path | str | None = None, ttl: float | None = None) -> None:
-        self.directory = Path(directory) if directory is not None else default_cache_dir()
+    def __init__(self, directory: PathLike[str] | str | None = None, ttl: float | None = None) -> None:
+        self._dir = os.fspath(directory) if directory is not None else default_cache_dir()
         self.ttl = default_ttl() if ttl is None else ttl
 
-    def _paths(self, url: str) -> tuple[Path, Path]:
+    @property
+    def directory(self) -> Path:
+        """The cache directory (paths inside are joined as strings, so a warm lookup never imports pathlib)."""
+        from pathlib import Path
+
+        return Path(self._dir)
+
+    def _paths(self, url: str) -> tuple[str, str]:
         key = _key(url)
-        return self.directory / f"{key}.meta.json", self.directory / f"{key}.files.json"
+        return os.path.join(self._dir, f"{key}.meta.json"), os.path.join(self._dir, f"{key}.files.json")
 
     def get(self, url: str, now: float | None = None) -> CacheEntry | None:
         """The entry for ``url``, or None: absent, of an older format, or corrupt (warned about and removed).
         A file list of the wrong size is found here; one with the wrong content when it is loaded."""
         meta_path, files_path = self._paths(url)
         try:
-            text = meta_path.read_text(encoding="utf-8")
+            text = _read_text(meta_path)
         except OSError:
             return None
         try:
@@ -118,11 +127,11 @@ class IndexCache:
                 return None  # an older format, or another URL with the same key: simply replaced
             fetched_at = float(meta["fetched_at"])
             size, crc = int(meta["files_bytes"]), int(meta["files_crc"])
-            found = files_path.stat().st_size
+            found = os.stat(files_path).st_size
             if found != size:
-                raise ValueError(f"{files_path.name} has {found} bytes, {size} were written")
+                raise ValueError(f"{os.path.basename(files_path)} has {found} bytes, {size} were written")
         except FileNotFoundError:
-            self.drop_corrupt(url, f"{files_path.name} is missing")
+            self.drop_corrupt(url, f"{os.path.basename(files_path)} is missing")
             return None
         except (OSError, ValueError, TypeError, KeyError) as exc:
             self.drop_corrupt(url, str(exc))
@@ -157,15 +166,15 @@ class IndexCache:
         meta_path, files_path = self._paths(url)
         self._write(meta_path, {"format": _FORMAT, "url": url, "fetched_at": now, "etag": etag or entry.etag,
                                 "last_modified": last_modified or entry.last_modified,
-                                "files_bytes": files_path.stat().st_size, "files_crc": entry._files_crc})
+                                "files_bytes": os.stat(files_path).st_size, "files_crc": entry._files_crc})
         return CacheEntry(url, now, etag or entry.etag, last_modified or entry.last_modified, True,
                           entry._files_path, entry._files_crc, self)
 
     def get_derived(self, key: str) -> Any:
         """A stored derived result, or None (absent, or corrupt: warned about, removed, computed again)."""
-        path = self.directory / "derived" / f"{_key(key)}.json"
+        path = os.path.join(self._dir, "derived", f"{_key(key)}.json")
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _read_text(path)
         except OSError:
             return None
         try:
@@ -178,45 +187,53 @@ class IndexCache:
         return data.get("value") if isinstance(data, dict) and data.get("key") == key else None
 
     def put_derived(self, key: str, value: Any) -> None:
-        self._write(self.directory / "derived" / f"{_key(key)}.json", {"key": key, "value": value})
+        self._write(os.path.join(self._dir, "derived", f"{_key(key)}.json"), {"key": key, "value": value})
 
-    def _write(self, path: Path, data: Any) -> bool:
+    def _write(self, path: str, data: Any) -> bool:
         return self._write_bytes(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
 
-    def _write_bytes(self, path: Path, data: bytes) -> bool:
+    def _write_bytes(self, path: str, data: bytes) -> bool:
         import tempfile
 
         try:
-            _private_dirs(path.parent)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # 0o600
+            _private_dirs(os.path.dirname(path))
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-")  # 0o600
             try:
                 with os.fdopen(fd, "wb") as out:
                     out.write(data)
                 os.replace(tmp, path)
             except BaseException:
-                Path(tmp).unlink(missing_ok=True)
+                _remove(tmp)
                 raise
         except OSError:
             return False
         return True
 
 
-def _remove(path: Path) -> None:
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
+def _remove(path: str) -> None:
     try:
-        path.unlink(missing_ok=True)
+        os.unlink(path)
+    except FileNotFoundError:
+        return
     except OSError:  # a read-only cache: the entry is ignored again next time
         return
 
 
-def _private_dirs(directory: Path) -> None:
+def _private_dirs(directory: str) -> None:
     """Create ``directory`` and any missing parents readable by the user only (0o700 on POSIX, whatever the
     umask); an existing directory is left as it is."""
-    missing: list[Path] = []
-    while not directory.is_dir():
+    missing: list[str] = []
+    while not os.path.isdir(directory):
         missing.append(directory)
-        if directory.parent == directory:
+        parent = os.path.dirname(directory)
+        if parent in (directory, ""):
             break
-        directory = directory.parent
+        directory = parent
     for path in reversed(missing):
         try:
             os.mkdir(path, 0o700)

@@ -4,12 +4,14 @@ the page URLs of the PyTorch index layout. Kept apart from the client so a warm 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 from .errors import InputError
 
 DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
+_PLAIN_URL = r"(https?)://([A-Za-z0-9.-]+)(?::[0-9]+)?(?:/[A-Za-z0-9._~%+/-]*)?"  # matched through re's cache
 UNSAFE_URL_CHARS = frozenset(' "\'<>\\^`{|}')  # never valid in a URL (RFC 3986), and quoting hazards
 
 
@@ -53,15 +55,28 @@ def transport_allowed(url: str, allow_insecure: bool = False) -> bool:
 
 
 def check_index_url(url: str, allow_insecure: bool = False, what: str = "--index-base") -> str:
-    """The URL without a trailing slash, or an InputError: only https, http on loopback, or http when allowed."""
-    from urllib.parse import urlsplit  # only for a URL given: a plan on the default index never parses one
-
+    """The URL without a trailing slash, or an InputError: only https, http on loopback, or http when allowed.
+    A plain URL (``https://host[:port]/path``) is read without importing urllib.parse."""
     url = url.strip()
     shown = redact_url(url)
     if any(c in UNSAFE_URL_CHARS or not " " < c < "\x7f" for c in url):
         # whitespace, quotes or control characters would end a requirements or Dockerfile line, or a TOML string
         raise InputError(f"{what} {shown!r}: characters a URL cannot hold (spaces, quotes, control characters "
                          "or non-ASCII; percent-encode them)")
+    plain = re.fullmatch(_PLAIN_URL, url)
+    if plain:  # scheme, host name, port and path only: nothing for urlsplit to find
+        scheme, host = plain[1], plain[2]
+    else:
+        scheme, host = _checked_parts(url, what, shown)
+    if scheme == "http" and not is_loopback(host) and not allow_insecure:
+        raise InputError(f"{what} {shown!r}: plain http is refused (use https, or --allow-insecure-index)")
+    return url.rstrip("/")
+
+
+def _checked_parts(url: str, what: str, shown: str) -> tuple[str, str]:
+    """(scheme, host) of a URL that is not plain, or an InputError: no host, not http(s), credentials, a query."""
+    from urllib.parse import urlsplit
+
     try:
         parts = urlsplit(url)
         host = parts.hostname
@@ -73,9 +88,7 @@ def check_index_url(url: str, allow_insecure: bool = False, what: str = "--index
         raise InputError(f"{what} {shown!r}: credentials in the URL are not accepted; use a .netrc file")
     if parts.query or parts.fragment:
         raise InputError(f"{what} {shown!r}: a query or fragment is not allowed in an index base")
-    if parts.scheme == "http" and not is_loopback(host) and not allow_insecure:
-        raise InputError(f"{what} {shown!r}: plain http is refused (use https, or --allow-insecure-index)")
-    return url.rstrip("/")
+    return parts.scheme, host
 
 
 def index_base_from(flag: str | None, env: Mapping[str, str] | None = None, allow_insecure: bool = False) -> str:
