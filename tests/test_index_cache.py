@@ -11,7 +11,7 @@ import pytest
 
 from index_pages import load_rows, serve_index
 from torch_install.index import Fetcher, IndexClient, IndexUnavailable
-from torch_install.index_cache import IndexCache
+from torch_install.index_cache import IndexCache, default_cache_dir
 
 FAST = {"retries": 0, "backoff": 0.0, "connect_timeout": 2.0, "read_timeout": 2.0}
 ROWS = load_rows()
@@ -101,3 +101,19 @@ def test_a_corrupt_derived_result_is_named_and_computed_again(tmp_path: Path, ca
     assert cache.get_derived("facts|x") is None
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and f"index cache entry {path} is corrupt" in err[0] and not path.exists()
+
+
+@pytest.mark.parametrize(("platform", "environ", "expected"), [
+    ("linux", {"HOME": "/home/u"}, "/home/u/.cache/torch-install/index"),
+    ("linux", {"HOME": "/home/u", "XDG_CACHE_HOME": "/var/cache/u"}, "/var/cache/u/torch-install/index"),
+    ("linux", {"HOME": "/home/u", "XDG_CACHE_HOME": "relative/cache"}, "/home/u/.cache/torch-install/index"),
+    ("darwin", {"HOME": "/Users/u"}, "/Users/u/Library/Caches/torch-install/index"),
+    ("linux", {"HOME": "/home/u", "TORCH_INSTALL_CACHE_DIR": "/tmp/ti"}, "/tmp/ti"),
+])
+def test_default_cache_dir_follows_the_platform_convention(platform, environ, expected):
+    assert default_cache_dir(environ, platform) == expected
+
+
+def test_default_cache_dir_on_windows_uses_local_app_data():
+    path = default_cache_dir({"LOCALAPPDATA": "C:/Users/u/AppData/Local", "HOME": "C:/Users/u"}, "win32")
+    assert path.replace("\\", "/") == "C:/Users/u/AppData/Local/torch-install/Cache/index"
