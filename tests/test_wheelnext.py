@@ -152,3 +152,24 @@ def test_bad_metadata_is_one_clear_error(mutate, message):
 def test_index_variant_mapping():
     assert [index_variant(x) for x in ("cuda12.8", "cu126", "rocm7.1", "xpu", "null", "cu13")] == [
         "cu128", "cu126", "rocm7.1", "xpu", "cpu", None]
+
+
+# NVIDIA driver 551.23 (a Windows release): CUDA 12.4 needs ≥ 551.61 on Windows but ≥ 550.54.15 on Linux.
+@pytest.mark.parametrize(("os_name", "wsl", "cuda", "column"), [
+    ("windows", None, "12.3", "windows"),
+    ("linux", True, "12.3", "windows"),  # WSL: the driver is the Windows host's
+    ("linux", None, "12.4", "linux"),
+])
+def test_driver_cuda_reads_the_table_column_of_the_profiles_os(os_name, wsl, cuda, column):
+    m = Machine(os=os_name, arch="x86_64", wsl=wsl, nvidia_driver="551.23",
+                gpus=(Gpu("nvidia", compute_capability="8.6"),))
+    props = supported_properties(m)
+    lower = [line for line in props.lines() if "cuda_version_lower_bound" in line]
+    upper = [line for line in props.lines() if "cuda_version_upper_bound" in line]
+    assert lower[:2] == [f"nvidia :: cuda_version_lower_bound :: {cuda}",
+                         f"nvidia :: cuda_version_lower_bound :: 12.{int(cuda[-1]) - 1}"]
+    assert upper[-1] == f"nvidia :: cuda_version_upper_bound :: 12.{int(cuda[-1]) + 1}"  # above the driver's
+    assert props.notes == (f"nvidia: driver CUDA {cuda} inferred from driver 551.23 (newest toolkit whose {column} "
+                           "driver it meets); NVML reports it exactly",)
+    assert dict(override_env(m).variables) == {"NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION": cuda,
+                                               "NV_VARIANT_PROVIDER_FORCE_SM_ARCH": "8.6"}

@@ -92,12 +92,19 @@ def nvidia_features(cuda_driver: tuple[int, int], sm: tuple[int, int] | None) ->
 
 def driver_cuda(machine: Machine) -> tuple[int, int] | None:
     """The newest CUDA (major, minor) the machine's NVIDIA driver supports: the profile's ``cuda_driver_api``,
-    else the newest toolkit whose minimum Linux driver ``nvidia_driver`` meets; None when neither tells."""
+    else the newest toolkit whose minimum driver ``nvidia_driver`` meets, in the Windows column on Windows and
+    WSL (whose driver is the Windows one), else the Linux column; None when neither tells."""
     stated = major_minor(machine.cuda_driver_api)
     if stated or not machine.nvidia_driver:
         return stated
-    found = cuda_for_driver(machine.nvidia_driver)
+    found = cuda_for_driver(machine.nvidia_driver, driver_column(machine))
     return major_minor(found[0]) if found else None
+
+
+def driver_column(machine: Machine) -> str:
+    """Which column of the CUDA toolkit → driver table the machine's NVIDIA driver is read in: ``windows`` on
+    Windows and under WSL (the driver is the Windows host's), else ``linux``."""
+    return "windows" if machine.os == "windows" or machine.wsl else "linux"
 
 
 def intel_device_ips(family: str | None) -> tuple[str, ...]:
@@ -160,7 +167,7 @@ def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = Non
         cuda = driver_cuda(machine)
         if cuda and major_minor(machine.cuda_driver_api) is None:
             notes.append(f"nvidia: driver CUDA {cuda[0]}.{cuda[1]} inferred from driver {machine.nvidia_driver} "
-                         "(newest toolkit whose driver it meets); NVML reports it exactly")
+                         f"(newest toolkit whose {driver_column(machine)} driver it meets); NVML reports it exactly")
         low, high = provider_data()["nvidia"]["cuda_major_range"]
         sms = sorted({(g.sm // 10, g.sm % 10) for g in nvidia if g.sm is not None}, reverse=True)
         if cuda is None:
