@@ -113,7 +113,7 @@ def test_rocm_variant_far_from_the_machines_rocm_keeps_the_choice_and_names_one_
     plan = plan_for(machine)
     check(plan, "2.14.1", "rocm7.14", {"rocm-driver-window"})
     message = warning(plan, "rocm-driver-window")
-    assert message.startswith("ROCm 6.2.4 on this machine (/opt/rocm/.info/version) is 6 ROCm releases from "
+    assert message.startswith("ROCm user space 6.2.4 on this machine (/opt/rocm/.info/version) is 6 ROCm releases from "
                               "2.14.1+rocm7.14")
     assert "±2 releases" in message
     assert "newest torch whose ROCm variant is inside the window is 2.9.1 (torch==2.9.1 --variant rocm6.4)" in message

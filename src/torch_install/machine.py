@@ -30,11 +30,12 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     "compute_capability": (r"^\d{1,2}\.\d$", 'like "8.9"'),
     "gfx": (r"^gfx[0-9a-f]{3,4}$", 'like "gfx1100"'),
 }
-_VERSION_FIELDS = ("glibc", "musl", "nvidia_driver", "cuda_driver_api", "rocm", "jetson")
+_VERSION_FIELDS = ("glibc", "musl", "nvidia_driver", "cuda_driver_api", "rocm", "amdgpu_driver", "jetson")
 # Plausible major versions (inclusive): anything outside is a typo or garbage, not a future release.
 _MAJOR_BOUNDS: dict[str, tuple[int, int, str]] = {
     "nvidia_driver": (100, 999, "an NVIDIA driver major from 100 to 999"),
     "rocm": (1, 99, "a ROCm major from 1 to 99"),
+    "amdgpu_driver": (1, 99, "an amdgpu DKMS driver version like \"6.10.5\""),
     "cuda_driver_api": (1, 99, "a CUDA major from 1 to 99"),
     "glibc": (2, 2, "glibc 2.x"),
 }
@@ -81,6 +82,7 @@ class Machine(NamedTuple):
     nvidia_driver: str | None = None  # "550.54.15"
     cuda_driver_api: str | None = None  # newest CUDA the driver supports, "12.4"
     rocm: str | None = None  # ROCm user space, "6.4.1"
+    amdgpu_driver: str | None = None  # AMD's DKMS amdgpu kernel driver, "6.10.5" (none with the in-tree driver)
     gpus: tuple[Gpu, ...] = ()
     sources: Mapping[str, str] = MappingProxyType({})  # "nvidia_driver" / "gpus[0].gfx" -> where from
     notes: tuple[str, ...] = ()  # detection problems and hints, one line each
@@ -131,7 +133,7 @@ def _gpu_to_dict(gpu: Gpu) -> dict[str, Any]:
 _MACHINE_TYPES: dict[str, type | tuple[type, ...]] = {
     "schema": int, "os": str, "os_version": str, "arch": str, "python": str, "python_implementation": str,
     "glibc": str, "musl": str, "wsl": bool, "container": str, "jetson": str, "rosetta": bool,
-    "nvidia_driver": str, "cuda_driver_api": str, "rocm": str, "gpus": list, "sources": dict,
+    "nvidia_driver": str, "cuda_driver_api": str, "rocm": str, "amdgpu_driver": str, "gpus": list, "sources": dict,
     "notes": list, "assumed": list,
 }
 _GPU_TYPES: dict[str, type | tuple[type, ...]] = {

@@ -152,6 +152,12 @@ def render_summary(machine: Machine, verbose: bool = False) -> str:
         add(driver + cuda, "nvidia_driver", "cuda_driver_api")
     if machine.rocm:
         add(f"ROCm {machine.rocm}", "rocm")
+    if machine.amdgpu_driver:
+        from ..amdgpu_drivers import rocm_for_amdgpu_driver
+
+        kernel = rocm_for_amdgpu_driver(machine.amdgpu_driver)
+        series = f" (ROCm {kernel.rocm}, {kernel.confidence})" if kernel else " (ROCm release not in the driver table)"
+        add(f"amdgpu kernel driver {machine.amdgpu_driver}{series}", "amdgpu_driver")
     rows = _gpu_rows(machine)
     if not rows:
         lines.append("GPU none found (CPU only)")

@@ -4,7 +4,8 @@ Order of sources: the KFD topology (``/sys/class/kfd/kfd/topology/nodes/*/proper
 amdgpu kernel driver, no ROCm install), then the PCI id table (``data/amd-pci.json``) for GPUs the KFD
 does not show, then ``rocm_agent_enumerator`` / ``rocminfo`` only when ROCm is installed and a GPU is
 still without a gfx target (or sysfs shows no PCI devices at all). ROCm's version comes from
-``$ROCM_PATH/.info/version`` or ``/opt/rocm/.info/version``.
+``$ROCM_PATH/.info/version`` or ``/opt/rocm/.info/version``; the amdgpu kernel driver's (AMD's DKMS build
+only) from ``/sys/module/amdgpu/version``.
 """
 
 import re
@@ -17,6 +18,7 @@ from . import Found, GpuRecord
 from .unknown import Unknown
 
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
+AMDGPU_MODULE_VERSION = "/sys/module/amdgpu/version"  # AMD's DKMS driver only
 AMD_VENDOR_ID = 0x1002
 TABLE = "amd-pci.json"  # in detectors/data/
 _GFX = r"^gfx[0-9a-f]{3,4}$"
@@ -122,6 +124,8 @@ def detect(probe: Probe, found: Found) -> None:
     no_sysfs = not kfd_seen and not probe.listdir("/sys/bus/pci/devices")
     if rocm is not None and (unresolved or no_sysfs):
         _from_rocm_tools(probe, found, unresolved)
+    if any(r.gpu.vendor == "amd" for r in found.gpus):
+        _kernel_driver(probe, found)
     override = probe.env("HSA_OVERRIDE_GFX_VERSION")
     if override and any(r.gpu.vendor == "amd" for r in found.gpus):
         found.note(f"HSA_OVERRIDE_GFX_VERSION={override} is set: ROCm will run the GPU as another gfx target")
@@ -144,6 +148,26 @@ def _rocm_version(probe: Probe, found: Found) -> str | None:
         found.set("rocm", version, path)
         return version
     return None
+
+
+def parse_amdgpu_module_version(text: str | None) -> str | Unknown:
+    """``/sys/module/amdgpu/version`` of AMD's DKMS driver ("6.10.5\\n") -> "6.10.5"."""
+    first = (text or "").strip().splitlines()[0].strip() if (text or "").strip() else ""
+    if not re.fullmatch(r"\d{1,3}(\.\d{1,6}){1,3}", first):
+        return Unknown(f"{AMDGPU_MODULE_VERSION} holds {first[:40]!r}, not a driver version")
+    return first
+
+
+def _kernel_driver(probe: Probe, found: Found) -> None:
+    """AMD's DKMS amdgpu driver has a module version; the distribution's in-tree driver has none (unknown)."""
+    text = probe.read_text(AMDGPU_MODULE_VERSION, 256)
+    if text is None:
+        return
+    version = parse_amdgpu_module_version(text)
+    if isinstance(version, Unknown):
+        found.note(version.reason)
+        return
+    found.set("amdgpu_driver", version, AMDGPU_MODULE_VERSION)
 
 
 def _from_kfd(probe: Probe, found: Found) -> bool:

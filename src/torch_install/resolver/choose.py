@@ -482,7 +482,7 @@ class _Resolver:
         """Warn when the chosen ROCm variant is more than ROCM_DRIVER_WINDOW ROCm releases from the machine's
         ROCm (the wheel brings its user space; the host's amdgpu kernel driver stays), naming the newest
         matching torch whose ROCm variant is inside the window. The choice itself is kept."""
-        host = self.machine.rocm
+        host, what = self.rocm_reference()
         distance = rocm_distance(self.matrix, host, variant) if host else None
         if distance is None or distance <= ROCM_DRIVER_WINDOW:
             return
@@ -494,8 +494,7 @@ class _Resolver:
             if near:
                 inside = (r, max(near, key=lambda v: rocm_version(v) or ()))
                 break
-        source = self.machine.sources.get("rocm")
-        message = (f"ROCm {host} on this machine{f' ({source})' if source else ''} is {distance} ROCm releases from "
+        message = (f"{what} is {distance} ROCm releases from "
                    f"{release.version}+{variant}: the wheel brings its own ROCm user space, but AMD tests the amdgpu "
                    f"kernel driver only with user space within ±{ROCM_DRIVER_WINDOW} releases, so this pairing is "
                    "untested; ")
@@ -505,6 +504,25 @@ class _Resolver:
         else:
             message += "no matching torch release has a ROCm variant inside the window: update the amdgpu driver"
         self.warn("rocm-driver-window", message)
+
+    def rocm_reference(self) -> tuple[str | None, str]:
+        """The ROCm release the window is counted from, and its name for messages: the release the amdgpu kernel
+        driver ships with when the driver table knows it (the ±2 rule is about the kernel driver), else the
+        ROCm user space."""
+        m = self.machine
+        if m.amdgpu_driver:
+            from ..amdgpu_drivers import rocm_for_amdgpu_driver
+
+            kernel = rocm_for_amdgpu_driver(m.amdgpu_driver)
+            source = m.sources.get("amdgpu_driver")
+            if kernel:
+                return kernel.rocm, (f"amdgpu kernel driver {m.amdgpu_driver}{f' ({source})' if source else ''}, "
+                                     f"which ships with ROCm {kernel.rocm} ({kernel.confidence}),")
+            self.note(f"amdgpu kernel driver {m.amdgpu_driver}: the ROCm release it ships with is not in the "
+                      "driver table, so the ROCm kernel-driver window is counted from the ROCm user space"
+                      + ("" if m.rocm else " (unknown here: not checked)"))
+        source = m.sources.get("rocm")
+        return m.rocm, f"ROCm user space {m.rocm} on this machine{f' ({source})' if source else ''}"
 
     # -- Intel ------------------------------------------------------------------------------------------------
     def intel(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
