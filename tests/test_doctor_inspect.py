@@ -180,6 +180,8 @@ def test_fixture_records_describe_their_files_and_git_versions_are_commits():
             relative = f"{site.name}/{row[0]}"
             if not row[1] or not path.is_file() or relative in _RECORD_MISMATCH_ON_PURPOSE:
                 continue
+            if re.fullmatch(r"nvidia/[^/]+/lib/[^/]+\.so[.\d]*", row[0]) and path.stat().st_size == 0:
+                continue  # an empty stand-in for a shared library whose RECORD row keeps the wheel's size
             data = path.read_bytes()
             digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             assert row[1:] == [f"sha256={digest}", str(len(data))], relative

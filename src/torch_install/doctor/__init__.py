@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 JSON_SCHEMA = 1
 # Findings that mean the files on disk are damaged: the fix must reinstall even the same version.
-REPAIR_CODES = ("broken-install", "import-torch-failed", "import-torch-crashed")
+REPAIR_CODES = ("broken-install", "import-torch-failed", "import-torch-crashed", "nvidia-libs-missing")
 
 # Environment variables that change what torch sees or installs (reported when set).
 REPORTED_ENV = (

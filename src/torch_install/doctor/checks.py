@@ -8,6 +8,7 @@ companion versions) come from the compatibility matrix, never from this module.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,9 +20,11 @@ from ..resolver.matrix import Matrix, cuda_version
 from ..resolver.rules import hsa_override, runs_on
 from ..versions import numeric_key
 from .flavour import Flavour, companion_flavour, torch_flavour
-from .inspect import Installed
+from .inspect import MAX_RECORD, Dist, Installed, normalize, read_file
 
 if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
     from ..probe import Probe
     from ..resolver.plan import Plan
 
@@ -35,7 +38,7 @@ CODES = (
     "visible-devices-hide-all", "python-unsupported", "glibc-too-old", "rosetta-python", "driver-library-mismatch",
     "wsl-gpu-driver-missing", "xpu-runtime-missing", "cuda-wheel-on-cpu-machine", "orphaned-cuda-libraries",
     "disk-space-low", "import-torch-failed", "import-torch-crashed", "import-torch-hung", "gpu-unavailable-at-runtime",
-    "kernel-failed",
+    "kernel-failed", "nvidia-libs-missing",
 )
 
 # Linux directories where the driver's user-space libraries (libcuda, NVML, Level Zero) live.
@@ -536,6 +539,107 @@ def check_nvidia_libs_shadowed(ctx: Context) -> list[Finding]:
     return findings
 
 
+# --- the pip CUDA libraries (nvidia-* / cuda-toolkit wheels) ----------------------------------------
+
+# Shared libraries of the nvidia-* wheels as RECORD lists them: nvidia/<component>/lib/lib*.so*
+_WHEEL_SHARED_LIB = re.compile(r"^nvidia/[^/]+/lib/[^/]+\.so(\.\d+)*$")
+_LIBRARY_PIN_PREFIXES = ("nvidia-", "cuda-toolkit")
+_PYTHON_IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy"}
+
+
+def _marker_environment(installed: Installed) -> dict[str, str]:
+    """PEP 508 marker values of the inspected interpreter (not of the one running the doctor)."""
+    interp = installed.interpreter
+    system = interp.system
+    return {"platform_system": system, "platform_machine": interp.machine,
+            "sys_platform": {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}.get(system, system.lower()),
+            "os_name": "nt" if system == "Windows" else "posix",
+            "python_version": ".".join(interp.version.split(".")[:2]), "python_full_version": interp.version,
+            "implementation_name": interp.implementation,
+            "platform_python_implementation": _PYTHON_IMPLEMENTATIONS.get(interp.implementation,
+                                                                          interp.implementation),
+            "extra": ""}
+
+
+def cuda_library_pins(installed: Installed, dist: Dist) -> list[Requirement]:
+    """``dist``'s ``Requires-Dist`` on nvidia-*/cuda-toolkit packages whose markers hold for the inspected
+    interpreter (extras excluded)."""
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    environment = _marker_environment(installed)
+    pins = []
+    for line in dist.requires:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if not normalize(req.name).startswith(_LIBRARY_PIN_PREFIXES):
+            continue
+        try:
+            if req.marker is not None and not req.marker.evaluate(environment):
+                continue
+        except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            continue
+        pins.append(req)
+    return pins
+
+
+def wheel_shared_libraries(dist: Dist) -> tuple[str, ...]:
+    """The ``nvidia/<component>/lib/*.so*`` paths ``dist``'s RECORD lists, relative to its location."""
+    import csv
+
+    if dist.kind != "dist-info":
+        return ()
+    text, _ = read_file(os.path.join(dist.path, "RECORD"), MAX_RECORD)
+    if not text:
+        return ()
+    return tuple(row[0] for row in csv.reader(text.splitlines()) if row and _WHEEL_SHARED_LIB.match(row[0]))
+
+
+def _dist_dir(dist: Dist) -> str:
+    return dist.path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def check_nvidia_libs_missing(ctx: Context) -> list[Finding]:
+    """A CUDA torch whose pinned nvidia-*/cuda-toolkit packages are absent, at another version, or installed
+    with their shared libraries gone from disk: `import torch` then fails to load libcudnn, libcublas …"""
+    torch = ctx.torch
+    dist = ctx.installed.dist("torch")
+    if torch is None or torch.kind != "cuda" or dist is None or dist.kind != "dist-info":
+        return []
+    from packaging.version import InvalidVersion, Version
+
+    evidence: list[str] = []
+    for req in cuda_library_pins(ctx.installed, dist):
+        name = normalize(req.name)
+        pin = f"{name}{req.specifier}"
+        have = ctx.installed.dist(name)
+        if have is None:
+            evidence.append(f"{_dist_dir(dist)}/METADATA requires {pin}: not installed")
+            continue
+        try:
+            pinned = req.specifier.contains(Version(have.version), prereleases=True)
+        except InvalidVersion:
+            pinned = False
+        if not pinned:
+            evidence.append(f"{_dist_dir(dist)}/METADATA requires {pin}: {have.version} is installed ({have.path})")
+            continue
+        listed = wheel_shared_libraries(have)
+        missing = [path for path in listed if not os.path.isfile(os.path.join(have.location, path))]
+        if missing:
+            shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+            evidence.append(f"{_dist_dir(have)}/RECORD lists {len(listed)} shared libraries, {len(missing)} "
+                            f"missing on disk: {shown}")
+    if not evidence:
+        return []
+    evidence.append(f"torch build: {torch.evidence}")
+    evidence.append("torch loads its CUDA libraries from these packages; one missing fails `import torch` "
+                    "(\"libcudnn.so.9: cannot open shared object file\")")
+    return [Finding("nvidia-libs-missing", "error", "CUDA libraries this torch build needs are missing or at "
+                    "another version", tuple(evidence), INSTALL_FIX)]
+
+
 def check_wsl_gpu_driver_missing(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     if ctx.probe is None or not ctx.machine.wsl or torch is None or torch.kind != "cuda":
@@ -594,6 +698,7 @@ CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
     check_visible_devices_hide_all,
     check_driver_library_mismatch,
     check_nvidia_libs_shadowed,
+    check_nvidia_libs_missing,
     check_wsl_gpu_driver_missing,
     check_xpu_runtime_missing,
 )

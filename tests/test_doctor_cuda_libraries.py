@@ -1,0 +1,118 @@
+"""Doctor checks on the CUDA libraries around torch: the pip nvidia-* packages its METADATA pins, leftovers of
+another CUDA major, and a forward-compat libcuda on a GPU that cannot use it.
+
+Each case is diagnosed on a site-packages fixture (real dist-info METADATA/RECORD, nvidia/<lib>/lib/*.so* files as
+RECORD lists them) and its fix, applied to the fixture, gives a healthy report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from test_doctor_checks import FIXTURES, copy_case, interpreter, run
+from torch_install.doctor import diagnose
+from torch_install.doctor.checks import cuda_library_pins, wheel_shared_libraries
+from torch_install.doctor.inspect import inspect_environment
+from torch_install.resolver.matrix import load_matrix
+
+HEALTHY = "healthy-2.9.1-cu128"
+
+
+def reinstall_torch_with_its_pins(site: Path, command: str) -> None:
+    """What ``pip install --force-reinstall torch==2.9.1+cu128 --index-url …/cu128`` leaves behind: torch
+    (the same build, same METADATA pins) and every nvidia-* package it pins, at the pinned version, with all
+    the files its wheel installs. The pristine fixture is that install."""
+    assert "--force-reinstall" in command and "torch==2.9.1+cu128" in command, command
+    assert "--index-url https://download.pytorch.org/whl/cu128" in command, command
+    pinned = {info.name.split("-")[0] for info in (FIXTURES / HEALTHY).glob("nvidia_*.dist-info")}
+    for info in site.glob("nvidia_*.dist-info"):
+        if info.name.split("-")[0] in pinned:  # any installed version of a pinned package is replaced
+            shutil.rmtree(info)
+    shutil.copytree(FIXTURES / HEALTHY / "nvidia", site / "nvidia", dirs_exist_ok=True)
+    for info in (FIXTURES / HEALTHY).glob("nvidia_*.dist-info"):
+        shutil.copytree(info, site / info.name)
+
+
+def uninstall(site: Path, dist_info: str) -> None:
+    """``pip uninstall -y``: remove every file the dist's RECORD lists, then the dist-info."""
+    info = site / dist_info
+    for line in (info / "RECORD").read_text().splitlines():
+        (site / line.split(",")[0]).unlink(missing_ok=True)
+    shutil.rmtree(info, ignore_errors=True)
+
+
+def break_not_installed(site: Path) -> str:
+    uninstall(site, "nvidia_cudnn_cu12-9.10.2.21.dist-info")
+    return "nvidia-cudnn-cu12==9.10.2.21: not installed"
+
+
+def break_other_version(site: Path) -> str:
+    """torch 2.7.0's NCCL pin (nvidia-nccl-cu12==2.26.2) left in place of 2.9.1's."""
+    old = site / "nvidia_nccl_cu12-2.27.5.dist-info"
+    new = site / "nvidia_nccl_cu12-2.26.2.dist-info"
+    old.rename(new)
+    (new / "METADATA").write_text((new / "METADATA").read_text().replace("Version: 2.27.5", "Version: 2.26.2"))
+    return "nvidia-nccl-cu12==2.27.5: 2.26.2 is installed"
+
+
+def break_files_gone(site: Path) -> str:
+    (site / "nvidia/cublas/lib/libcublasLt.so.12").unlink()
+    return ("nvidia_cublas_cu12-12.8.4.1.dist-info/RECORD lists 1 shared libraries, 1 missing on disk: "
+            "nvidia/cublas/lib/libcublasLt.so.12")
+
+
+@pytest.mark.parametrize("damage", [break_not_installed, break_other_version, break_files_gone])
+def test_missing_pinned_cuda_libraries_are_an_error_fixed_by_a_forced_reinstall(tmp_path, damage):
+    site = copy_case(HEALTHY, tmp_path)
+    expected = damage(site)
+    report = run(site, "rtx4090-570")
+    assert report.codes("error", "warning") == ("nvidia-libs-missing",), report.codes()
+    finding = report.findings[0]
+    evidence = " | ".join(finding.evidence)
+    assert expected in evidence, evidence
+    assert "torch/version.py: cuda = '12.8'" in evidence
+    assert finding.fix == report.fix.command and report.fix.reason == "keeps torch 2.9.1"
+    reinstall_torch_with_its_pins(site, finding.fix)
+    after = run(site, "rtx4090-570")
+    assert after.healthy and after.findings == (), [(f.code, f.evidence) for f in after.findings]
+
+
+def test_record_lists_the_files_that_are_compared_with_the_disk(tmp_path):
+    site = copy_case(HEALTHY, tmp_path)
+    uninstall(site, "nvidia_nccl_cu12-2.27.5.dist-info")
+    nccl = "nvidia_nccl_cu12-2.27.5.dist-info"
+    shutil.copytree(FIXTURES / HEALTHY / nccl, site / nccl)  # the dist-info back, its library still gone
+    installed = inspect_environment(interpreter(site))
+    assert wheel_shared_libraries(installed.dist("nvidia-nccl-cu12")) == ("nvidia/nccl/lib/libnccl.so.2",)
+    finding = next(f for f in run(site, "rtx4090-570").findings if f.code == "nvidia-libs-missing")
+    assert ("nvidia_nccl_cu12-2.27.5.dist-info/RECORD lists 1 shared libraries, 1 missing on disk: "
+            "nvidia/nccl/lib/libnccl.so.2") in finding.evidence
+
+
+def test_pins_follow_the_inspected_interpreters_markers(tmp_path):
+    """cu12 pins carry ``platform_machine == "x86_64"``: on an aarch64 Python they are not required."""
+    site = copy_case(HEALTHY, tmp_path)
+    uninstall(site, "nvidia_cudnn_cu12-9.10.2.21.dist-info")
+    installed = inspect_environment(interpreter(site))
+    torch = installed.dist("torch")
+    assert len(cuda_library_pins(installed, torch)) == 14
+    arm = dataclasses.replace(installed, interpreter=dataclasses.replace(installed.interpreter, machine="aarch64"))
+    assert cuda_library_pins(arm, torch) == []
+    from test_doctor_checks import MACHINES
+
+    machine = MACHINES["rtx4090-570"]._replace(arch="aarch64")
+    assert "nvidia-libs-missing" not in diagnose(machine, arm, load_matrix(), environ={}).codes()
+
+
+def test_cuda_toolkit_pin_of_a_cu13_build_is_checked_too(tmp_path):
+    """torch 2.15.0 from the default index pins ``cuda-toolkit[…]==13.2.2`` (any Linux arch)."""
+    report = run(copy_case("default-index-2.15.0-cu132", tmp_path), "rtx4090-570")
+    finding = next(f for f in report.findings if f.code == "nvidia-libs-missing")
+    assert any(re.search(r"requires cuda-toolkit==13\.2\.2: not installed", e) for e in finding.evidence)
+    assert not any("nvidia-cudnn-cu13" in e for e in finding.evidence)  # installed at its pin, files in place
+    assert "--force-reinstall" in finding.fix
