@@ -116,3 +116,51 @@ def test_cuda_toolkit_pin_of_a_cu13_build_is_checked_too(tmp_path):
     assert any(re.search(r"requires cuda-toolkit==13\.2\.2: not installed", e) for e in finding.evidence)
     assert not any("nvidia-cudnn-cu13" in e for e in finding.evidence)  # installed at its pin, files in place
     assert "--force-reinstall" in finding.fix
+
+
+def test_cuda13_leftovers_next_to_a_cuda12_torch_are_named_and_only_they_are_uninstalled(tmp_path):
+    """torch 2.11.0 (cu13 pins) downgraded to 2.9.1 (cu12): pip installs the cu12 packages but never removes
+    nvidia-cudnn-cu13/nvidia-nccl-cu13, whose files sit at the same nvidia/cudnn, nvidia/nccl paths."""
+    site = copy_case(HEALTHY, tmp_path)
+    shutil.copytree(FIXTURES / "leftover-cu13-from-2.11.0", site, dirs_exist_ok=True)
+    report = run(site, "rtx4090-570")
+    assert report.codes("error", "warning") == ("nvidia-libs-stale-major",), report.codes()
+    finding = report.findings[0]
+    assert finding.severity == "warning" and finding.title == "CUDA 13 libraries left next to a CUDA 12 torch"
+    evidence = " | ".join(finding.evidence)
+    assert "nvidia-cudnn-cu13 9.19.0.56 (CUDA 13" in evidence and "nvidia-nccl-cu13 2.28.9 (CUDA 13" in evidence
+    assert "nvidia-cudnn-cu13 and nvidia-cudnn-cu12 both install nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9" \
+        in evidence
+    uninstall_part, _, reinstall_part = finding.fix.partition(", then reinstall torch's own CUDA libraries: ")
+    assert uninstall_part == "/env/bin/python -m pip uninstall -y nvidia-cudnn-cu13 nvidia-nccl-cu13"
+    assert reinstall_part == report.fix.command
+    for name in re.findall(r"nvidia-\S+", uninstall_part):
+        info = next(site.glob(name.replace("-", "_") + "-*.dist-info"))
+        uninstall(site, info.name)
+    halfway = run(site, "rtx4090-570")  # the uninstall took the cu12 packages' shared files with it
+    assert halfway.codes("error", "warning") == ("nvidia-libs-missing",)
+    reinstall_torch_with_its_pins(site, reinstall_part)
+    after = run(site, "rtx4090-570")
+    assert after.healthy and after.findings == (), [(f.code, f.evidence) for f in after.findings]
+
+
+def test_leftovers_sharing_no_file_are_only_uninstalled(tmp_path):
+    site = copy_case(HEALTHY, tmp_path)
+    shutil.copytree(FIXTURES / "leftover-cu13-from-2.11.0" / "nvidia_nccl_cu13-2.28.9.dist-info",
+                    site / "nvidia_nccl_cu13-2.28.9.dist-info")
+    record = site / "nvidia_nccl_cu13-2.28.9.dist-info" / "RECORD"
+    record.write_text("\n".join(line for line in record.read_text().splitlines() if "/lib/" not in line) + "\n")
+    report = run(site, "rtx4090-570")
+    finding = next(f for f in report.findings if f.code == "nvidia-libs-stale-major")
+    assert finding.fix == "/env/bin/python -m pip uninstall -y nvidia-nccl-cu13" and report.fix is None
+    uninstall(site, "nvidia_nccl_cu13-2.28.9.dist-info")
+    assert run(site, "rtx4090-570").healthy
+
+
+@pytest.mark.parametrize(("name", "major"), [("nvidia-cudnn-cu12", 12), ("nvidia-nccl-cu13", 13),
+                                             ("nvidia-cublas", 13), ("nvidia-cuda-runtime-cu11", 11),
+                                             ("nvidia-ml-py", None), ("nvidia-cudnn-frontend", None)])
+def test_cuda_major_of_a_package_name(name, major):
+    from torch_install.doctor.checks import cuda_major_of
+
+    assert cuda_major_of(name) == major

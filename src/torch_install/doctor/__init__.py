@@ -121,7 +121,9 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     if any(f.fix and INSTALL_FIX in f.fix for f in findings):
         from .fix import build_fix
 
-        repair = any(f.code in REPAIR_CODES for f in findings)
+        # leftovers sharing files with torch's own libraries: their uninstall damages those, so reinstall forced
+        repair = any(f.code in REPAIR_CODES or (f.code == "nvidia-libs-stale-major" and INSTALL_FIX in (f.fix or ""))
+                     for f in findings)
         fix = build_fix(plan_for, matrix, installed, ctx.torch, repair=repair)
         findings = _fill_fix(findings, fix)
         findings += _disk_findings(fix)

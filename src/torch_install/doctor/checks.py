@@ -38,7 +38,7 @@ CODES = (
     "visible-devices-hide-all", "python-unsupported", "glibc-too-old", "rosetta-python", "driver-library-mismatch",
     "wsl-gpu-driver-missing", "xpu-runtime-missing", "cuda-wheel-on-cpu-machine", "orphaned-cuda-libraries",
     "disk-space-low", "import-torch-failed", "import-torch-crashed", "import-torch-hung", "gpu-unavailable-at-runtime",
-    "kernel-failed", "nvidia-libs-missing",
+    "kernel-failed", "nvidia-libs-missing", "nvidia-libs-stale-major",
 )
 
 # Linux directories where the driver's user-space libraries (libcuda, NVML, Level Zero) live.
@@ -640,6 +640,58 @@ def check_nvidia_libs_missing(ctx: Context) -> list[Finding]:
                     "another version", tuple(evidence), INSTALL_FIX)]
 
 
+# nvidia-* packages without a -cuNN suffix are the CUDA 13 generation (cuda-toolkit's components).
+_UNSUFFIXED_CU13 = re.compile(r"^nvidia-(cublas|cuda-cupti|cuda-nvrtc|cuda-runtime|cuda-nvcc|cuda-crt|cudnn|cufft|"
+                              r"cufile|curand|cusolver|cusparse|cusparselt|nccl|nvjitlink|nvshmem|nvtx|nvvm)$")
+
+
+def cuda_major_of(name: str) -> int | None:
+    """The CUDA major an nvidia-* package belongs to: nvidia-cudnn-cu12 -> 12, nvidia-cublas -> 13."""
+    match = re.search(r"-cu(\d+)$", name)
+    if match:
+        return int(match[1])
+    return 13 if _UNSUFFIXED_CU13.match(name) else None
+
+
+def _uninstall_command(installed: Installed, names: list[str]) -> str:
+    import shlex
+
+    python = installed.interpreter.executable or "python"
+    torch = installed.dist("torch")
+    if installed.dist("pip") is None and torch is not None and torch.installer == "uv":
+        return shlex.join(["uv", "pip", "uninstall", "--python", python, *names])
+    return shlex.join([python, "-m", "pip", "uninstall", "-y", *names])
+
+
+def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
+    """nvidia-* packages of another CUDA major than torch's, left by an upgrade or downgrade across majors
+    (their names differ, so pip never removes them)."""
+    torch = ctx.torch
+    dist = ctx.installed.dist("torch")
+    cv = cuda_version(torch.variant) if torch is not None and torch.kind == "cuda" else None
+    if cv is None or dist is None:
+        return []
+    required = {normalize(req.name) for req in cuda_library_pins(ctx.installed, dist)}
+    libraries = [d for d in _runtime_dists(ctx.installed) if d.name.startswith("nvidia-")]
+    stale = [d for d in libraries if cuda_major_of(d.name) not in (None, cv[0]) and d.name not in required]
+    if not stale:
+        return []
+    kept = [d for d in libraries if d not in stale]
+    evidence = [f"torch {torch.version} is a CUDA {cv[0]} build: {torch.evidence}"]  # type: ignore[union-attr]
+    evidence += [f"{d.name} {d.version} (CUDA {cuda_major_of(d.name)}, {d.path}) is not required by torch"
+                 for d in stale]
+    owners = {path: d.name for d in kept for path in wheel_shared_libraries(d)}
+    shared = [(d.name, owners[path], path) for d in stale for path in wheel_shared_libraries(d) if path in owners]
+    fix = _uninstall_command(ctx.installed, [d.name for d in stale])
+    if shared:
+        evidence += [f"{old} and {new} both install {path}" for old, new, path in shared[:3]]
+        evidence.append("uninstalling the leftover deletes those files of the package torch uses")
+        fix += ", then reinstall torch's own CUDA libraries: " + INSTALL_FIX
+    majors = "/".join(sorted({str(cuda_major_of(d.name)) for d in stale}))
+    return [Finding("nvidia-libs-stale-major", "warning", f"CUDA {majors} libraries left next to a CUDA {cv[0]} "
+                    "torch", tuple(evidence), fix)]
+
+
 def check_wsl_gpu_driver_missing(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     if ctx.probe is None or not ctx.machine.wsl or torch is None or torch.kind != "cuda":
@@ -699,6 +751,7 @@ CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
     check_driver_library_mismatch,
     check_nvidia_libs_shadowed,
     check_nvidia_libs_missing,
+    check_nvidia_libs_stale_major,
     check_wsl_gpu_driver_missing,
     check_xpu_runtime_missing,
 )
