@@ -164,3 +164,81 @@ def test_cuda_major_of_a_package_name(name, major):
     from torch_install.doctor.checks import cuda_major_of
 
     assert cuda_major_of(name) == major
+
+
+def compat_tree(tmp_path: Path, conf: str | None = None) -> Path:
+    """A container on a 550 kernel module with cuda-compat 12.8's libcuda (570.124.06) installed."""
+    root = tmp_path / "root"
+    (root / "sys/module/nvidia").mkdir(parents=True)
+    (root / "sys/module/nvidia/version").write_text("550.54.15\n")
+    compat = root / "usr/local/cuda-12.8/compat"
+    compat.mkdir(parents=True)
+    for name in ("libcuda.so.570.124.06", "libcuda.so.1", "libcuda.so", "libnvidia-ptxjitcompiler.so.570.124.06"):
+        (compat / name).write_text("")
+    if conf is not None:
+        (root / "etc/ld.so.conf.d").mkdir(parents=True)
+        (root / "etc/ld.so.conf.d/000_cuda-compat.conf").write_text(conf)
+        (root / "etc/ld.so.conf.d/libc.conf").write_text("# libc default configuration\n/usr/local/lib\n")
+    return root
+
+
+def test_forward_compat_libcuda_on_ld_library_path_of_a_geforce_is_error_804(tmp_path):
+    from torch_install.probe import Probe
+
+    site = copy_case(HEALTHY, tmp_path)
+    root = compat_tree(tmp_path)
+    env = {"LD_LIBRARY_PATH": "/usr/local/cuda-12.8/compat:/usr/local/nvidia/lib64"}
+    report = run(site, "rtx4090-550", environ=env, probe=Probe(root=root, env=env))
+    assert report.codes("error", "warning") == ("cuda-compat-forward",), report.codes()
+    finding = report.findings[0]
+    assert finding.severity == "error"
+    assert finding.evidence[:3] == (
+        "/usr/local/cuda-12.8/compat/libcuda.so.570.124.06 (forward-compatibility libcuda) is on the loader path "
+        "through LD_LIBRARY_PATH", "kernel module 550.54.15 (/sys/module/nvidia/version)",
+        "GPU NVIDIA GeForce RTX 4090 is not a datacenter GPU (by its name)")
+    assert finding.fix == "remove /usr/local/cuda-12.8/compat from LD_LIBRARY_PATH"
+    fixed = {"LD_LIBRARY_PATH": "/usr/local/nvidia/lib64"}
+    assert run(site, "rtx4090-550", environ=fixed, probe=Probe(root=root, env=fixed)).healthy
+
+
+def test_forward_compat_libcuda_in_ld_so_conf_names_the_file_and_line(tmp_path):
+    from torch_install.probe import Probe
+
+    site = copy_case(HEALTHY, tmp_path)
+    root = compat_tree(tmp_path, "/usr/local/cuda-12.8/compat\n")
+    report = run(site, "rtx4090-550", probe=Probe(root=root, env={}))
+    finding = next(f for f in report.findings if f.code == "cuda-compat-forward")
+    assert finding.fix == ("remove the line /usr/local/cuda-12.8/compat from /etc/ld.so.conf.d/000_cuda-compat.conf, "
+                           "then run `ldconfig`")
+    (root / "etc/ld.so.conf.d/000_cuda-compat.conf").write_text("")
+    assert run(site, "rtx4090-550", probe=Probe(root=root, env={})).healthy
+
+
+def test_forward_compat_is_fine_on_a_datacenter_gpu_or_when_not_newer(tmp_path):
+    from torch_install.machine import Gpu, Machine
+    from torch_install.probe import Probe
+
+    site = copy_case(HEALTHY, tmp_path)
+    root = compat_tree(tmp_path, "/usr/local/cuda-12.8/compat\n")
+    h100 = Machine(os="linux", arch="x86_64", glibc="2.35", nvidia_driver="550.54.15",
+                   gpus=(Gpu("nvidia", "NVIDIA H100 80GB HBM3", "10de:2330", "9.0"),))
+    assert run(site, h100, probe=Probe(root=root, env={})).healthy
+    unknown = h100._replace(gpus=(Gpu("nvidia", None, "10de:2330", "9.0"),))
+    warning = next(f for f in run(site, unknown, probe=Probe(root=root, env={})).findings
+                   if f.code == "cuda-compat-forward")
+    assert warning.severity == "warning"
+    (root / "sys/module/nvidia/version").write_text("570.124.06\n")  # the kernel module is as new: no forward compat
+    assert run(site, "rtx4090-550", probe=Probe(root=root, env={})).healthy
+
+
+@pytest.mark.parametrize(("name", "datacenter"), [
+    ("NVIDIA H100 80GB HBM3", True), ("NVIDIA A100-SXM4-40GB", True), ("Tesla T4", True), ("NVIDIA L4", True),
+    ("NVIDIA A10G", True), ("NVIDIA L40S", True), ("NVIDIA GH200 480GB", True), ("Tesla V100-SXM2-16GB", True),
+    ("NVIDIA RTX PRO 6000 Blackwell Server Edition", True), ("NVIDIA GeForce RTX 4090", False),
+    ("NVIDIA GeForce GTX 1650", False), ("NVIDIA RTX A6000", False), ("Quadro RTX 5000", False),
+    ("NVIDIA TITAN RTX", False),
+    ("NVIDIA T600", None), ("NVIDIA RTX A500 Laptop GPU", False), ("NVIDIA RTX 6000 Ada Generation", False), (None, None), ("NVIDIA Graphics", None)])
+def test_datacenter_gpu_by_name(name, datacenter):
+    from torch_install.doctor.checks import datacenter_gpu
+
+    assert datacenter_gpu(name) is datacenter

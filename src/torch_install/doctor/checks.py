@@ -39,6 +39,7 @@ CODES = (
     "wsl-gpu-driver-missing", "xpu-runtime-missing", "cuda-wheel-on-cpu-machine", "orphaned-cuda-libraries",
     "disk-space-low", "import-torch-failed", "import-torch-crashed", "import-torch-hung", "gpu-unavailable-at-runtime",
     "kernel-failed", "nvidia-libs-missing", "nvidia-libs-stale-major",
+    "cuda-compat-forward",
 )
 
 # Linux directories where the driver's user-space libraries (libcuda, NVML, Level Zero) live.
@@ -692,6 +693,78 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
                     "torch", tuple(evidence), fix)]
 
 
+# Forward compatibility (a newer cuda-compat libcuda over an older kernel module) works only on datacenter GPUs.
+_DATACENTER_NAME = re.compile(r"\b(tesla|dgx|hgx|[abhl]\d{1,3}[a-z]?|t4|gh\d{3}|gb\d{3}|l40s?|[vpk]\d{2,3}|p4|"
+                              r"data ?center)\b", re.I)
+_CONSUMER_NAME = re.compile(r"\b(geforce|titan|quadro|rtx|gtx|nvs)\b", re.I)
+
+
+def datacenter_gpu(name: str | None) -> bool | None:
+    """From an NVIDIA GPU's marketing name: True for a datacenter part (Tesla, A100, H100, L4, T4 …), False for
+    a GeForce/TITAN/Quadro/RTX workstation part, None when the name says neither."""
+    if not name:
+        return None
+    if "server edition" in name.lower():  # RTX PRO … Server Edition
+        return True
+    if _CONSUMER_NAME.search(name):
+        return False
+    return True if _DATACENTER_NAME.search(name) else None
+
+
+def _loader_path_entries(probe: Probe, environ: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(directory, where it is named) for LD_LIBRARY_PATH and every /etc/ld.so.conf.d/*.conf line."""
+    entries = [(d, "LD_LIBRARY_PATH") for d in (environ.get("LD_LIBRARY_PATH") or "").split(":") if d]
+    for conf in sorted(probe.listdir("/etc/ld.so.conf.d")):
+        if not conf.endswith(".conf"):
+            continue  # ld.so.conf includes /etc/ld.so.conf.d/*.conf only
+        text = probe.read_text(f"/etc/ld.so.conf.d/{conf}", 65536) or ""
+        for line in text.splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line.startswith("/"):
+                entries.append((line, f"/etc/ld.so.conf.d/{conf}"))
+    return entries
+
+
+def check_cuda_compat_forward(ctx: Context) -> list[Finding]:
+    """A cuda-compat libcuda (``…/compat/libcuda.so.<ver>``) on the loader path, newer than the kernel module,
+    on a GPU that is not a datacenter part: CUDA fails with error 804."""
+    torch = ctx.torch
+    gpus = [g for g in ctx.machine.gpus_of("nvidia") if g.visible]
+    if ctx.probe is None or ctx.os != "linux" or ctx.machine.wsl or torch is None or torch.kind != "cuda" or not gpus:
+        return []
+    kernel = _kernel_module_version(ctx.probe)
+    if kernel is None:
+        return []
+    classes = [(g, datacenter_gpu(g.name)) for g in gpus]
+    if all(is_datacenter for _, is_datacenter in classes):
+        return []
+    consumer = [g for g, is_datacenter in classes if is_datacenter is False]
+    findings = []
+    for directory, where in _loader_path_entries(ctx.probe, ctx.environ):
+        if "compat" not in directory.rstrip("/").split("/"):
+            continue
+        versions = [name[len("libcuda.so."):] for name in ctx.probe.listdir(directory)
+                    if re.fullmatch(r"libcuda\.so\.\d+\.\d+(\.\d+)?", name)]
+        newer = [v for v in versions if numeric_key(v) > numeric_key(kernel[0])]
+        if not newer:
+            continue
+        evidence = [f"{directory}/libcuda.so.{max(newer, key=numeric_key)} (forward-compatibility libcuda) is on "
+                    f"the loader path through {where}",
+                    f"kernel module {kernel[0]} ({kernel[1]})"]
+        if consumer:
+            evidence += [f"GPU {_gpu_name(g)} is not a datacenter GPU (by its name)" for g in consumer]
+        else:
+            evidence += [f"GPU {_gpu_name(g)}: datacenter or not is unknown from its name" for g, _ in classes]
+        evidence.append("forward compatibility works on datacenter GPUs only; elsewhere CUDA fails with "
+                        "'Error 804: forward compatibility was attempted on non supported HW'")
+        fix = (f"remove {directory} from LD_LIBRARY_PATH" if where == "LD_LIBRARY_PATH"
+               else f"remove the line {directory} from {where}, then run `ldconfig`")
+        findings.append(Finding("cuda-compat-forward", "error" if consumer else "warning",
+                                "a CUDA forward-compatibility libcuda is on the loader path of a GPU that cannot use "
+                                "it", tuple(evidence), fix))
+    return findings
+
+
 def check_wsl_gpu_driver_missing(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     if ctx.probe is None or not ctx.machine.wsl or torch is None or torch.kind != "cuda":
@@ -752,6 +825,7 @@ CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
     check_nvidia_libs_shadowed,
     check_nvidia_libs_missing,
     check_nvidia_libs_stale_major,
+    check_cuda_compat_forward,
     check_wsl_gpu_driver_missing,
     check_xpu_runtime_missing,
 )
