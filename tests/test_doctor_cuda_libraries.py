@@ -237,7 +237,8 @@ def test_forward_compat_is_fine_on_a_datacenter_gpu_or_when_not_newer(tmp_path):
     ("NVIDIA RTX PRO 6000 Blackwell Server Edition", True), ("NVIDIA GeForce RTX 4090", False),
     ("NVIDIA GeForce GTX 1650", False), ("NVIDIA RTX A6000", False), ("Quadro RTX 5000", False),
     ("NVIDIA TITAN RTX", False),
-    ("NVIDIA T600", None), ("NVIDIA RTX A500 Laptop GPU", False), ("NVIDIA RTX 6000 Ada Generation", False), (None, None), ("NVIDIA Graphics", None)])
+    ("NVIDIA T600", None), ("NVIDIA RTX A500 Laptop GPU", False),
+    ("NVIDIA RTX 6000 Ada Generation", False), (None, None), ("NVIDIA Graphics", None)])
 def test_datacenter_gpu_by_name(name, datacenter):
     from torch_install.doctor.checks import datacenter_gpu
 
