@@ -151,14 +151,6 @@ class Installed:
         """The first distribution of that name on the path (the one pip reports), or None."""
         return next((d for d in self.dists if d.name == name), None)
 
-    def runtime_dists(self, prefix: str) -> tuple[Dist, ...]:
-        """One entry per name (the first on the path) of the distributions whose name starts with ``prefix``."""
-        seen: dict[str, Dist] = {}
-        for d in self.dists:
-            if d.name.startswith(prefix) and d.name not in seen:
-                seen[d.name] = d
-        return tuple(seen.values())
-
 
 # --- interpreter facts -------------------------------------------------------------------------
 

@@ -50,10 +50,6 @@ class SupportedProperties:
         """``namespace :: feature :: value`` lines in provider order."""
         return [f"{ns} :: {f.name} :: {v}" for ns, feats in self.namespaces.items() for f in feats for v in f.values]
 
-    def to_static_properties(self) -> dict[str, dict[str, list[str]]]:
-        """The same lists shaped like a provider's ``static-properties`` (ordered)."""
-        return {ns: {f.name: list(f.values) for f in feats} for ns, feats in self.namespaces.items()}
-
 
 def major_minor(text: str | None) -> tuple[int, int] | None:
     """The leading "major[.minor]" of a version as numbers: "12.4.1" -> (12, 4), "13" -> (13, 0); None if none."""

@@ -96,10 +96,6 @@ class VariantsFile:
     feature_priorities: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     property_priorities: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
 
-    @property
-    def has_enable_if(self) -> bool:
-        return any(p.enable_if for p in self.providers.values())
-
 
 def _strings(value: Any, where: str, pattern: re.Pattern[str] | None = None) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
