@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 ASSUMED = "assumed"
 PROJECT = "torch"
 _FACTS_FORMAT = 1
-_MANYLINUX_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+MANYLINUX_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)} # tag -> glibc it needs
 _GLIBC_ASSUMED_MAX = 99  # glibc minor accepted when a Linux target's glibc is not known
 
 
@@ -101,7 +101,7 @@ def platform_tags(machine: "Machine") -> tuple[list[str], list[str]]:
             minor = _GLIBC_ASSUMED_MAX
             assumed.append("glibc unknown: any manylinux wheel assumed to run")
         tags = [f"manylinux_2_{m}_{arch}" for m in range(minor, 4, -1)]
-        tags += [f"{legacy}_{arch}" for legacy, (_, m) in _MANYLINUX_LEGACY.items() if m <= minor]
+        tags += [f"{legacy}_{arch}" for legacy, (_, m) in MANYLINUX_LEGACY.items() if m <= minor]
         return tags + [f"linux_{arch}"], assumed
     if os_name == "windows":
         return ["win_arm64" if arch in ("arm64", "aarch64") else "win_amd64"], assumed

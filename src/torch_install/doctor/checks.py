@@ -396,11 +396,10 @@ def check_python_unsupported(ctx: Context) -> list[Finding]:
                     + INSTALL_FIX)]
 
 
-_MANYLINUX_LEGACY = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
-
-
 def wheel_glibc(tags: tuple[str, ...]) -> str | None:
     """Lowest glibc a wheel's platform tags need: manylinux_2_28_x86_64 -> "2.28", manylinux2014 -> "2.17"."""
+    from ..online import MANYLINUX_LEGACY
+
     floors = []
     for tag in tags:
         platform = tag.rsplit("-", 1)[-1]
@@ -408,9 +407,9 @@ def wheel_glibc(tags: tuple[str, ...]) -> str | None:
             match = re.match(r"^manylinux_(\d+)_(\d+)_", part)
             if match:
                 floors.append((int(match[1]), int(match[2])))
-            for legacy, glibc in _MANYLINUX_LEGACY.items():
+            for legacy, glibc in MANYLINUX_LEGACY.items():
                 if part.startswith(legacy + "_"):
-                    floors.append(tuple(int(x) for x in glibc.split(".")))
+                    floors.append(glibc)
     return ".".join(str(x) for x in min(floors)) if floors else None
 
 
