@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 ASSUMED = "assumed"
 PROJECT = "torch"
 _FACTS_FORMAT = 1
-MANYLINUX_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)} # tag -> glibc it needs
+MANYLINUX_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}  # tag -> glibc it needs
 _GLIBC_ASSUMED_MAX = 99  # glibc minor accepted when a Linux target's glibc is not known
 
 
