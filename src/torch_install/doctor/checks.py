@@ -653,16 +653,6 @@ def cuda_major_of(name: str) -> int | None:
     return 13 if _UNSUFFIXED_CU13.match(name) else None
 
 
-def _uninstall_command(installed: Installed, names: list[str]) -> str:
-    import shlex
-
-    python = installed.interpreter.executable or "python"
-    torch = installed.dist("torch")
-    if installed.dist("pip") is None and torch is not None and torch.installer == "uv":
-        return shlex.join(["uv", "pip", "uninstall", "--python", python, *names])
-    return shlex.join([python, "-m", "pip", "uninstall", "-y", *names])
-
-
 def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
     """nvidia-* packages of another CUDA major than torch's, left by an upgrade or downgrade across majors
     (their names differ, so pip never removes them)."""
@@ -682,7 +672,9 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
                  for d in stale]
     owners = {path: d.name for d in kept for path in wheel_shared_libraries(d)}
     shared = [(d.name, owners[path], path) for d in stale for path in wheel_shared_libraries(d) if path in owners]
-    fix = _uninstall_command(ctx.installed, [d.name for d in stale])
+    from .fix import uninstall_command
+
+    fix = uninstall_command(ctx.installed, [d.name for d in stale])
     if shared:
         evidence += [f"{old} and {new} both install {path}" for old, new, path in shared[:3]]
         evidence.append("uninstalling the leftover deletes those files of the package torch uses")

@@ -89,19 +89,31 @@ def _distance(matrix: Matrix, a: str, b: str) -> int:
     return order.index(a) - order.index(b) if a in order and b in order else 10**6
 
 
+def uses_uv(installed: Installed) -> bool:
+    """Whether the inspected environment is managed with uv: no pip in it, and torch (if any) installed by uv."""
+    torch = installed.dist("torch")
+    return installed.dist("pip") is None and (torch is None or torch.installer == "uv")
+
+
 def install_command(plan: Plan, installed: Installed, force: bool) -> str:
     """pip (or uv, in a pip-less uv environment) installing into the inspected interpreter."""
     from ..resolver.render import install_args
 
     python = installed.interpreter.executable or "python"
-    has_pip = installed.dist("pip") is not None
-    torch = installed.dist("torch")
-    if not has_pip and (torch is None or torch.installer == "uv"):
+    if uses_uv(installed):
         argv = ["uv", "pip", "install", "--python", python, *(["--reinstall"] if force else []),
                 *install_args(plan, "uv")]
     else:
         argv = [python, "-m", "pip", "install", *(["--force-reinstall"] if force else []), *install_args(plan, "pip")]
     return shlex.join(argv)
+
+
+def uninstall_command(installed: Installed, names: list[str]) -> str:
+    """pip (or uv, in a pip-less uv environment) uninstalling ``names`` from the inspected interpreter."""
+    python = installed.interpreter.executable or "python"
+    if uses_uv(installed):
+        return shlex.join(["uv", "pip", "uninstall", "--python", python, *names])
+    return shlex.join([python, "-m", "pip", "uninstall", "-y", *names])
 
 
 def _same_build(installed: Installed, torch: Flavour | None, plan: Plan) -> bool:
