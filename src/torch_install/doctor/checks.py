@@ -86,6 +86,12 @@ class Context:
         """The plan for this machine with no version pinned: what a fresh install would get."""
         return self.plan_for(("torch",)) if self.plan_for else None
 
+    @cached_property
+    def torch_cuda_pins(self) -> list[Requirement]:
+        """torch's pins on nvidia-*/cuda-toolkit packages for the inspected interpreter (``cuda_library_pins``)."""
+        dist = self.installed.dist("torch")
+        return cuda_library_pins(self.installed, dist) if dist is not None else []
+
     @property
     def os(self) -> str | None:
         return self.machine.os
@@ -611,7 +617,7 @@ def check_nvidia_libs_missing(ctx: Context) -> list[Finding]:
     from packaging.version import InvalidVersion, Version
 
     evidence: list[str] = []
-    for req in cuda_library_pins(ctx.installed, dist):
+    for req in ctx.torch_cuda_pins:
         name = normalize(req.name)
         pin = f"{name}{req.specifier}"
         have = ctx.installed.dist(name)
@@ -661,7 +667,7 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
     cv = cuda_version(torch.variant) if torch is not None and torch.kind == "cuda" else None
     if cv is None or dist is None:
         return []
-    required = {normalize(req.name) for req in cuda_library_pins(ctx.installed, dist)}
+    required = {normalize(req.name) for req in ctx.torch_cuda_pins}
     libraries = [d for d in _runtime_dists(ctx.installed) if d.name.startswith("nvidia-")]
     stale = [d for d in libraries if cuda_major_of(d.name) not in (None, cv[0]) and d.name not in required]
     if not stale:
