@@ -41,10 +41,11 @@ if TYPE_CHECKING:
 
 PACKAGES = ("torch", "torchvision", "torchaudio")
 CHANNELS = ("stable", "test", "nightly")
-WINDOWS_ARM64_UNSUPPORTED = (
+# What to say about a platform with no wheels at all, where more is known than "none on the index".
+PLATFORM_UNSUPPORTED = {"windows_arm64": (
     "Windows on ARM64 (windows_arm64): PyTorch publishes no Windows ARM64 release wheels in this tool's "
     "release data, so there is nothing to install for a native ARM64 Python; a PyTorch test-infra comment says "
-    "Windows ARM64 wheels are built for the nightly channel only (unverified: release availability not checked)")
+    "Windows ARM64 wheels are built for the nightly channel only (unverified: release availability not checked)")}
 
 
 class _AnyVersion:
@@ -305,10 +306,8 @@ class _Resolver:
         if m.os == "macos":
             return self.apple()
         if not any(r.variants(self.platform) for r in self.matrix.releases):
-            if self.platform == "windows_arm64":
-                self.warn("platform-unsupported", WINDOWS_ARM64_UNSUPPORTED)
-                return self.plan(None, None, False)
-            self.warn("platform-unsupported", f"no PyTorch wheels for {self.platform} on the PyTorch index")
+            self.warn("platform-unsupported", PLATFORM_UNSUPPORTED.get(
+                self.platform, f"no PyTorch wheels for {self.platform} on the PyTorch index"))
             return self.plan(None, None, False)
         if self.jetson():
             return self.jetson_plan()
