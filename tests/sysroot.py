@@ -24,6 +24,24 @@ OPEN = ("NVRM version: NVIDIA UNIX Open Kernel Module for {arch}  {v}  Release B
         "  {date}\nGCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n")
 SMI_QUERY = ["nvidia-smi", "--query-gpu=index,name,pci.bus_id,pci.device_id,driver_version,uuid,compute_cap",
              "--format=csv,noheader"]
+# Plain `nvidia-smi` in WSL: the Linux-side tool's version, the Windows driver, the CUDA version it reports.
+WSL_SMI_BANNER = (
+    "Sun Nov 24 10:12:41 2024       \n"
+    "+-----------------------------------------------------------------------------------------+\n"
+    "| NVIDIA-SMI 565.77.01              Driver Version: 566.36         CUDA Version: 12.7     |\n"
+    "|-----------------------------------------+------------------------+----------------------+\n"
+    "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+    "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+    "|                                         |                        |               MIG M. |\n"
+    "|=========================================+========================+======================|\n"
+    "|   0  NVIDIA GeForce RTX 3090        On  |   00000000:01:00.0  On |                  N/A |\n"
+    "| 30%   38C    P8             25W /  350W |    1203MiB /  24576MiB |      2%      Default |\n"
+    "|                                         |                        |                  N/A |\n"
+    "+-----------------------------------------+------------------------+----------------------+\n"
+    "|   1  NVIDIA GeForce RTX 3060        On  |   00000000:2B:00.0 Off |                  N/A |\n"
+    "|  0%   35C    P8              9W /  170W |       0MiB /  12288MiB |      0%      Default |\n"
+    "|                                         |                        |                  N/A |\n"
+    "+-----------------------------------------+------------------------+----------------------+\n")
 
 
 def host_facts(system: str = "Linux", machine: str = "x86_64", python: str = "3.12.3", libc: str = "glibc 2.35",
@@ -158,6 +176,7 @@ def build_fixtures(where: Path = FIXTURES) -> None:
     b.pci("5a0b:00:00.0", "1414", "008e", PCI_3D)
     b.command(SMI_QUERY, f"0, NVIDIA GeForce RTX 3090, 00000000:01:00.0, 0x220410DE, 566.36, {_uuid(0x3090)}, 8.6\n"
                          f"1, NVIDIA GeForce RTX 3060, 00000000:2B:00.0, 0x250310DE, 566.36, {_uuid(0x3060)}, 8.6\n")
+    b.command(["nvidia-smi"], WSL_SMI_BANNER)
 
     # Container without --gpus: /proc/driver/nvidia masked, the host's module version and PCI devices visible.
     b = SysrootBuilder(where / "container-masked-procfs", host_facts(python="3.10.12", libc="glibc 2.35",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ EXPECTED = {
                 "/sys/module/nvidia/version"),
     "gtx1080": ("535.183.01", "12.2", [("10de:1b80", "NVIDIA GeForce GTX 1080", "6.1", 1)],
                 "/sys/module/nvidia/version"),
-    "wsl2-nvidia": ("566.36", "12.6", [("10de:2204", "NVIDIA GeForce RTX 3090", "8.6", 1),
+    "wsl2-nvidia": ("566.36", "12.7", [("10de:2204", "NVIDIA GeForce RTX 3090", "8.6", 1),
                                        ("10de:2503", "NVIDIA GeForce RTX 3060", "8.6", 1)],
                     "nvidia-smi --query-gpu=driver_version"),
     "container-masked-procfs": ("570.133.20", "12.8", [("10de:20b2", "NVIDIA A100 SXM4 80GB", "8.0", 4)],
@@ -69,12 +70,31 @@ def test_desktop_lists_the_intel_igpu_too() -> None:
     assert machine.python == "3.13t"
 
 
-def test_wsl_uses_windows_driver_table_and_reports_the_smi_source() -> None:
+def test_wsl_takes_the_cuda_version_from_the_smi_banner() -> None:
     machine, probe = run(FIXTURES / "wsl2-nvidia")
     assert machine.wsl is True
-    assert "windows driver table" in machine.sources["cuda_driver_api"]
+    assert machine.cuda_driver_api == "12.7"  # what the driver reports; no toolkit row is 12.7
+    assert machine.sources["cuda_driver_api"] == "nvidia-smi banner (CUDA version reported by driver 566.36)"
     assert machine.sources["gpus[0].compute_capability"] == "nvidia-smi compute_cap"
-    assert list(probe.accessed.commands) == [command_slug(SMI_QUERY)]
+    assert list(probe.accessed.commands) == [command_slug(SMI_QUERY), command_slug(["nvidia-smi"])]
+
+
+def test_wsl_without_a_banner_uses_the_windows_driver_table(tmp_path: Path) -> None:
+    tree = tmp_path / "wsl"
+    shutil.copytree(FIXTURES / "wsl2-nvidia", tree, symlinks=True)
+    (tree / "_commands" / "nvidia-smi").unlink()
+    machine, _ = run(tree)
+    assert machine.cuda_driver_api == "12.6"
+    assert "windows driver table" in machine.sources["cuda_driver_api"]
+
+
+def test_a_banner_of_another_driver_is_not_trusted(tmp_path: Path) -> None:
+    tree = tmp_path / "wsl"
+    shutil.copytree(FIXTURES / "wsl2-nvidia", tree, symlinks=True)
+    banner = tree / "_commands" / "nvidia-smi"
+    banner.write_text(banner.read_text().replace("Driver Version: 566.36", "Driver Version: 572.16"))
+    machine, _ = run(tree)
+    assert "windows driver table" in machine.sources["cuda_driver_api"]
 
 
 def test_masked_container_explains_that_gpus_are_the_hosts() -> None:
@@ -241,3 +261,14 @@ def test_pci_table_covers_kepler_to_blackwell(device: str, chip: str, cc: str) -
 def test_pci_table_has_no_non_gpu_functions() -> None:
     for device in ("22ba", "22a3", "1af1", "22e8", "229a"):  # audio, NVSwitch, Orin root complex
         assert nvidia.pci_lookup(device) is None
+
+
+def test_a_driver_newer_than_the_table_takes_cuda_from_the_banner(tmp_path: Path) -> None:
+    b = SysrootBuilder(tmp_path)
+    b.nvidia_driver("620.14.02").pci("0000:41:00.0", "10de", "3399", PCI_3D, "nvidia")
+    b.command(SMI_QUERY, "0, NVIDIA Future GPU, 00000000:41:00.0, 0x339910DE, 620.14.02, GPU-abc, 12.1\n")
+    b.command(["nvidia-smi"], "| NVIDIA-SMI 620.14.02       KMD Version: 620.14.02      CUDA UMD Version: 13.6     |\n")
+    machine, probe = run(tmp_path)
+    assert machine.cuda_driver_api == "13.6"
+    assert machine.sources["cuda_driver_api"].startswith("nvidia-smi banner")
+    assert len(probe.accessed.commands) == 2

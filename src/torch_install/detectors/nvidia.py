@@ -19,10 +19,11 @@ from __future__ import annotations
 import json
 import re
 
-from ..cuda_drivers import cuda_for_driver
+from ..cuda_drivers import cuda_for_driver, toolkit_rows
 from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe
+from ..versions import numeric_key
 from . import Found, GpuRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
@@ -376,8 +377,31 @@ def _from_smi(probe: Probe, found: Found) -> None:
             record = _apply_runtime_gpu(found, "nvidia-smi", row.get("name"), row.get("pci.bus_id"),
                                         row.get("compute_cap"), parse_pci_device_id(row.get("pci.device_id")))
             record.uuid = record.uuid or row.get("uuid")
+        if rows and _table_may_fall_short(found):
+            _cuda_from_smi_banner(probe, found, program)
         return
     found.note("nvidia-smi: not found")
+
+
+def _table_may_fall_short(found: Found) -> bool:
+    """Whether the driver table may under-report this driver's CUDA version: a Windows driver (on Windows or
+    WSL: the table's Windows column is sparse), or a driver the table cannot place below its newest toolkit."""
+    driver = found.values.get("nvidia_driver")
+    if found.values.get("wsl") or found.values.get("os") == "windows" or not driver:
+        return True
+    result = cuda_for_driver(driver, "linux")
+    newest = max((row["cuda"] for row in toolkit_rows()), key=numeric_key)
+    return result is None or numeric_key(result[0]) >= numeric_key(newest)[:2]
+
+
+def _cuda_from_smi_banner(probe: Probe, found: Found, program: str) -> None:
+    """The driver's own CUDA version from the plain ``nvidia-smi`` banner ('CUDA Version' / 'CUDA UMD Version'):
+    more exact than the driver table (WSL 566.36 reports 12.7, a version no toolkit row has). Only asked on
+    this path, where nvidia-smi already had to run."""
+    result = probe.run([program])
+    driver, cuda = parse_smi_header(result.stdout if result.ok else None)
+    if cuda and (driver is None or driver == found.values.get("nvidia_driver")):
+        found.set("cuda_driver_api", cuda, f"{program} banner (CUDA version reported by driver {driver or '?'})")
 
 
 def _apply_runtime_gpu(found: Found, source: str, name: Any, bus_id: Any, cc: Any,
