@@ -272,3 +272,13 @@ def test_a_driver_newer_than_the_table_takes_cuda_from_the_banner(tmp_path: Path
     assert machine.cuda_driver_api == "13.6"
     assert machine.sources["cuda_driver_api"].startswith("nvidia-smi banner")
     assert len(probe.accessed.commands) == 2
+
+
+def test_a_banner_reporting_cuda_err_falls_back_to_the_table(tmp_path: Path) -> None:
+    tree = tmp_path / "wsl"
+    shutil.copytree(FIXTURES / "wsl2-nvidia", tree, symlinks=True)
+    banner = tree / "_commands" / "nvidia-smi"  # seen on WSL with some driver/WSL combinations
+    banner.write_text(banner.read_text().replace("CUDA Version: 12.7    ", "CUDA Version: ERR!    "))
+    machine, _ = run(tree)
+    assert machine.cuda_driver_api == "12.6"
+    assert "windows driver table" in machine.sources["cuda_driver_api"]
