@@ -37,6 +37,15 @@ def check(plan: Plan, torch: str | None, variant: str | None, codes: set[str]) -
     assert set(plan.warning_codes()) == codes, plan.warnings
 
 
+def check_index_build(plan: Plan, torch: str, variant: str, codes: set[str]) -> None:
+    """``check``, for a build from PyTorch's index: GPU use follows the variant, the URL names it, the pin carries
+    its local label."""
+    check(plan, torch, variant, codes)
+    assert plan.gpu_accelerated is (variant != "cpu")
+    assert plan.choice.index_url == f"https://download.pytorch.org/whl/{variant}"
+    assert plan.choice.packages["torch"] == f"{torch}+{variant}"
+
+
 def rejected(plan: Plan, torch: str, variant: str) -> str:
     """The rejection reason of one (release, variant); fails if it was not considered."""
     reasons = [r.reason for r in plan.rejected if r.torch == torch and r.variant == variant]

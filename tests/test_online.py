@@ -169,6 +169,15 @@ def fallback(capsys, tmp_path, base, *extra) -> tuple[dict, str]:
     return plan, lines[0]
 
 
+def fallback_from_raw(capsys, tmp_path, response: bytes | None) -> tuple[dict, str]:
+    """``fallback`` against a loopback server that answers every request with ``response`` (None: never answers)."""
+    server = RawServer(response)
+    try:
+        return fallback(capsys, tmp_path, f"http://127.0.0.1:{server.port}/whl")
+    finally:
+        server.close()
+
+
 EMBEDDED = ("2.15.0", "cu132")  # what the embedded matrix gives the profile (driver 600, RTX 4090)
 
 
@@ -188,32 +197,20 @@ def test_server_errors_fall_back(httpserver, capsys, tmp_path):
 
 def test_slow_server_times_out_and_falls_back(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_INSTALL_INDEX_TIMEOUT", "0.3")
-    server = RawServer(None)
-    try:
-        plan, warning = fallback(capsys, tmp_path, f"http://127.0.0.1:{server.port}/whl")
-    finally:
-        server.close()
+    plan, warning = fallback_from_raw(capsys, tmp_path, None)
     assert "timed out after 0.3 s" in warning
     assert (plan["choice"]["torch"], plan["choice"]["variant"]) == EMBEDDED
 
 
 def test_truncated_body_falls_back(capsys, tmp_path):
-    server = RawServer(TRUNCATED)
-    try:
-        plan, warning = fallback(capsys, tmp_path, f"http://127.0.0.1:{server.port}/whl")
-    finally:
-        server.close()
+    plan, warning = fallback_from_raw(capsys, tmp_path, TRUNCATED)
     assert "truncated response" in warning
 
 
 def test_huge_body_is_refused_and_falls_back(capsys, tmp_path):
     huge = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000000000\r\nConnection: close\r\n\r\n"
             + b"<a>" * 1000)
-    server = RawServer(huge)
-    try:
-        plan, warning = fallback(capsys, tmp_path, f"http://127.0.0.1:{server.port}/whl")
-    finally:
-        server.close()
+    plan, warning = fallback_from_raw(capsys, tmp_path, huge)
     assert "over the 67108864-byte limit" in warning
     assert (plan["choice"]["torch"], plan["choice"]["variant"]) == EMBEDDED
 

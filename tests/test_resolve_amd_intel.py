@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from resolve_cases import LINUX, WINDOWS, amd, check, intel, plan_for, rejected, warning
+from resolve_cases import LINUX, WINDOWS, amd, check, check_index_build, intel, plan_for, rejected, warning
 from torch_install.machine import Machine
 
 MI300X = amd("AMD Instinct MI300X", "gfx942", count=8)
@@ -45,10 +45,7 @@ CASES = [
 @pytest.mark.parametrize(("machine", "packages", "torch", "variant", "codes"),
                          [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_choice_and_warnings(machine, packages, torch, variant, codes):
-    plan = plan_for(machine, *packages)
-    check(plan, torch, variant, codes)
-    assert plan.gpu_accelerated is (variant != "cpu")
-    assert plan.choice.index_url == f"https://download.pytorch.org/whl/{variant}"
+    check_index_build(plan_for(machine, *packages), torch, variant, codes)
 
 
 def test_alias_override_value_and_reason():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from resolve_cases import ARM, LINUX, WINDOWS, check, nvidia, plan_for, rejected, warning
+from resolve_cases import ARM, LINUX, WINDOWS, check, check_index_build, nvidia, plan_for, rejected, warning
 from torch_install.machine import Machine
 
 H100 = nvidia("NVIDIA H100 80GB HBM3", "9.0")
@@ -58,11 +58,7 @@ CASES = [
 @pytest.mark.parametrize(("machine", "packages", "torch", "variant", "codes"),
                          [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_choice_and_warnings(machine, packages, torch, variant, codes):
-    plan = plan_for(machine, *packages)
-    check(plan, torch, variant, codes)
-    assert plan.gpu_accelerated is (variant != "cpu")
-    assert plan.choice.index_url == f"https://download.pytorch.org/whl/{variant}"
-    assert plan.choice.packages["torch"] == f"{torch}+{variant}"
+    check_index_build(plan_for(machine, *packages), torch, variant, codes)
 
 
 def test_driver_floor_rejection_reads_needs_found():
