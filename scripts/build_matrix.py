@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Build the embedded compatibility matrix from the reference matrix.
 
-    python scripts/build_matrix.py REFERENCE_JSON [-o src/torch_install/resolver/data/torch-matrix.json]
+    python scripts/build_matrix.py [REFERENCE_JSON] [-o src/torch_install/resolver/data/torch-matrix.json]
 
-The reference file documents every fact with prose, sources and confidence. The embedded file keeps the
+The reference file (default: scripts/reference/torch-matrix.json, the researched facts) documents every fact
+with prose, sources and confidence. The embedded file keeps the
 facts the resolver walks (normalized, no prose) and each fact's confidence; its schema is docs/matrix.md.
 Facts the reference lacks but the resolver needs (a Windows arch list never read, an aarch64 cu129 list) are
 filled from the nearest equivalent and labelled ``inferred``.
@@ -18,7 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-DEFAULT_OUT = Path(__file__).resolve().parent.parent / "src/torch_install/resolver/data/torch-matrix.json"
+HERE = Path(__file__).resolve().parent
+DEFAULT_REFERENCE = HERE / "reference" / "torch-matrix.json"
+DEFAULT_OUT = HERE.parent / "src/torch_install/resolver/data/torch-matrix.json"
 SCHEMA = 1
 
 # manylinux tag -> glibc floor (PEP 600 / PEP 599 / PEP 571 / PEP 513 legacy aliases)
@@ -47,6 +50,24 @@ GFX_ALIASES = {
 # R570 (reference anchors-uv §2.4, secondary); other generations are older than every floor in use.
 GPU_DRIVER_FLOOR = {"10": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
                     "12": {"driver": "570", "arch": "Blackwell", "conf": "secondary"}}
+
+# Companions whose wheels carry no variant label from this version on: the libtorch stable-ABI builds (reference
+# torch-matrix.md, releases 2.11, 2.14 and 2.15: torchvision 0.29.1+ and torchaudio 2.11.1 are py3-none wheels).
+COMPANION_LABELS = {"torchvision": {"unlabelled_from": "0.29.1", "conf": "verified", "src": ["pypi_companions"]},
+                    "torchaudio": {"unlabelled_from": "2.11.1", "conf": "verified", "src": ["pypi_companions"]}}
+
+# What to tell the user about a platform (or a platform and GPU vendor) where PyTorch publishes no build, beyond
+# "none on the index".
+PLATFORM_NOTES = {
+    "windows_arm64": (
+        "Windows on ARM64 (windows_arm64): PyTorch publishes no Windows ARM64 release wheels in this tool's "
+        "release data, so there is nothing to install for a native ARM64 Python; a PyTorch test-infra comment says "
+        "Windows ARM64 wheels are built for the nightly channel only (unverified: release availability not checked)"),
+    "windows_x86_64:amd": (
+        "PyTorch publishes no ROCm wheels for Windows: CPU build chosen; DirectML "
+        "(the torch-directml package) runs DirectX 12 GPUs on older torch releases, "
+        "and WSL2 with ROCm is the route to a ROCm build"),
+}
 
 
 def _glibc(tags: list[str]) -> str | None:
@@ -92,24 +113,6 @@ def _cuda_families(ref: dict[str, Any]) -> dict[str, Any]:
             fam["floor_conf"] = {"windows": "inferred"}
             fam["note"] = "no Windows driver version published for 13.x; the R580 branch rule is applied"
         out[major] = fam
-    return out
-
-
-def _cuda_variants(ref: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for name, row in ref["cuda_variants"].items():
-        ga = row.get("driver_min_toolkit_ga") or {}
-        branch = row.get("driver_branch")
-        full = {"linux": _driver(ga.get("linux_x86_64")), "windows": _driver(ga.get("windows_x86_64"))}
-        full_conf = {"linux": row.get("driver_confidence", "source-file"),
-                     "windows": row.get("driver_confidence", "source-file")}
-        if branch:
-            for os_ in ("linux", "windows"):
-                if not full[os_]:
-                    full[os_] = branch.lstrip("R")
-                    full_conf[os_] = "inferred"
-        out[name] = {"cuda": row["cuda_minor"], "full": full, "full_conf": full_conf, "branch": branch,
-                     "src": row.get("driver_sources", [])}
     return out
 
 
@@ -225,13 +228,14 @@ def build(ref: dict[str, Any]) -> dict[str, Any]:
         "index": {"base": ref["index_layout"]["base"],
                   "channels": {"stable": "", "test": "test", "nightly": "nightly"},
                   "pre_release_channels": ["nightly"]},
-        "cuda": {"families": _cuda_families(ref), "variants": _cuda_variants(ref),
-                 "gpu_driver_floor": GPU_DRIVER_FLOOR},
+        "cuda": {"families": _cuda_families(ref), "gpu_driver_floor": GPU_DRIVER_FLOOR},
         "rocm": {"aliases": GFX_ALIASES, "aliases_conf": "secondary", "platforms": ["linux_x86_64"]},
         "xpu": {"aot_families": XPU_AOT_FAMILIES},
         "jetson": {"sbsa_from_l4t": "38", "conf": "inferred",
                    "wheels": "NVIDIA's Jetson wheels (JetPack redist or the Jetson AI Lab index)"},
         "names": {"sm": ref["gpu_arch_names"]["cuda_sm"], "gfx": ref["gpu_arch_names"]["amd_gfx"]},
+        "companion_labels": COMPANION_LABELS,
+        "platform_notes": PLATFORM_NOTES,
         "unverified": ref["unverified"],
         "releases": built,
     }
@@ -239,7 +243,8 @@ def build(ref: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("reference", type=Path, help="reference torch-matrix.json")
+    parser.add_argument("reference", type=Path, nargs="?", default=DEFAULT_REFERENCE,
+                        help=f"reference torch-matrix.json (default {DEFAULT_REFERENCE.relative_to(HERE.parent)})")
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
     try:

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from resolve_cases import LINUX, amd, check, plan_for, warning
-from torch_install.amdgpu_drivers import rocm_for_amdgpu_driver
 from torch_install.cli import main
 from torch_install.detectors import detect
 from torch_install.detectors.amd import parse_amdgpu_module_version
 from torch_install.detectors.unknown import Unknown
+from torch_install.drivers import rocm_for_amdgpu_driver
 from torch_install.errors import InputError
 from torch_install.machine import Machine, machine_from_dict
 from torch_install.probe import Probe

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from torch_install import install
+from torch_install import interpreter
 from torch_install.child_process import run_captured
-from torch_install.doctor.inspect import other_interpreter
 from torch_install.doctor.runtime import import_torch
 from torch_install.errors import InputError
+from torch_install.interpreter import query_interpreter
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX shell scripts and /proc")
 
@@ -88,12 +88,12 @@ def test_interrupt_while_waiting_kills_the_command(tmp_path: Path) -> None:
 
 def test_python_queries_kill_a_hung_wrapper_with_its_children(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(install, "QUERY_TIMEOUT", 1.0)
-    with pytest.raises(InputError, match=r"did not answer within 1 s$"):
-        install.query_interpreter(str(_hanging_script(tmp_path / "python", "63.25")))
+    monkeypatch.setattr(interpreter, "FACTS_TIMEOUT", 1.0)
+    with pytest.raises(InputError, match=r"did not answer within 1 s \(killed\)$"):
+        query_interpreter(str(_hanging_script(tmp_path / "python", "63.25")))
     assert not _running("63.25")
     with pytest.raises(InputError, match=r"did not answer within 0.5 s \(killed\)$"):
-        other_interpreter(str(_hanging_script(tmp_path / "python3", "64.25")), timeout=0.5)
+        query_interpreter(str(_hanging_script(tmp_path / "python3", "64.25")), timeout=0.5)
     assert not _running("64.25")
 
 

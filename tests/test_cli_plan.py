@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from torch_install.cli import main
+from torch_install.interpreter import query_interpreter
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,7 +102,7 @@ def test_insecure_index_base_from_environment(capsys: pytest.CaptureFixture[str]
 
 def test_one_index_base_policy_for_plan_and_matrix(capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from torch_install import index_url
+    from torch_install.index import urls as index_url
     from torch_install.resolver import load_matrix
     from torch_install.resolver.plan import Request
 
@@ -129,10 +130,10 @@ def test_argparse_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str],
 
 
 def test_help_names_every_format() -> None:
-    from torch_install.cli.plan import FORMAT_NAMES
-    from torch_install.resolver.render import FORMATS
+    from torch_install.cli.plan import _format_names
+    from torch_install.render import FORMATS
 
-    assert [name.split(" ")[0] for name in FORMAT_NAMES.split(", ")] == list(FORMATS)
+    assert [name.split(" ")[0] for name in _format_names().split(", ")] == list(FORMATS)
 
 
 def test_several_targets_resolve_one_build_for_the_fleet(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -295,10 +296,9 @@ def test_install_dry_run_prints_the_command_for_another_interpreter(capsys: pyte
 
 
 def test_install_refuses_an_externally_managed_python(capsys: pytest.CaptureFixture[str]) -> None:
-    from torch_install import install
 
     candidates = [p for p in ("/usr/bin/python3",) if Path(p).is_file()]
-    managed = [p for p in candidates if install.externally_managed(install.query_interpreter(p))]
+    managed = [p for p in candidates if query_interpreter(p).externally_managed]
     if not managed:
         pytest.skip("no externally managed Python on this machine")
     code, out, err = run_main(capsys, "install", "--python", managed[0], "--variant", "cpu")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from torch_install.cli.targets import no_target_error
 from torch_install.container import (
     container_marker,
     gpu_device,
     image_hints,
-    no_target_error,
     target_from_hints,
 )
-from torch_install.cuda_drivers import driver_for_toolkit
+from torch_install.drivers import driver_for_toolkit
 from torch_install.machine import Machine
 from torch_install.probe import Probe
 

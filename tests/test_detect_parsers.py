@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sysroot import OPEN, PCI_VGA, SysrootBuilder
-from torch_install.cuda_drivers import cuda_for_driver
 from torch_install.detectors import detect, hints, host, nvidia
+from torch_install.drivers import cuda_for_driver
 from torch_install.probe import Probe
 
 REAL_INPUTS = {

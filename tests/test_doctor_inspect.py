@@ -109,9 +109,9 @@ def test_cli_healthy_exit_zero_with_a_captured_sysroot(tmp_path, capsys):
     (lambda p: (p.write_text("plain text"), p.chmod(0o644)), "cannot run it"),
 ])
 def test_bad_python_flag_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, make, message):
-    import torch_install.doctor.inspect as inspect_module
+    import torch_install.interpreter as interpreter_module
 
-    monkeypatch.setattr(inspect_module, "FACTS_TIMEOUT", 1.0)
+    monkeypatch.setattr(interpreter_module, "FACTS_TIMEOUT", 1.0)
     bad = tmp_path / "python"
     make(bad)
     target = tmp_path / "target.json"

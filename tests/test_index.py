@@ -10,19 +10,9 @@ from werkzeug import Response
 
 from index_pages import JSON_TYPE, html_page, json_page, load_rows, serve_index, sha
 from torch_install.errors import EXIT_ENVIRONMENT, InputError
-from torch_install.index import (
-    DEFAULT_INDEX_BASE,
-    Fetcher,
-    IndexClient,
-    IndexUnavailable,
-    check_index_url,
-    index_base_from,
-    parse_page,
-    parse_simple_html,
-    parse_simple_json,
-    parse_wheels,
-    project_url,
-)
+from torch_install.index.client import Fetcher, IndexClient
+from torch_install.index.pages import IndexUnavailable, parse_page, parse_simple_html, parse_simple_json, parse_wheels
+from torch_install.index.urls import DEFAULT_INDEX_BASE, check_index_url, index_base_from, project_url
 
 FAST = {"retries": 0, "backoff": 0.0, "connect_timeout": 2.0, "read_timeout": 2.0}
 
@@ -301,7 +291,7 @@ def test_unreachable_host_is_one_line():
 # ------------------------------------------------------------------------------------------------ client + cache
 
 def test_client_reads_all_variants_and_one_variant(httpserver, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     base = serve_index(httpserver, ROWS)
     client = IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST))
@@ -312,7 +302,7 @@ def test_client_reads_all_variants_and_one_variant(httpserver, tmp_path):
 
 
 def test_fresh_cache_makes_no_request(httpserver, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     base = serve_index(httpserver, ROWS)
     IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST)).listing("torch")
@@ -323,7 +313,7 @@ def test_fresh_cache_makes_no_request(httpserver, tmp_path):
 
 
 def test_expired_cache_revalidates_with_etag_and_last_modified(httpserver, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     body = html_page("torch", ROWS[:4])
     lm = "Wed, 02 Dec 2026 10:00:00 GMT"
@@ -342,7 +332,7 @@ def test_expired_cache_revalidates_with_etag_and_last_modified(httpserver, tmp_p
 
 
 def test_network_failure_falls_back_to_the_stale_cache(httpserver, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     httpserver.expect_ordered_request("/whl/torch/").respond_with_data(html_page("torch", ROWS[:4]))
     httpserver.expect_ordered_request("/whl/torch/").respond_with_data("down", status=502)
@@ -355,7 +345,7 @@ def test_network_failure_falls_back_to_the_stale_cache(httpserver, tmp_path):
 
 
 def test_offline_never_touches_the_network(httpserver, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     base = serve_index(httpserver, ROWS)
     with pytest.raises(IndexUnavailable, match="not in the cache, and --offline"):
@@ -369,7 +359,7 @@ def test_offline_never_touches_the_network(httpserver, tmp_path):
 
 
 def test_corrupt_cache_entry_counts_as_absent(httpserver, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     base = serve_index(httpserver, ROWS)
     IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST)).listing("torch")
@@ -381,7 +371,7 @@ def test_corrupt_cache_entry_counts_as_absent(httpserver, tmp_path):
 
 
 def test_unwritable_cache_directory_is_skipped(httpserver, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
@@ -391,7 +381,7 @@ def test_unwritable_cache_directory_is_skipped(httpserver, tmp_path):
 
 
 def test_cache_dir_from_environment(monkeypatch, tmp_path):
-    from torch_install.index_cache import IndexCache
+    from torch_install.index.cache import IndexCache
 
     monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.setenv("TORCH_INSTALL_INDEX_TTL", "120")

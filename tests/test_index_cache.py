@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from index_pages import load_rows, serve_index
-from torch_install.index import Fetcher, IndexClient, IndexUnavailable
-from torch_install.index_cache import IndexCache, default_cache_dir
+from torch_install.index.cache import IndexCache, default_cache_dir
+from torch_install.index.client import Fetcher, IndexClient
+from torch_install.index.pages import IndexUnavailable
 
 FAST = {"retries": 0, "backoff": 0.0, "connect_timeout": 2.0, "read_timeout": 2.0}
 ROWS = load_rows()

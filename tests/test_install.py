@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from torch_install import install
+from torch_install import interpreter as interpreter_module
 from torch_install.errors import EnvironmentFailure, InputError
+from torch_install.interpreter import Interpreter, query_interpreter, this_interpreter
 from torch_install.machine import Machine
 from torch_install.resolver.plan import Choice, Plan, Request
 
@@ -118,8 +120,8 @@ def test_failed_install_keeps_the_previous_torch(env: Path, wheels: dict[str, Pa
                                                  pip_offline: None) -> None:
     install_old_torch(env, wheels)
     index = simple_index(tmp_path / "simple", [wheels["broken"]])
-    interpreter = install.query_interpreter(str(venv_python(env)))
-    argv = install.installer_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
+    interpreter = query_interpreter(str(venv_python(env)))
+    argv = install.plan_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
     assert "uninstall" not in argv and "--no-deps" not in argv
     with pytest.raises(EnvironmentFailure, match=r"pip failed \(exit code 1\)"):
         install.run_installer(argv)
@@ -135,18 +137,18 @@ def test_successful_install_replaces_torch_in_one_transaction(env: Path, wheels:
                                                               pip_offline: None) -> None:
     install_old_torch(env, wheels)
     index = simple_index(tmp_path / "simple", [wheels["old"], wheels["new"]])
-    interpreter = install.query_interpreter(str(venv_python(env)))
-    argv = install.installer_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
+    interpreter = query_interpreter(str(venv_python(env)))
+    argv = install.plan_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
     assert argv[:4] == [interpreter.executable, "-m", "pip", "install"]
     assert install.run_installer(argv) == 0
     assert installed_version(venv_python(env), "torch") == "2.0.0+cpu"
 
 
 def test_query_interpreter_reads_a_venv(env: Path) -> None:
-    interpreter = install.query_interpreter(str(venv_python(env)))
+    interpreter = query_interpreter(str(venv_python(env)))
     assert interpreter.in_venv is True
     assert interpreter.python.rstrip("t") == f"{sys.version_info[0]}.{sys.version_info[1]}"
-    assert install.externally_managed(interpreter) is False
+    assert interpreter.externally_managed is False
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a shell-script interpreter wrapper")
@@ -156,12 +158,12 @@ def test_query_interpreter_never_waits_on_our_stdin(tmp_path: Path, monkeypatch:
     wrapper = tmp_path / "python-wrapper"
     wrapper.write_text(f'#!/bin/sh\nIFS= read -r line\nexec "{sys.executable}" "$@"\n')
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setattr(install, "QUERY_TIMEOUT", 10.0)  # without the fix: an InputError after 10 s, not a hang
+    monkeypatch.setattr(interpreter_module, "FACTS_TIMEOUT", 10.0)  # without the fix: an InputError after 10 s
     read_end, write_end = os.pipe()  # our stdin: a pipe that stays open and never delivers a line
     saved_stdin = os.dup(0)
     os.dup2(read_end, 0)
     try:
-        interpreter = install.query_interpreter(str(wrapper))
+        interpreter = query_interpreter(str(wrapper))
     finally:
         os.dup2(saved_stdin, 0)
         for fd in (saved_stdin, read_end, write_end):
@@ -171,20 +173,21 @@ def test_query_interpreter_never_waits_on_our_stdin(tmp_path: Path, monkeypatch:
 
 def test_query_interpreter_rejects_bad_paths(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"^--python .*missing: no such file$"):
-        install.query_interpreter(str(tmp_path / "missing"))
+        query_interpreter(str(tmp_path / "missing"))
     script = tmp_path / "not-python"
     script.write_text("#!/bin/sh\necho hello\n")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     if os.name != "nt":
         with pytest.raises(InputError, match="not a Python 3 interpreter"):
-            install.query_interpreter(str(script))
+            query_interpreter(str(script))
 
 
 def test_externally_managed_python_is_refused_with_venv_commands(tmp_path: Path) -> None:
     (tmp_path / "EXTERNALLY-MANAGED").write_text("[externally-managed]\nError=use a venv\n")
-    system = install.Interpreter(executable="/usr/bin/python3", python="3.12", stdlib=str(tmp_path), in_venv=False)
+    system = Interpreter(executable="/usr/bin/python3", version="3.12.4", stdlib=str(tmp_path), prefix="/usr",
+                         base_prefix="/usr")
     plan = make_plan({"torch": "2.9.1+cpu"}, "https://download.pytorch.org/whl/cpu")
-    assert install.externally_managed(system)
+    assert system.externally_managed
     with pytest.raises(EnvironmentFailure) as caught:
         install.check_installable(plan, system)
     lines = str(caught.value).splitlines()
@@ -196,7 +199,8 @@ def test_externally_managed_python_is_refused_with_venv_commands(tmp_path: Path)
 
 def test_marker_inside_a_venv_does_not_count(tmp_path: Path) -> None:
     (tmp_path / "EXTERNALLY-MANAGED").write_text("[externally-managed]\n")
-    inside = install.Interpreter(executable="/tmp/env/bin/python", python="3.12", stdlib=str(tmp_path), in_venv=True)
+    inside = Interpreter(executable="/tmp/env/bin/python", version="3.12.4", stdlib=str(tmp_path), prefix="/tmp/env",
+                         base_prefix="/usr")
     install.check_installable(make_plan({"torch": "2.9.1+cpu"}, None), inside)
 
 
@@ -205,9 +209,9 @@ def test_uv_argv_targets_the_interpreter(tmp_path: Path, monkeypatch: pytest.Mon
     fake_uv.write_text("#!/bin/sh\nexit 0\n")
     fake_uv.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
-    interpreter = install.Interpreter("/envs/a/bin/python", "3.12", "/nowhere", True)
+    interpreter = Interpreter("/envs/a/bin/python", "3.12.4", prefix="/envs/a", base_prefix="/usr")
     plan = make_plan({"torch": "2.10.0.dev20251201+cpu"}, "https://download.pytorch.org/whl/nightly/cpu", "nightly")
-    assert install.installer_argv(plan, interpreter, "uv") == [
+    assert install.plan_argv(plan, interpreter, "uv") == [
         str(fake_uv), "pip", "install", "--python", "/envs/a/bin/python", "torch==2.10.0.dev20251201+cpu",
         "--prerelease", "allow", "--index-url", "https://download.pytorch.org/whl/nightly/cpu"]
 
@@ -215,8 +219,8 @@ def test_uv_argv_targets_the_interpreter(tmp_path: Path, monkeypatch: pytest.Mon
 def test_missing_uv_is_an_environment_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(EnvironmentFailure, match="uv not found on PATH"):
-        install.installer_argv(make_plan({"torch": "2.9.1+cpu"}, None), install.this_interpreter(), "uv")
-    dry = install.installer_argv(make_plan({"torch": "2.9.1+cpu"}, None), install.this_interpreter(), "uv",
+        install.plan_argv(make_plan({"torch": "2.9.1+cpu"}, None), this_interpreter(), "uv")
+    dry = install.plan_argv(make_plan({"torch": "2.9.1+cpu"}, None), this_interpreter(), "uv",
                                  need_uv=False)
     assert dry[:3] == ["uv", "pip", "install"]
 
@@ -239,7 +243,7 @@ def test_installer_runs_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None
 def test_plan_without_choice_installs_nothing() -> None:
     plan = Plan(machine=Machine(), request=Request(), choice=None, gpu_accelerated=False)
     with pytest.raises(EnvironmentFailure, match="nothing to install"):
-        install.installer_argv(plan, install.this_interpreter())
+        install.plan_argv(plan, this_interpreter())
 
 
 def test_cli_install_failure_exits_3_and_keeps_the_previous_torch(env: Path, wheels: dict[str, Path],

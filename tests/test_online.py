@@ -307,7 +307,7 @@ def test_bad_timeout_setting_is_an_input_error(capsys, tmp_path, monkeypatch):
 
 
 def test_target_tags_for_profiles():
-    from torch_install.online import target_tags
+    from torch_install.wheel_tags import target_tags
 
     linux = target_tags(Machine(os="linux", arch="aarch64", python="3.13t", glibc="2.28"))
     assert "cp313-cp313t-manylinux_2_28_aarch64" in linux.tags

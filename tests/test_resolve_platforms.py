@@ -140,7 +140,8 @@ def test_a_wheel_from_the_release_matrix_has_no_existence_note():
 
 
 def test_a_live_index_confirms_existence():
-    from torch_install.online import IndexFacts, ReleaseFacts, merge
+    from torch_install.index.facts import IndexFacts, ReleaseFacts
+    from torch_install.index.merge import merge
     from torch_install.resolver import load_matrix
 
     facts = IndexFacts("https://download.pytorch.org/whl", (ReleaseFacts("2.14.1", ("cpu", "rocm7.2"), ("3.12",)),),

@@ -15,11 +15,10 @@ from typing import Any
 
 from .errors import EXIT_OK, EXIT_WARNINGS
 from .machine import Machine
+from .resolver.matrix import Matrix, version_key
 from .resolver.plan import Plan, Request
 
 LABEL_PREFIX = "torch-install.io"
-# Plan warnings that mean the build does not run (or cannot be installed) on that machine.
-BLOCKING = ("driver-too-old", "gpu-arch-unsupported", "python-unsupported", "platform-unsupported")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
@@ -53,7 +52,7 @@ class FleetPlan:
 
 
 def machine_name(machine: Machine, index: int) -> str:
-    from .resolver.render import gpu_description
+    from .render.plan import gpu_description
 
     gpus = ", ".join(gpu_description(g) for g in machine.gpus) or "no GPU"
     driver = f", driver {machine.nvidia_driver}" if machine.nvidia_driver else ""
@@ -68,12 +67,11 @@ def _blocking(plan: Plan, torch: str, variant: str) -> str | None:
         return f"gets {plan.choice.variant} instead of {variant}"
     if plan.choice.torch.split("+")[0] != torch:
         return f"the newest {variant} build it can use is torch {plan.choice.torch}"
-    bad = [w for w in plan.warnings if w.code in BLOCKING]
-    return "; ".join(f"[{w.code}] {w.message}" for w in bad) or None
+    return "; ".join(f"[{w.code}] {w.message}" for w in plan.blocking_warnings()) or None
 
 
-def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Any,
-                  resolve: Callable[[Machine, Request, Any], Plan] | None = None) -> FleetPlan:
+def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
+                  resolve: Callable[[Machine, Request, Matrix], Plan] | None = None) -> FleetPlan:
     """The newest build that runs on every machine; candidates are each machine's own best build, GPU first."""
     if resolve is None:
         from .resolver.choose import resolve as resolve_default
@@ -85,8 +83,6 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Any,
     for plan in own:
         if plan.choice and (key := (plan.choice.torch.split("+")[0], plan.choice.variant)) not in seeds:
             seeds.append(key)
-    from .resolver.matrix import version_key
-
     seeds.sort(key=lambda k: (k[1] != "cpu", version_key(k[0])), reverse=True)
     candidates: list[Candidate] = []
     tried: set[tuple[str, str]] = set()
@@ -119,7 +115,7 @@ def render(result: FleetPlan, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(to_dict(result), indent=2)
     if fmt != "text" and result.plan is not None:
-        from .resolver.render import FORMATS
+        from .render import FORMATS
 
         return FORMATS[fmt](result.plan)
     lines = [f"Fleet:    {len(result.machines)} machines"]
@@ -130,9 +126,7 @@ def render(result: FleetPlan, fmt: str) -> str:
         lines.append(f"Choice:   torch {result.choice.torch}, variant {result.choice.variant}, from {where}: "
                      "runs on every machine")
         if plan is not None:
-            from .resolver.render import render_pip
-
-            lines.append(f"Command:  {render_pip(plan)}")
+            lines.append(f"Command:  {plan.commands.get('pip', '')}")
     else:
         lines.append("Choice:   none: no single build runs on every machine")
     for cand in result.candidates:

@@ -64,6 +64,23 @@ class Gpu(NamedTuple):
         major, minor = self.compute_capability.split(".")
         return int(major) * 10 + int(minor)
 
+    @property
+    def arch(self) -> str | None:
+        """The architecture that decides which builds run it: ``sm_89``, ``gfx1100`` or a family (``alchemist``)."""
+        return f"sm_{self.sm}" if self.sm is not None else self.gfx or self.family
+
+    @property
+    def label(self) -> str:
+        """How messages name the GPU: its name, else its vendor and PCI id, else its vendor."""
+        if self.name:
+            return self.name
+        return f"{self.vendor} GPU {self.pci_id}" if self.pci_id else f"{self.vendor} GPU"
+
+    @property
+    def label_with_arch(self) -> str:
+        """``NVIDIA GeForce RTX 4090 (sm_89)``: the label and the architecture, for reasons and warnings."""
+        return f"{self.label} ({self.arch})" if self.arch else self.label
+
 
 class Machine(NamedTuple):
     """A machine profile. Every field is optional: None means unknown. Immutable: ``machine._replace(...)``."""
@@ -84,6 +101,7 @@ class Machine(NamedTuple):
     rocm: str | None = None  # ROCm user space, "6.4.1"
     amdgpu_driver: str | None = None  # AMD's DKMS amdgpu kernel driver, "6.10.5" (none with the in-tree driver)
     gpus: tuple[Gpu, ...] = ()
+    gpus_known: bool = True  # False: a profile that does not state its GPUs (unknown, not "none"); no JSON key
     sources: Mapping[str, str] = MappingProxyType({})  # "nvidia_driver" / "gpus[0].gfx" -> where from
     notes: tuple[str, ...] = ()  # detection problems and hints, one line each
     assumed: tuple[str, ...] = ()  # fields taken from this machine for a target profile
@@ -107,14 +125,16 @@ class Machine(NamedTuple):
         return f"{self.os}_{arch}"
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON form: schema first, unknown (None) and empty fields left out, gpus always present."""
+        """The JSON form: schema first, unknown (None) and empty fields left out; ``gpus`` present unless the
+        GPUs are unknown (a profile that did not state them)."""
         out: dict[str, Any] = {"schema": self.schema}
         for name, value in self._asdict().items():
-            if name in ("schema", "gpus") or value is None or value == () or value == {}:
+            if name in ("schema", "gpus", "gpus_known") or value is None or value == () or value == {}:
                 continue
             out[name] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(
                 value, tuple) else value
-        out["gpus"] = [_gpu_to_dict(g) for g in self.gpus]
+        if self.gpus_known or self.gpus:
+            out["gpus"] = [_gpu_to_dict(g) for g in self.gpus]
         return out
 
     def to_json(self) -> str:
@@ -218,7 +238,7 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
     for key in ("notes", "assumed"):
         if key in kwargs:
             kwargs[key] = tuple(kwargs[key])
-    return Machine(**kwargs, gpus=tuple(gpus))
+    return Machine(**kwargs, gpus=tuple(gpus), gpus_known="gpus" in data)
 
 
 def load_machine(path: "str | Path") -> Machine:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from . import common
+from . import common, targets
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
     from ..machine import Gpu, Machine
 
@@ -45,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
     if args.target:
         from ..machine import fill_platform, load_machine
 
-        machine = fill_platform(load_machine(args.target), common.platform_here(args))
+        machine = fill_platform(load_machine(args.target), targets.platform_here(args))
     elif args.capture:
         machine = _detect_and_capture(args)
     else:
-        machine = common.detect_here(args)
+        machine = targets.detect_here(args)
     fmt = args.format or ("json" if args.json else "summary")
     if args.json and fmt != "json":
         raise InputError(f"--json contradicts --format {fmt}")
@@ -153,7 +153,7 @@ def render_summary(machine: Machine, verbose: bool = False) -> str:
     if machine.rocm:
         add(f"ROCm {machine.rocm}", "rocm")
     if machine.amdgpu_driver:
-        from ..amdgpu_drivers import rocm_for_amdgpu_driver
+        from ..drivers import rocm_for_amdgpu_driver
 
         kernel = rocm_for_amdgpu_driver(machine.amdgpu_driver)
         series = f" (ROCm {kernel.rocm}, {kernel.confidence})" if kernel else " (ROCm release not in the driver table)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import common
+from . import common, targets
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,22 +21,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="also import torch in a child process and run one tiny GPU kernel")
     parser.add_argument("--import-timeout", metavar="SECONDS", type=float, default=60.0,
                         help="time limit for --import-torch (default 60)")
-    parser.add_argument("--target", metavar="FILE",
+    parser.add_argument("--target", metavar="FILE", action="append",
                         help="machine profile JSON describing the hardware (a captured or remote machine)")
-    common.add_sysroot_option(parser)
+    targets.add_sysroot_option(parser)
     parser.set_defaults(func=run)
-
-
-def _target_lists_gpus(path: str) -> bool:
-    """Whether a target profile states its GPUs (an absent ``gpus`` key means unknown, not none)."""
-    import json
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and "gpus" in data
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,24 +41,21 @@ def run(args: argparse.Namespace) -> int:
     from ..resolver.matrix import load_matrix
 
     probe = None
-    hardware_known = True
     if args.target:
-        from ..machine import fill_platform, load_machine
-
-        machine = fill_platform(load_machine(args.target), common.platform_here(args))
-        hardware_known = _target_lists_gpus(args.target)
+        # --python names the environment here, not the target's Python: only the profile describes the machine
+        machine = targets.machine(argparse.Namespace(target=args.target, sysroot=args.sysroot))
         environ = dict(os.environ)
     else:
+        from ..completion import complete_machine
         from ..detectors import detect
 
         if args.sysroot and not Path(args.sysroot).is_dir():
             raise InputError(f"--sysroot {args.sysroot}: not a directory")
         probe = Probe(root=args.sysroot) if args.sysroot else Probe()
-        machine = detect(probe)
+        machine = complete_machine(detect(probe))
         environ = dict(probe.environ)
     installed = inspect(args.python, environ=os.environ)
     report = diagnose(machine, installed, load_matrix(), probe=probe, environ=environ,
-                      hardware_known=hardware_known,
                       import_torch_timeout=args.import_timeout if args.import_torch else None)
     from ..doctor.report import render_json, render_text
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK
-from . import common
+from ..resolver.request import CHANNELS
+from . import common, targets
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
-    from typing import Any
-
     from ..machine import Machine
     from ..resolver.matrix import Matrix
 
@@ -26,18 +25,18 @@ def register(sub: argparse._SubParsersAction) -> None:
                     f"Variants marked {ASSUMED_MARK} were found on the index; their rules are assumed.")
     parser.add_argument("--limit", type=int, default=12, metavar="N", help="newest N releases (default 12; 0: all)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
-    parser.add_argument("--channel", choices=("stable", "test", "nightly"), default="stable",
+    parser.add_argument("--channel", choices=CHANNELS, default="stable",
                         help="index channel read with --online (default stable)")
     common.add_index_options(parser)
-    common.add_target_options(parser)
-    common.add_sysroot_option(parser)
+    targets.add_target_options(parser)
+    targets.add_sysroot_option(parser)
     parser.set_defaults(func=run)
 
 
 def rows(matrix: Matrix, machine: Machine) -> list[dict[str, Any]]:
     """One row per release with wheels for the machine's platform (and Python, when known), newest first."""
     platform = machine.platform or ""
-    provenance = getattr(matrix, "provenance", {})
+    provenance = matrix.provenance or {}
     out = []
     for release in matrix.releases:
         variants = release.variants(platform)
@@ -70,14 +69,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.limit < 0:
         raise InputError(f"--limit {args.limit}: must be 0 or more")
-    machine = common.machine_from_args(args) if common.describes_target(args) or args.python else \
-        common.platform_here(args)
+    machine = targets.machine(args) if targets.describes_target(args) or args.python else \
+        targets.platform_here(args)
     if not machine.platform:
         raise InputError("the machine's OS or architecture is unknown; give --os and --arch")
     matrix = common.matrix_for(args, machine)
     table = rows(matrix, machine)
     table = table[: args.limit] if args.limit else table
-    online = hasattr(matrix, "provenance")
+    online = matrix.provenance is not None
     source = f"index {matrix.index_base}" if online else "embedded matrix"
     if args.format == "json":
         common.write(json.dumps({"platform": machine.platform, "python": machine.python, "source": source,

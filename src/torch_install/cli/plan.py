@@ -4,24 +4,18 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, EXIT_WARNINGS, InputError
-from . import common
+from ..resolver.request import CHANNELS
+from . import common, targets
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
-    from typing import Any
-
     from ..machine import Machine
+    from ..resolver.matrix import Matrix
     from ..resolver.plan import Plan, Request
 
-CHANNELS = ("stable", "test", "nightly")
-FORMAT_NAMES = "text (default), url, pip, uv, requirements, pyproject, json, dockerfile, variant-env"
 _PLAIN_NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"
-# variant prefix -> (GPU vendor it needs, vendor brand, build kind, operating systems without such builds)
-_VARIANT_NEEDS = {"cu": ("nvidia", "NVIDIA", "CUDA", ("macos",)), "rocm": ("amd", "AMD", "ROCm", ("macos", "windows")),
-                  "xpu": ("intel", "Intel", "XPU", ("macos",))}
-_VARIANT = r"^(cpu|xpu|default|cu\d{2,3}|rocm\d+(\.\d+){1,2})$"
 
 
 def _add_request_options(parser: argparse.ArgumentParser) -> None:
@@ -37,11 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                           description="Resolve the newest PyTorch build that runs on the machine and explain the "
                                       "choice. Exit code 1 when the plan has warnings.")
     _add_request_options(plan)
-    plan.add_argument("--format", default="text", metavar="FORMAT", help=f"output format: {FORMAT_NAMES}")
+    plan.add_argument("--format", default="text", metavar="FORMAT", help=f"output format: {_format_names()}")
     plan.add_argument("--hashes", action="store_true",
                       help="with --format requirements: add --hash=sha256: options read from the index")
-    common.add_target_options(plan)
-    common.add_sysroot_option(plan)
+    targets.add_target_options(plan)
+    targets.add_sysroot_option(plan)
     plan.add_argument("--for-container", action=argparse.BooleanOptionalAction, default=None,
                       help="resolve for a container image: never use build-host hardware; target from --target/"
                            "flags or base-image hints (default: on in a container with no GPU device)")
@@ -59,8 +53,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def request_from_args(args: argparse.Namespace) -> Request:
     """The Request: packages (checked as PEP 508 requirements), variant, channel, index base."""
-    from ..index_url import index_base_from
+    from ..index.urls import index_base_from
     from ..resolver.plan import Request
+    from ..resolver.variants import is_variant
 
     for package in args.packages:
         if re.match(_PLAIN_NAME, package):
@@ -71,20 +66,28 @@ def request_from_args(args: argparse.Namespace) -> Request:
             Requirement(package)
         except InvalidRequirement as exc:
             raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
-    if args.variant is not None and not re.match(_VARIANT, args.variant):
+    if args.variant is not None and not is_variant(args.variant):
         raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
     return Request(packages=tuple(args.packages) or ("torch",), variant=args.variant, channel=args.channel,
                    index_base=base)
 
 
+def _format_names() -> str:
+    from ..render import FORMATS
+
+    return ", ".join(f"{name} (default)" if name == "text" else name for name in FORMATS)
+
+
 def _gpu_names(machine: Machine, vendor: str | None = None) -> str:
-    gpus = [g for g in machine.gpus if vendor is None or g.vendor == vendor]
-    return ", ".join(g.name or f"{g.vendor} GPU" for g in gpus)
+    return ", ".join(g.label for g in machine.gpus if vendor is None or g.vendor == vendor)
 
 
 def check_consistent(machine: Machine, variant: str | None) -> None:
     """Contradictions between flags/profile fields and the forced variant are input errors, not plans."""
+    from ..resolver.rules import POLICY_OF_KIND
+    from ..resolver.variants import variant_kind
+
     os_ = machine.os
     if os_ == "macos" and machine.nvidia_driver:
         raise InputError(f"macOS with NVIDIA driver {machine.nvidia_driver} is contradictory: "
@@ -93,33 +96,39 @@ def check_consistent(machine: Machine, variant: str | None) -> None:
         raise InputError(f"{os_} with ROCm {machine.rocm} is contradictory: PyTorch's ROCm builds are Linux-only")
     if os_ and os_ != "macos" and machine.gpus_of("apple"):
         raise InputError(f"{os_} with an Apple GPU ({_gpu_names(machine, 'apple')}) is contradictory")
-    if not variant:
+    policy = POLICY_OF_KIND.get(variant_kind(variant)) if variant else None
+    if policy is None:
         return
-    for prefix, (vendor, brand, kind, no_os) in _VARIANT_NEEDS.items():
-        if not variant.startswith(prefix):
-            continue
-        if os_ in no_os:
-            raise InputError(f"--variant {variant} contradicts the target: there are no {kind} builds for {os_}")
-        if machine.gpus and not machine.gpus_of(vendor):
-            raise InputError(f"--variant {variant} contradicts the target: it needs an {brand} GPU, "
-                             f"the target has {_gpu_names(machine)}")
+    if os_ and not _has_builds(policy.kind, os_):
+        raise InputError(f"--variant {variant} contradicts the target: there are no {policy.build} builds for {os_}")
+    if machine.gpus and not machine.gpus_of(policy.vendor):
+        raise InputError(f"--variant {variant} contradicts the target: it needs an {policy.brand} GPU, "
+                         f"the target has {_gpu_names(machine)}")
 
 
-def resolve_plan(machine: Machine, request: Request, matrix: Any) -> Plan:
+def _has_builds(kind: str, os_: str) -> bool:
+    """Whether any release of the embedded matrix has a build of that kind for an OS."""
+    from ..resolver.matrix import load_matrix
+    from ..resolver.variants import variant_kind
+
+    return any(variant_kind(v) == kind for r in load_matrix().releases for p, vs in r.variant_lists.items()
+               if p.startswith(f"{os_}_") for v in vs)
+
+
+def resolve_plan(machine: Machine, request: Request, matrix: Matrix) -> Plan:
     from ..resolver.choose import resolve
 
     return resolve(machine, request, matrix)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..container import container_machines
-    from ..resolver.render import FORMATS
+    from ..render import FORMATS
 
     if args.format not in FORMATS:
         raise InputError(f"--format {args.format}: not one of {', '.join(FORMATS)}")
     request = request_from_args(args)
-    common.target_flag_values(args)  # malformed flags are errors whichever way the target is built
-    machines = container_machines(args, request) or common.machines_from_args(args)
+    targets.target_flag_values(args)  # malformed flags are errors whichever way the target is built
+    machines = targets.machines(args, request.variant, container=True)
     for machine in machines:
         check_consistent(machine, request.variant)
     if len(machines) > 1:
@@ -129,13 +138,13 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--hashes goes with --format requirements")
     matrix = common.matrix_for(args, machine)
     plan = resolve_plan(machine, request, matrix)
-    if getattr(matrix, "provenance", None):  # learnt from a live index: say what its choice rests on
-        from ..online import with_index_notes
+    if matrix.provenance is not None:  # learnt from a live index: say what its choice rests on
+        from ..index.merge import with_index_notes
 
         plan = with_index_notes(plan, matrix)
     if args.hashes:
-        from ..online import plan_hashes
-        from ..resolver.render import render_requirements
+        from ..index.hashes import plan_hashes
+        from ..render.plan import render_requirements
 
         common.write(render_requirements(plan, plan_hashes(plan, machine, offline=args.offline,
                                                            allow_insecure=args.allow_insecure_index)))
@@ -155,18 +164,19 @@ def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Reque
 
 def run_install(args: argparse.Namespace) -> int:
     import shlex
-    import sys
 
     from .. import install
+    from ..completion import complete_machine
+    from ..interpreter import query_interpreter, this_interpreter
 
     request = request_from_args(args)
-    interpreter = install.query_interpreter(args.python) if args.python else install.this_interpreter()
-    machine = common.detect_here(args)._replace(python=interpreter.python)
+    interpreter = query_interpreter(args.python) if args.python is not None else this_interpreter()
+    machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
     check_consistent(machine, request.variant)
     plan = resolve_plan(machine, request, common.matrix_for(args, machine))
     for warning in plan.warnings:
-        sys.stderr.write(f"torch-install: warning: [{warning.code}] {warning.message}\n")
-    argv = install.installer_argv(plan, interpreter, args.installer, need_uv=not args.dry_run)
+        common.warn(f"[{warning.code}] {warning.message}")
+    argv = install.plan_argv(plan, interpreter, args.installer, need_uv=not args.dry_run)
     install.check_installable(plan, interpreter, args.installer)
 
     common.write(shlex.join(argv))

@@ -7,7 +7,7 @@ import json
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, EXIT_WARNINGS, EnvironmentFailure, InputError
-from . import common
+from . import common, targets
 
 if TYPE_CHECKING:
     from ..machine import Machine
@@ -28,8 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     parser.add_argument("--enable-optional", metavar="NAMESPACE", action="append", default=[],
                         help="turn on an optional provider namespace")
-    common.add_target_options(parser)
-    common.add_sysroot_option(parser)
+    targets.add_target_options(parser)
+    targets.add_sysroot_option(parser)
     parser.set_defaults(func=run)
 
 
@@ -41,7 +41,7 @@ def fetch(url: str, max_bytes: int | None = None, timeout: float = TIMEOUT_S) ->
 
     import requests
 
-    from ..index_url import redact_url, transport_allowed
+    from ..index.urls import redact_url, transport_allowed
 
     started = time.monotonic()
     for _ in range(MAX_REDIRECTS + 1):
@@ -72,7 +72,7 @@ def load_source(source: str) -> VariantsFile:
     from ..wheelnext import read_variants_text
 
     if "://" in source:
-        from ..index_url import redact_url
+        from ..index.urls import redact_url
 
         return read_variants_text(fetch(source), redact_url(source))
     from ..probe import read_regular
@@ -99,7 +99,7 @@ def _cpu_flags(args: argparse.Namespace, machine: Machine) -> frozenset[str]:
 
 
 def render_text(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: tuple[str, ...]) -> str:
-    from ..resolver.render import gpu_description
+    from ..render.plan import gpu_description
     from ..wheelnext import DIALECTS, INSTALLERS, index_variant, why_first
 
     gpus = ", ".join(gpu_description(g) for g in machine.gpus) or "no GPU"
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     from ..wheelnext import rank_variants, supported_properties
 
     vfile = load_source(args.source)
-    machine = common.machine_from_args(args)
+    machine = targets.machine(args)
     target = supported_properties(machine, _cpu_flags(args, machine))
     ranking = rank_variants(vfile, target, machine, args.enable_optional)
     render = render_json if args.format == "json" else render_text

@@ -152,10 +152,10 @@ def _rocm_version(probe: Probe, found: Found) -> str | None:
 
 def parse_amdgpu_module_version(text: str | None) -> str | Unknown:
     """``/sys/module/amdgpu/version`` of AMD's DKMS driver ("6.10.5\\n") -> "6.10.5"."""
-    from ..amdgpu_drivers import DRIVER_VERSION  # the driver table's own pattern; read only when the file exists
+    from ..drivers import AMDGPU_DRIVER_VERSION  # the driver table's own pattern; read only when the file exists
 
     first = (text or "").strip().splitlines()[0].strip() if (text or "").strip() else ""
-    if not re.match(DRIVER_VERSION, first):
+    if not re.match(AMDGPU_DRIVER_VERSION, first):
         return Unknown(f"{AMDGPU_MODULE_VERSION} holds {first[:40]!r}, not a driver version")
     return first
 

@@ -11,7 +11,7 @@ Cheapest source first, and a command only when the files cannot answer:
    where an NVIDIA GPU was seen on PCI, on WSL, or on Windows.
 
 The newest CUDA the driver supports comes from NVML when it answered, else from the driver version and
-the toolkit → minimum-driver table (``cuda_drivers``, ``data/cuda-toolkit-drivers.json``).
+the toolkit → minimum-driver table (``drivers``, ``data/cuda-toolkit-drivers.json``).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 
-from ..cuda_drivers import cuda_for_driver, toolkit_rows
+from ..drivers import cuda_for_driver, toolkit_rows
 from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe

@@ -49,7 +49,11 @@ class Report:
     fix: Fix | None = None
     runtime: RuntimeReport | None = None
     environment: Mapping[str, str] = field(default_factory=dict)
-    hardware_known: bool = True  # False: a target profile that does not list its GPUs
+
+    @property
+    def hardware_known(self) -> bool:
+        """False for a target profile that does not state its GPUs."""
+        return self.machine.gpus_known
 
     @property
     def problems(self) -> tuple[Finding, ...]:
@@ -95,7 +99,7 @@ class Report:
 
 
 def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: Probe | None = None,
-             environ: Mapping[str, str] | None = None, hardware_known: bool = True,
+             environ: Mapping[str, str] | None = None,
              plan_for: Callable[[tuple[str, ...]], Plan] | None = None,
              import_torch_timeout: float | None = None) -> Report:
     """Run every check; fill in the fix. ``import_torch_timeout`` set: also import torch in a child process.
@@ -108,7 +112,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     if plan_for is None:
         plan_for = default_planner(machine, matrix)
     ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
-                  hardware_known=hardware_known, plan_for=plan_for)
+                  plan_for=plan_for)
     findings = run_checks(ctx)
     runtime = None
     if import_torch_timeout is not None and ctx.torch is not None:
@@ -131,7 +135,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     from .checks import SEVERITIES
 
     findings = sorted(findings, key=lambda f: SEVERITIES.index(f.severity))
-    return Report(machine, installed, ctx.torch, tuple(findings), fix, runtime, reported, hardware_known)
+    return Report(machine, installed, ctx.torch, tuple(findings), fix, runtime, reported)
 
 
 def _fill_fix(findings: list[Finding], fix: Fix | None) -> list[Finding]:

@@ -15,10 +15,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..machine import Gpu, Machine
-from ..resolver.matrix import Matrix, cuda_version
+from ..machine import Machine
+from ..resolver.matrix import Matrix
 from ..resolver.rules import hsa_override, runs_on
+from ..resolver.variants import cuda_version
 from ..versions import numeric_key
+from ..wheel_tags import wheel_abis, wheel_glibc
+from .fix import uninstall_command
 from .flavour import Flavour, companion_flavour, torch_flavour
 from .inspect import MAX_RECORD, Dist, Installed, normalize, read_file
 
@@ -74,7 +77,6 @@ class Context:
     matrix: Matrix
     probe: Probe | None = None
     environ: Mapping[str, str] = field(default_factory=dict)
-    hardware_known: bool = True  # False: a target profile that lists no GPUs (unknown, not "none")
     plan_for: Callable[[tuple[str, ...]], Plan] | None = None  # packages -> plan for this machine
 
     @cached_property
@@ -102,10 +104,6 @@ class Context:
     def source(self, field_name: str) -> str:
         where = self.machine.sources.get(field_name)
         return f" (from {where})" if where else ""
-
-
-def _gpu_name(gpu: Gpu) -> str:
-    return gpu.name or (f"PCI {gpu.pci_id}" if gpu.pci_id else f"{gpu.vendor} GPU")
 
 
 def _conf(confidence: str) -> str:
@@ -173,7 +171,7 @@ def check_duplicate_torch_install(ctx: Context) -> list[Finding]:
         severity = "error"
     if not evidence:
         return []
-    fix = ("remove the extra copies (`python -m pip uninstall -y torch` removes the first one on the path; "
+    fix = (f"remove the extra copies (`{uninstall_command(installed, ['torch'])}` removes the first one on the path; "
            "delete '~'-prefixed leftovers), then run: " + INSTALL_FIX)
     return [Finding("duplicate-torch-install", severity, "more than one PyTorch install is visible", tuple(evidence),
                     fix)]
@@ -253,7 +251,7 @@ def check_cpu_build_on_gpu_machine(ctx: Context) -> list[Finding]:
         return []
     gpus = [g for g in ctx.machine.visible_gpus if g.vendor in ("nvidia", "amd", "intel")]
     evidence = [f"torch {torch.version} is a CPU-only build: {torch.evidence}"]
-    evidence += [f"GPU: {_gpu_name(g)}" + (f" × {g.count}" if g.count > 1 else "") for g in gpus]
+    evidence += [f"GPU: {g.label}" + (f" × {g.count}" if g.count > 1 else "") for g in gpus]
     if ctx.machine.nvidia_driver:
         evidence.append(f"NVIDIA driver {ctx.machine.nvidia_driver}{ctx.source('nvidia_driver')}")
     dist = ctx.installed.dist("torch")
@@ -308,12 +306,12 @@ def check_gpu_arch_not_in_build(ctx: Context) -> list[Finding]:
             continue
         sm_list = " ".join(f"sm_{s}" for s in arch.sm)
         ptx = " ".join(f"compute_{p}" for p in arch.ptx) or "no PTX"
-        evidence = (f"GPU {_gpu_name(gpu)}: compute capability {gpu.compute_capability} (sm_{gpu.sm})",
+        evidence = (f"GPU {gpu.label}: compute capability {gpu.compute_capability} (sm_{gpu.sm})",
                     f"torch {torch.version}+{torch.variant} on {platform} carries {sm_list}; {ptx}"
                     f"{_conf(arch.confidence)}",
                     f"torch build: {torch.evidence}")
         findings.append(Finding("gpu-arch-not-in-build", "error", f"this torch build has no kernels for "
-                                f"{_gpu_name(gpu)} (sm_{gpu.sm})", evidence, INSTALL_FIX))
+                                f"{gpu.label} (sm_{gpu.sm})", evidence, INSTALL_FIX))
     return findings
 
 
@@ -330,7 +328,7 @@ def check_rocm_gfx_not_in_build(ctx: Context) -> list[Finding]:
         if not gpu.visible or not gpu.gfx or gpu.gfx in targets.gfx:
             continue
         aliases = [a for a in ctx.matrix.gfx_aliases.get(gpu.gfx, ()) if a in targets.gfx]
-        evidence = [f"GPU {_gpu_name(gpu)}: {gpu.gfx}",
+        evidence = [f"GPU {gpu.label}: {gpu.gfx}",
                     f"torch {torch.version}+{torch.variant} carries {' '.join(targets.gfx)}{_conf(targets.confidence)}"]
         if aliases:
             value = hsa_override(aliases[0])
@@ -352,7 +350,7 @@ def check_rocm_gfx_not_in_build(ctx: Context) -> list[Finding]:
 
 def check_cuda_wheel_on_cpu_machine(ctx: Context) -> list[Finding]:
     torch = ctx.torch
-    if torch is None or not ctx.hardware_known or ctx.os == "macos":
+    if torch is None or not ctx.machine.gpus_known or ctx.os == "macos":
         return []
     if any(g.vendor == "nvidia" for g in ctx.machine.gpus):
         return []
@@ -361,14 +359,14 @@ def check_cuda_wheel_on_cpu_machine(ctx: Context) -> list[Finding]:
     names = ", ".join(d.name for d in runtimes)
     if torch.kind == "cuda":
         evidence = [f"torch {torch.version} is a {torch.variant} build: {torch.evidence}",
-                    "no NVIDIA GPU on this machine" + (f" (GPUs: {', '.join(_gpu_name(g) for g in ctx.machine.gpus)})"
+                    "no NVIDIA GPU on this machine" + (f" (GPUs: {', '.join(g.label for g in ctx.machine.gpus)})"
                                                        if ctx.machine.gpus else "")]
         if runtimes:
             evidence.append(f"{len(runtimes)} CUDA runtime packages, {size / 1e9:.1f} GB: {names}")
         return [Finding("cuda-wheel-on-cpu-machine", "warning", "a CUDA build of torch on a machine without an "
                         "NVIDIA GPU", tuple(evidence), INSTALL_FIX)]
     if torch.kind in ("cpu", "rocm", "xpu") and runtimes and any(d.name.startswith("nvidia-") for d in runtimes):
-        uninstall = "python -m pip uninstall -y " + " ".join(d.name for d in runtimes)
+        uninstall = uninstall_command(ctx.installed, [d.name for d in runtimes])
         return [Finding("orphaned-cuda-libraries", "info", f"CUDA libraries no installed torch uses "
                         f"({size / 1e9:.1f} GB)", (f"torch is a {torch.variant} build; installed: {names}",),
                         uninstall)]
@@ -388,7 +386,7 @@ def check_python_unsupported(ctx: Context) -> list[Finding]:
     evidence: list[str] = []
     if dist is not None:
         wanted = f"cp{''.join(interp.version.split('.')[:2])}{'t' if interp.free_threaded else ''}"
-        abis = {tag.split("-")[1] for tag in dist.wheel_tags if tag.count("-") == 2}
+        abis = wheel_abis(dist.wheel_tags)
         if abis and interp.implementation == "cpython" and not abis & {wanted, "abi3", "none"}:
             evidence.append(f"{dist.path}/WHEEL: Tag {', '.join(dist.wheel_tags)}; this interpreter is {wanted} "
                             f"(Python {interp.version}{', free-threaded' if interp.free_threaded else ''})")
@@ -402,23 +400,6 @@ def check_python_unsupported(ctx: Context) -> list[Finding]:
                     + INSTALL_FIX)]
 
 
-def wheel_glibc(tags: tuple[str, ...]) -> str | None:
-    """Lowest glibc a wheel's platform tags need: manylinux_2_28_x86_64 -> "2.28", manylinux2014 -> "2.17"."""
-    from ..online import MANYLINUX_LEGACY
-
-    floors = []
-    for tag in tags:
-        platform = tag.rsplit("-", 1)[-1]
-        for part in platform.split("."):
-            match = re.match(r"^manylinux_(\d+)_(\d+)_", part)
-            if match:
-                floors.append((int(match[1]), int(match[2])))
-            for legacy, glibc in MANYLINUX_LEGACY.items():
-                if part.startswith(legacy + "_"):
-                    floors.append(glibc)
-    return ".".join(str(x) for x in min(floors)) if floors else None
-
-
 def check_glibc_too_old(ctx: Context) -> list[Finding]:
     if ctx.os != "linux":
         return []
@@ -428,15 +409,16 @@ def check_glibc_too_old(ctx: Context) -> list[Finding]:
                         "wheels only")
     dist = ctx.installed.dist("torch")
     needed = wheel_glibc(dist.wheel_tags) if dist else None
+    newest = ctx.matrix.releases[0].glibc.get(ctx.machine.platform or "") or "2.28"
     glibc = ctx.machine.glibc
-    if needed and glibc and numeric_key(glibc) < numeric_key(needed):
-        evidence.append(f"{dist.path}/WHEEL: {', '.join(dist.wheel_tags)} needs glibc ≥ {needed}")  # type: ignore
+    if dist and needed and glibc and numeric_key(glibc) < numeric_key(needed):
+        evidence.append(f"{dist.path}/WHEEL: {', '.join(dist.wheel_tags)} needs glibc ≥ {needed}")
         evidence.append(f"glibc {glibc}{ctx.source('glibc')}")
     if not evidence:
         return []
     return [Finding("glibc-too-old", "error", "the C library is too old for the installed torch", tuple(evidence),
-                    "use a distribution with glibc ≥ 2.28 (or a manylinux_2_28-compatible container), then: "
-                    + INSTALL_FIX)]
+                    f"use a distribution with glibc ≥ {newest} (or a manylinux_{newest.replace('.', '_')}-compatible "
+                    "container), then: " + INSTALL_FIX)]
 
 
 def check_rosetta_python(ctx: Context) -> list[Finding]:
@@ -446,9 +428,10 @@ def check_rosetta_python(ctx: Context) -> list[Finding]:
     translated = ctx.machine.rosetta or (interp.machine == "x86_64" and ctx.machine.arch in ("arm64", "aarch64"))
     if not translated:
         return []
+    last = next((r.version for r in ctx.matrix.releases if r.variants("macos_x86_64")), None)
     evidence = [f"{interp.executable} is an x86_64 Python (platform.machine() = {interp.machine!r})",
                 "the Mac has Apple silicon" + ctx.source("rosetta"),
-                "macOS x86_64 torch stopped at 2.2.x and has no MPS"]
+                f"macOS x86_64 torch stopped at {last or 'an old release'} and has no MPS"]
     return [Finding("rosetta-python", "error", "this Python runs under Rosetta on Apple silicon", tuple(evidence),
                     "install an arm64 Python (python.org universal2 installer, `uv python install`, or arm64 "
                     "Homebrew in /opt/homebrew), recreate the environment, then: " + INSTALL_FIX)]
@@ -678,8 +661,6 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
                  for d in stale]
     owners = {path: d.name for d in kept for path in wheel_shared_libraries(d)}
     shared = [(d.name, owners[path], path) for d in stale for path in wheel_shared_libraries(d) if path in owners]
-    from .fix import uninstall_command
-
     fix = uninstall_command(ctx.installed, [d.name for d in stale])
     if shared:
         evidence += [f"{old} and {new} both install {path}" for old, new, path in shared[:3]]
@@ -749,9 +730,9 @@ def check_cuda_compat_forward(ctx: Context) -> list[Finding]:
                     f"the loader path through {where}",
                     f"kernel module {kernel[0]} ({kernel[1]})"]
         if consumer:
-            evidence += [f"GPU {_gpu_name(g)} is not a datacenter GPU (by its name)" for g in consumer]
+            evidence += [f"GPU {g.label} is not a datacenter GPU (by its name)" for g in consumer]
         else:
-            evidence += [f"GPU {_gpu_name(g)}: datacenter or not is unknown from its name" for g, _ in classes]
+            evidence += [f"GPU {g.label}: datacenter or not is unknown from its name" for g, _ in classes]
         evidence.append("forward compatibility works on datacenter GPUs only; elsewhere CUDA fails with "
                         "'Error 804: forward compatibility was attempted on non supported HW'")
         fix = (f"remove {directory} from LD_LIBRARY_PATH" if where == "LD_LIBRARY_PATH"
@@ -785,7 +766,7 @@ def check_xpu_runtime_missing(ctx: Context) -> list[Finding]:
         return []
     evidence = []
     intel = [g for g in ctx.machine.gpus_of("intel")]
-    if ctx.hardware_known and not intel:
+    if ctx.machine.gpus_known and not intel:
         evidence.append("no Intel GPU on this machine")
     bound = [g for g in intel if g.driver in ("i915", "xe")]
     if intel and not bound and any(g.driver for g in intel):

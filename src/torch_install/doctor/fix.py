@@ -12,14 +12,13 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..resolver.commands import install_args, installer_argv
 from ..resolver.matrix import Matrix, version_key
-from ..resolver.plan import Plan
+from ..resolver.plan import BLOCKING_CODES, Plan
+from ..resolver.variants import variant_kind
 from .flavour import Flavour
 from .inspect import Installed
 
-# Plan warnings that mean "this build does not run (well) here".
-BLOCKING = ("driver-too-old", "gpu-arch-unsupported", "no-gpu-variant-for-version", "python-unsupported",
-            "platform-unsupported")
 # Rough free space a reinstall needs (download cache + unpacked wheels), by variant kind. Estimates.
 SPACE_NEEDED_GB = {"cuda": 6.0, "rocm": 10.0, "xpu": 4.0, "cpu": 1.0, "default": 1.0}
 
@@ -42,7 +41,7 @@ class Fix:
 
 
 def _bad(plan: Plan) -> set[str]:
-    return {code for code in plan.warning_codes() if code in BLOCKING}
+    return {code for code in plan.warning_codes() if code in BLOCKING_CODES}
 
 
 def as_good(candidate: Plan, best: Plan) -> bool:
@@ -95,25 +94,24 @@ def uses_uv(installed: Installed) -> bool:
     return installed.dist("pip") is None and (torch is None or torch.installer == "uv")
 
 
+def installer_of(installed: Installed) -> str:
+    """The installer for the inspected environment: uv in a pip-less uv environment, else pip."""
+    return "uv" if uses_uv(installed) else "pip"
+
+
 def install_command(plan: Plan, installed: Installed, force: bool) -> str:
     """pip (or uv, in a pip-less uv environment) installing into the inspected interpreter."""
-    from ..resolver.render import install_args
-
-    python = installed.interpreter.executable or "python"
-    if uses_uv(installed):
-        argv = ["uv", "pip", "install", "--python", python, *(["--reinstall"] if force else []),
-                *install_args(plan, "uv")]
-    else:
-        argv = [python, "-m", "pip", "install", *(["--force-reinstall"] if force else []), *install_args(plan, "pip")]
-    return shlex.join(argv)
+    installer = installer_of(installed)
+    force_flag = ("--reinstall" if installer == "uv" else "--force-reinstall") if force else None
+    args = [*([force_flag] if force_flag else []), *install_args(plan, installer)]
+    return shlex.join(installer_argv(installer, "install", args, installed.interpreter.executable or "python"))
 
 
 def uninstall_command(installed: Installed, names: list[str]) -> str:
     """pip (or uv, in a pip-less uv environment) uninstalling ``names`` from the inspected interpreter."""
-    python = installed.interpreter.executable or "python"
-    if uses_uv(installed):
-        return shlex.join(["uv", "pip", "uninstall", "--python", python, *names])
-    return shlex.join([python, "-m", "pip", "uninstall", "-y", *names])
+    installer = installer_of(installed)
+    args = names if installer == "uv" else ["-y", *names]
+    return shlex.join(installer_argv(installer, "uninstall", args, installed.interpreter.executable or "python"))
 
 
 def _same_build(installed: Installed, torch: Flavour | None, plan: Plan) -> bool:
@@ -158,7 +156,5 @@ def build_fix(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, insta
         return None
     flavour_change = torch is not None and not _same_build(installed, torch, plan)
     command = install_command(plan, installed, repair or needs_force(installed, torch, plan))
-    from ..resolver.matrix import variant_kind
-
     needed = SPACE_NEEDED_GB.get(variant_kind(plan.choice.variant))
     return Fix(plan, command, reason, flavour_change, needed, free_space_gb(installed))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..resolver.matrix import variant_kind
+from ..resolver.variants import cuda_variant, variant_kind
 from .inspect import Build, Dist, Installed
 
 _CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu\d+)?\s*\(?==\s*(\d+)\.(\d+)", re.I)
@@ -34,12 +34,6 @@ class Flavour:
     def pinned(self) -> str:
         """``2.8.0+cu128``: the version with the variant as local label (when it is one)."""
         return f"{self.version}+{self.variant}" if self.kind in ("cuda", "rocm", "xpu", "cpu") else self.version
-
-
-def cuda_variant(cuda: str) -> str | None:
-    """ "12.8" -> "cu128"; "13.0" -> "cu130"."""
-    match = re.match(r"^(\d+)\.(\d+)", cuda)
-    return f"cu{match[1]}{match[2]}" if match else None
 
 
 def _label_variant(label: str | None) -> str | None:

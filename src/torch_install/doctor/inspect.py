@@ -1,25 +1,20 @@
 """Inspect a Python environment's PyTorch install without importing torch.
 
-Reads what the interpreter would import (its ``sys.path``), each torch-family distribution's
-dist-info (``METADATA``, ``WHEEL``, ``INSTALLER``, ``RECORD``) and ``<package>/version.py`` parsed
-with ``ast``. Another interpreter (``--python``) reports its own path through a tiny stdlib-only
-script run with ``-I``, a timeout and no shell; nothing from its packages is imported or executed.
+Reads what the interpreter would import (its import path, from ``interpreter``), each torch-family
+distribution's dist-info (``METADATA``, ``WHEEL``, ``INSTALLER``, ``RECORD``) and ``<package>/version.py``
+parsed with ``ast``; nothing from the environment's packages is imported or executed.
 """
 
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..child_process import run_captured
-from ..errors import InputError
+from ..interpreter import Interpreter, query_interpreter, this_interpreter
 
-FACTS_TIMEOUT = 10.0
 MAX_METADATA = 1024 * 1024  # METADATA, WHEEL, version.py: real ones are far smaller; a bigger one is not read
 MAX_RECORD = 16 * 1024 * 1024
 MAX_INSTALLER = 256
@@ -41,34 +36,6 @@ def normalize(name: str) -> str:
 
 def _wanted(name: str) -> bool:
     return name in FAMILY or name in COMPANION_RUNTIMES or name.startswith(RUNTIME_PREFIXES)
-
-
-@dataclass(frozen=True)
-class Interpreter:
-    """The Python whose environment is inspected."""
-
-    executable: str
-    version: str  # "3.12.4"
-    implementation: str = "cpython"
-    free_threaded: bool = False
-    system: str = ""  # Linux, Windows, Darwin
-    machine: str = ""  # x86_64, aarch64, AMD64, arm64
-    path: tuple[str, ...] = ()  # the import path as `import torch` would walk it
-    site_packages: tuple[str, ...] = ()
-    user_site: str | None = None
-    user_site_active: bool = False
-    prefix: str = ""
-    base_prefix: str = ""
-
-    @property
-    def python(self) -> str:
-        """Profile form: "3.12", free-threaded "3.13t"."""
-        major_minor = ".".join(self.version.split(".")[:2])
-        return major_minor + ("t" if self.free_threaded else "")
-
-    @property
-    def in_venv(self) -> bool:
-        return self.prefix != self.base_prefix
 
 
 @dataclass(frozen=True)
@@ -150,77 +117,6 @@ class Installed:
     def dist(self, name: str) -> Dist | None:
         """The first distribution of that name on the path (the one pip reports), or None."""
         return next((d for d in self.dists if d.name == name), None)
-
-
-# --- interpreter facts -------------------------------------------------------------------------
-
-def this_interpreter(environ: Mapping[str, str] | None = None) -> Interpreter:
-    """The running interpreter: its import path exactly as it is now."""
-    from . import interpreter_facts
-
-    return _interpreter_from_facts(interpreter_facts.collect(), environ if environ is not None else os.environ)
-
-
-def other_interpreter(python: str, environ: Mapping[str, str] | None = None,
-                      timeout: float | None = None) -> Interpreter:
-    """Ask another interpreter for its facts (``python -I script``); a bad one is an InputError naming it."""
-    from . import interpreter_facts
-
-    timeout = FACTS_TIMEOUT if timeout is None else timeout
-    path = Path(python)
-    if not path.exists():
-        raise InputError(f"--python {python}: no such file")
-    if path.is_dir():
-        raise InputError(f"--python {python}: is a directory, expected a Python interpreter (e.g. {python}/bin/python)")
-    argv = [str(path), "-I", str(Path(interpreter_facts.__file__))]
-    try:
-        done = run_captured(argv, timeout)
-    except OSError as exc:
-        raise InputError(f"--python {python}: cannot run it ({exc.strerror or exc})") from None
-    if done.timed_out:
-        raise InputError(f"--python {python}: did not answer within {timeout:g} s (killed)")
-    try:
-        facts = json.loads(done.stdout)
-        if not isinstance(facts, dict) or not isinstance(facts.get("path"), list):
-            raise ValueError("unexpected answer")
-    except ValueError:
-        detail = done.stderr.strip().splitlines()
-        why = f": {detail[-1][:160]}" if detail else f" (exit code {done.returncode})"
-        raise InputError(f"--python {python}: not a Python 3 interpreter{why}") from None
-    env = environ if environ is not None else os.environ
-    return _interpreter_from_facts(facts, env)
-
-
-def _interpreter_from_facts(facts: Mapping[str, object], environ: Mapping[str, str]) -> Interpreter:
-    """Turn the facts into the import path a normal (non ``-I``) run of that interpreter would have."""
-    path = [str(p) for p in facts.get("path") or [] if p]  # type: ignore[union-attr]
-    site_packages = tuple(str(p) for p in facts.get("site_packages") or [])  # type: ignore[union-attr]
-    user_site = facts.get("user_site")
-    user_site = str(user_site) if user_site else None
-    user_active = bool(facts.get("user_site_allowed")) and not environ.get("PYTHONNOUSERSITE")
-    if facts.get("isolated"):
-        # -I left out PYTHONPATH and the user site; put them where a normal start would.
-        extra = [p for p in (environ.get("PYTHONPATH") or "").split(os.pathsep) if p]
-        path = extra + path
-        if user_active and user_site and user_site not in path and os.path.isdir(user_site):
-            first_site = next((i for i, p in enumerate(path) if p in site_packages), len(path))
-            path.insert(first_site, user_site)
-    else:
-        user_active = bool(user_site and user_site in path)
-    return Interpreter(
-        executable=str(facts.get("executable") or ""),
-        version=str(facts.get("version") or "0.0"),
-        implementation=str(facts.get("implementation") or "cpython"),
-        free_threaded=bool(facts.get("free_threaded")),
-        system=str(facts.get("system") or ""),
-        machine=str(facts.get("machine") or ""),
-        path=tuple(dict.fromkeys(path)),
-        site_packages=site_packages,
-        user_site=user_site,
-        user_site_active=user_active,
-        prefix=str(facts.get("prefix") or ""),
-        base_prefix=str(facts.get("base_prefix") or facts.get("prefix") or ""),
-    )
 
 
 # --- files ------------------------------------------------------------------------------------
@@ -406,5 +302,5 @@ def inspect_environment(interpreter: Interpreter) -> Installed:
 
 def inspect(python: str | None = None, environ: Mapping[str, str] | None = None) -> Installed:
     """This interpreter's environment, or the one of the interpreter at ``python``."""
-    interpreter = other_interpreter(python, environ) if python else this_interpreter(environ)
+    interpreter = query_interpreter(python, environ) if python is not None else this_interpreter(environ)
     return inspect_environment(interpreter)

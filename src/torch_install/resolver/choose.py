@@ -12,95 +12,29 @@ Pure: reads only its arguments. Order of decisions:
    would help (driver upgrade, nearest release that uses the GPU, ``CUDA_VISIBLE_DEVICES``).
 """
 
-import re
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Sequence
 
+from ..drivers import rocm_for_amdgpu_driver
 from ..errors import InputError
 from ..machine import Gpu, Machine
 from ..versions import numeric_key
-from .matrix import Matrix, Release, cuda_version, os_of, rocm_version, variant_kind
-from .plan import Choice, Plan, PlanWarning, Rejection, Request
+from .matrix import Matrix, Release, version_key
+from .plan import Choice, Plan, PlanWarning, Rejection, Request, check_code
+from .request import parse_request
 from .rules import (
+    POLICY_OF_KIND,
     ROCM_DRIVER_WINDOW,
+    VENDOR_POLICIES,
     WEAK_CONFIDENCE,
+    VendorPolicy,
     Verdict,
-    check_cuda,
     check_rocm,
-    check_xpu,
     glibc_gate,
-    gpu_name_with_arch,
     macos_gate,
     python_gate,
     rocm_distance,
 )
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
-if TYPE_CHECKING:
-    from packaging.specifiers import SpecifierSet
-
-PACKAGES = ("torch", "torchvision", "torchaudio")
-CHANNELS = ("stable", "test", "nightly")
-# What to say about a platform with no wheels at all, where more is known than "none on the index".
-PLATFORM_UNSUPPORTED = {"windows_arm64": (
-    "Windows on ARM64 (windows_arm64): PyTorch publishes no Windows ARM64 release wheels in this tool's "
-    "release data, so there is nothing to install for a native ARM64 Python; a PyTorch test-infra comment says "
-    "Windows ARM64 wheels are built for the nightly channel only (unverified: release availability not checked)")}
-
-
-class _AnyVersion:
-    """The empty specifier: every version matches (stands in for SpecifierSet() without importing packaging)."""
-
-    def contains(self, version: str, prereleases: bool | None = None) -> bool:
-        return True
-
-    def __str__(self) -> str:
-        return ""
-
-
-_ANY = _AnyVersion()
-_BARE_NAME = r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$"
-
-
-class ParsedRequest(NamedTuple):
-    torch: "SpecifierSet | _AnyVersion"
-    companions: "dict[str, SpecifierSet | _AnyVersion]"  # requested companion -> its specifier (may be empty)
-    pinned: bool  # the user constrained the torch version
-
-
-def parse_request(request: Request) -> ParsedRequest:
-    """Validate a Request; every problem is an InputError naming the offending value."""
-    if request.channel not in CHANNELS:
-        raise InputError(f"channel {request.channel!r} is not one of {', '.join(CHANNELS)}")
-    if request.variant is not None and variant_kind(request.variant) == "unknown":
-        raise InputError(f"variant {request.variant!r} is not a wheel variant (like cu128, rocm6.4, xpu, cpu)")
-    base = request.index_base or ""
-    if not base.startswith(("https://", "http://")):
-        raise InputError(f"index base {base!r} is not an http(s) URL")
-    texts = request.packages or ("torch",)
-    if all(re.match(_BARE_NAME, t) for t in texts):  # the common case, without importing packaging's parser
-        names = {t.strip().lower().replace("_", "-") for t in texts}
-        unknown = sorted(names - set(PACKAGES))
-        if unknown:
-            raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
-                             "matrix")
-        return ParsedRequest(torch=_ANY, companions={n: _ANY for n in PACKAGES[1:] if n in names}, pinned=False)
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    specs: dict[str, SpecifierSet] = {}
-    for text in texts:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement as exc:
-            raise InputError(f"package {text!r} is not a valid requirement: {exc}") from None
-        name = req.name.lower().replace("_", "-")
-        if name not in PACKAGES:
-            raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
-        if req.marker is not None or req.url:
-            raise InputError(f"package {text!r}: markers and URLs are not supported")
-        specs[name] = specs[name] & req.specifier if name in specs else req.specifier
-    torch: SpecifierSet | _AnyVersion = specs.pop("torch", _ANY)
-    return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)))
+from .variants import cuda_version, rocm_version, variant_kind
 
 
 class _Search:
@@ -129,6 +63,8 @@ class _Resolver:
 
     # -- plumbing -----------------------------------------------------------------------------------------
     def warn(self, code: str, message: str) -> None:
+        """Add a warning (once); its code must be one of the plan's warning codes."""
+        check_code(code)
         if not any(w.code == code and w.message == message for w in self.warnings):
             self.warnings.append(PlanWarning(code, message))
 
@@ -147,19 +83,14 @@ class _Resolver:
                           f"rules of torch {release.version} and the installer picks the newest build")
         for key, value in self.env.items():
             self.reasons.append(f"set {key}={value} before importing torch")
-        plan = Plan(machine=self.machine, request=self.request, choice=choice, gpu_accelerated=bool(choice and gpu),
+        return Plan(machine=self.machine, request=self.request, choice=choice, gpu_accelerated=bool(choice and gpu),
                     reasons=tuple(self.reasons), warnings=tuple(self.warnings), rejected=tuple(self.rejected),
                     notes=tuple(self.notes))
-        try:
-            from .render import command_lines
-        except ImportError:  # pragma: no cover - render ships with the package
-            return plan
-        return plan._replace(commands=command_lines(plan))
 
     def note_existence(self, release: Release, variant: str) -> None:
         """Say when the chosen wheel's existence (not just its facts) rests on weak data. A live index confirms
         what it lists, and the default index's macOS wheels are read from the default index itself."""
-        if variant == "default" or getattr(self.matrix, "provenance", None) is not None:
+        if variant == "default" or self.matrix.provenance is not None:
             return
         build = f"torch {release.version}+{variant}"
         if variant in release.secondary:
@@ -187,7 +118,7 @@ class _Resolver:
             if not stable or not version:
                 packages[name] = ""
             else:
-                packages[name] = version + (label if label and _labelled(name, version) else "")
+                packages[name] = version + (label if label and self.matrix.companion_labelled(name, version) else "")
         return Choice(variant=variant, torch=release.version, index_url=self.index_url(variant), packages=packages)
 
     # -- releases -----------------------------------------------------------------------------------------
@@ -238,13 +169,17 @@ class _Resolver:
         return passing
 
     # -- searching ------------------------------------------------------------------------------------------
-    def search(self, releases: Sequence[Release], variants_of: Callable[[Release], list[str]],
-               check: Callable[[Release, str], Verdict], key: Callable[[Release, Verdict], tuple]) -> _Search:
+    def search(self, releases: Sequence[Release], policy: VendorPolicy, gpus: Sequence[Gpu]) -> _Search:
+        """Walk ``releases`` newest first; the first with a usable variant of the vendor's kind for ``gpus`` wins,
+        its variants ordered by the vendor's preference."""
         found = _Search()
+        devices = tuple(gpus)
         for release in releases:
-            verdicts = [check(release, v) for v in variants_of(release)]
+            verdicts = [policy.check(self.matrix, release, v, self.platform, devices, self.machine)
+                        for v in policy.variants(release, self.platform)]
             found.per_release.append((release, verdicts))
-            usable = sorted((v for v in verdicts if v.usable), key=lambda v: key(release, v), reverse=True)
+            usable = sorted((v for v in verdicts if v.usable), reverse=True,
+                            key=lambda v: policy.preference(release, self.platform, v, self.machine))
             if usable:
                 found.release, found.verdict, found.others = release, usable[0], usable[1:]
                 return found
@@ -281,7 +216,7 @@ class _Resolver:
         arch_blocked = [r for r, vs in newer if vs and not any(v.arch_ok for v in vs)]
         if arch_blocked and not driver_blocked:
             r = arch_blocked[0]
-            gpus = {gpu_name_with_arch(g) for _, vs in newer for v in vs for g in v.unusable_gpus}
+            gpus = {g.label_with_arch for _, vs in newer for v in vs for g in v.unusable_gpus}
             chosen = found.release.version if found.release else "none"
             self.warn("gpu-arch-unsupported", f"torch {r.version} has no kernels for {', '.join(sorted(gpus))}; "
                                               f"newest release that runs on it: {chosen}")
@@ -306,7 +241,7 @@ class _Resolver:
         if m.os == "macos":
             return self.apple()
         if not any(r.variants(self.platform) for r in self.matrix.releases):
-            self.warn("platform-unsupported", PLATFORM_UNSUPPORTED.get(
+            self.warn("platform-unsupported", self.matrix.platform_notes.get(
                 self.platform, f"no PyTorch wheels for {self.platform} on the PyTorch index"))
             return self.plan(None, None, False)
         if self.jetson():
@@ -322,12 +257,9 @@ class _Resolver:
             self.reasons.append(f"NVIDIA driver {self.machine.nvidia_driver} present but no GPU listed: "
                                 "choosing for an NVIDIA GPU of unknown model")
             return self.nvidia(releases, [Gpu("nvidia")])
-        if "nvidia" in vendors:
-            return self.nvidia(releases, [g for g in pool if g.vendor == "nvidia"])
-        if "amd" in vendors:
-            return self.amd(releases, [g for g in pool if g.vendor == "amd"])
-        if "intel" in vendors:
-            return self.intel(releases, [g for g in pool if g.vendor == "intel"])
+        for vendor in VENDOR_POLICIES:
+            if vendor in vendors:
+                return self.vendor_plan(vendor, releases, [g for g in pool if g.vendor == vendor])
         self.reasons.append("no GPU found: CPU build from the cpu index")
         return self.cpu(releases[0])
 
@@ -337,47 +269,38 @@ class _Resolver:
         discrete = [g for g in visible if g.integrated is not True]
         ignored = [g for g in visible if g.integrated is True] if discrete else []
         if ignored:
-            self.reasons.append("integrated GPU ignored: " + ", ".join(gpu_name_with_arch(g) for g in ignored))
+            self.reasons.append("integrated GPU ignored: " + ", ".join(g.label_with_arch for g in ignored))
         vendors = sorted({g.vendor for g in (discrete or visible)})
         if len(vendors) > 1:
             self.note(f"GPUs of several vendors ({', '.join(vendors)}): choosing for "
-                      f"{next(v for v in ('nvidia', 'amd', 'intel', 'apple') if v in vendors)}")
+                      f"{next(v for v in (*VENDOR_POLICIES, 'apple') if v in vendors)}")
         return discrete or visible
 
     def cpu(self, release: Release) -> Plan:
         return self.plan(release, "cpu", False)
 
     # -- NVIDIA -----------------------------------------------------------------------------------------------
-    def nvidia_check(self, gpus: Sequence[Gpu]) -> Callable[[Release, str], Verdict]:
-        driver = self.machine.nvidia_driver
-        return lambda r, v: check_cuda(self.matrix, r, v, self.platform, tuple(gpus), driver)
-
-    def nvidia_key(self, driver_known: bool) -> Callable[[Release, Verdict], tuple]:
-        def key(release: Release, v: Verdict) -> tuple:
-            default = v.variant == release.default_variant(self.platform)
-            return (v.native if driver_known else False, default, cuda_version(v.variant) or (0, 0))
-        return key
-
-    def cuda_variants(self, release: Release) -> list[str]:
-        return [v for v in release.variants(self.platform) if variant_kind(v) == "cuda"]
+    def vendor_plan(self, vendor: str, releases: list[Release], gpus: list[Gpu]) -> Plan:
+        """The plan for the visible GPUs of one vendor."""
+        return {"nvidia": self.nvidia, "amd": self.amd, "intel": self.intel}[vendor](releases, gpus)
 
     def nvidia(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
         driver = self.machine.nvidia_driver
+        policy = VENDOR_POLICIES["nvidia"]
         unknown = [g for g in gpus if g.sm is None]
         if unknown:
-            names = ", ".join(gpu_name_with_arch(g) for g in unknown)
+            names = ", ".join(g.label_with_arch for g in unknown)
             self.warn("gpu-arch-unknown", f"compute capability unknown for {names}: not checked against the builds' "
                       "arch lists")
-        found = self.search(releases, self.cuda_variants, self.nvidia_check(gpus), self.nvidia_key(bool(driver)))
+        found = self.search(releases, policy, gpus)
         mixed: list[Gpu] = []
         if not found.verdict and len({g.sm for g in gpus}) > 1:
             best = max(gpus, key=lambda g: g.sm if g.sm is not None else -1)
             strongest = [g for g in gpus if g.sm == best.sm]
-            alone = self.search(releases, self.cuda_variants, self.nvidia_check(strongest),
-                                self.nvidia_key(bool(driver)))
+            alone = self.search(releases, policy, strongest)
             if alone.verdict and alone.release:
-                mixed = list(check_cuda(self.matrix, alone.release, alone.verdict.variant, self.platform,
-                                        tuple(gpus), driver).unusable_gpus)
+                mixed = list(policy.check(self.matrix, alone.release, alone.verdict.variant, self.platform,
+                                          tuple(gpus), self.machine).unusable_gpus)
                 found = alone
         self.record(found)
         if found.verdict and found.release:
@@ -417,8 +340,9 @@ class _Resolver:
                 if g not in unusable:
                     indices.append(str(i))
                 i += 1
-        self.warn("mixed-gpus", f"no build runs on every GPU; torch {found.release.version}+{found.verdict.variant} "  # type: ignore[union-attr]
-                                f"cannot use {', '.join(gpu_name_with_arch(g) for g in unusable)}: hide it with "
+        assert found.release and found.verdict
+        self.warn("mixed-gpus", f"no build runs on every GPU; torch {found.release.version}+{found.verdict.variant} "
+                                f"cannot use {', '.join(g.label_with_arch for g in unusable)}: hide it with "
                                 f"CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES={','.join(indices)}")
 
     def warn_driver_unknown(self, found: _Search, releases: list[Release], gpus: list[Gpu]) -> None:
@@ -428,10 +352,12 @@ class _Resolver:
         chosen_major = (cuda_version(v.variant) or (0, 0))[0]
         message = (f"NVIDIA driver version unknown: chose {v.variant}, the default of torch {r.version}, "
                    f"which needs driver ≥ {floor}")
-        check = self.nvidia_check(gpus)
+        policy = VENDOR_POLICIES["nvidia"]
         for release in releases:
-            older = [x for x in self.cuda_variants(release) if (cuda_version(x) or (99, 0))[0] < chosen_major]
-            usable = [x for x in older if check(release, x).usable]
+            older = [x for x in policy.variants(release, self.platform)
+                     if (cuda_version(x) or (99, 0))[0] < chosen_major]
+            usable = [x for x in older
+                      if policy.check(self.matrix, release, x, self.platform, tuple(gpus), self.machine).usable]
             if usable:
                 alt = max(usable, key=lambda x: cuda_version(x) or (0, 0))
                 message += (f"; with an older driver use torch {release.version}+{alt} "
@@ -442,27 +368,18 @@ class _Resolver:
     # -- AMD --------------------------------------------------------------------------------------------------
     def amd(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
         if self.platform not in self.matrix.rocm_platforms:
-            if self.os == "windows":
-                self.warn("platform-unsupported",
-                          "PyTorch publishes no ROCm wheels for Windows: CPU build chosen; DirectML "
-                          "(the torch-directml package) runs DirectX 12 GPUs on older torch releases, "
-                          "and WSL2 with ROCm is the route to a ROCm build")
+            note = self.matrix.platform_notes.get(f"{self.platform}:amd")
+            if note:
+                self.warn("platform-unsupported", note)
             else:
                 self.warn("platform-unsupported", f"PyTorch publishes ROCm wheels only for "
                                                   f"{', '.join(self.matrix.rocm_platforms)}: CPU build chosen")
             return self.cpu(releases[0])
         unknown = [g for g in gpus if not g.gfx]
         if unknown:
-            self.warn("gpu-arch-unknown", "gfx target unknown for " + ", ".join(gpu_name_with_arch(g) for g in unknown)
+            self.warn("gpu-arch-unknown", "gfx target unknown for " + ", ".join(g.label_with_arch for g in unknown)
                       + ": not checked against the builds' gfx lists")
-
-        def variants_of(r: Release) -> list[str]:
-            return [v for v in r.variants(self.platform) if variant_kind(v) == "rocm"]
-
-        def key(r: Release, v: Verdict) -> tuple:
-            return (not v.env, rocm_version(v.variant) or ())
-
-        found = self.search(releases, variants_of, lambda r, v: check_rocm(self.matrix, r, v, tuple(gpus)), key)
+        found = self.search(releases, VENDOR_POLICIES["amd"], gpus)
         self.record(found)
         if found.verdict and found.release:
             self.apply(found)
@@ -510,8 +427,6 @@ class _Resolver:
         ROCm user space."""
         m = self.machine
         if m.amdgpu_driver:
-            from ..amdgpu_drivers import rocm_for_amdgpu_driver
-
             kernel = rocm_for_amdgpu_driver(m.amdgpu_driver)
             source = m.sources.get("amdgpu_driver")
             if kernel:
@@ -525,12 +440,8 @@ class _Resolver:
 
     # -- Intel ------------------------------------------------------------------------------------------------
     def intel(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
-        def variants_of(r: Release) -> list[str]:
-            return ["xpu"] if "xpu" in r.variants(self.platform) else []
-
         integrated_only = all(g.integrated for g in gpus)
-        found = self.search(releases, variants_of, lambda r, v: check_xpu(r, self.platform, tuple(gpus)),
-                            lambda r, v: ())
+        found = self.search(releases, VENDOR_POLICIES["intel"], gpus)
         if found.verdict and found.verdict.unknown_arch and integrated_only:
             found = _Search(per_release=found.per_release)  # an unidentified iGPU is not taken for an XPU device
         self.record(found)
@@ -539,12 +450,12 @@ class _Resolver:
             self.explain_newer(found, None)
             if found.verdict.unknown_arch:
                 self.warn("gpu-arch-unknown", "Intel GPU family unknown for "
-                          + ", ".join(gpu_name_with_arch(g) for g in found.verdict.unknown_arch)
+                          + ", ".join(g.label_with_arch for g in found.verdict.unknown_arch)
                           + ": xpu chosen without checking its device list")
             return self.plan(found.release, "xpu", True)
         if integrated_only:
             self.warn("integrated-gpu-only", "the only GPU is an integrated "
-                      + ", ".join(gpu_name_with_arch(g) for g in gpus)
+                      + ", ".join(g.label_with_arch for g in gpus)
                       + ", which PyTorch's XPU builds do not support: CPU build chosen")
             return self.cpu(releases[0])
         return self.no_gpu_variant(releases, found, "intel", gpus)
@@ -554,7 +465,7 @@ class _Resolver:
         """CPU for the newest matching release, saying why and what would use the GPU."""
         chosen = releases[0]
         driver = self.machine.nvidia_driver
-        labels = ", ".join(gpu_name_with_arch(g) for g in gpus)
+        labels = ", ".join(g.label_with_arch for g in gpus)
         first = next((vs for r, vs in found.per_release if r is chosen), [])
         upgrade = [v.driver_needed for v in first if v.arch_ok and v.driver_needed]
         need = min(upgrade, key=numeric_key) if upgrade else None
@@ -565,7 +476,7 @@ class _Resolver:
             here = _index(self.matrix, chosen)
             outside.sort(key=lambda r: (abs(_index(self.matrix, r) - here), _index(self.matrix, r)))
             for r in outside:
-                probe = self.vendor_search([r], vendor, gpus)
+                probe = self.search([r], VENDOR_POLICIES[vendor], gpus)
                 if probe.verdict:
                     nearest = (r, probe.verdict.variant)
                     break
@@ -588,16 +499,6 @@ class _Resolver:
         self.reasons.append(f"no GPU build of torch {chosen.version} runs here: CPU build from the cpu index")
         return self.cpu(chosen)
 
-    def vendor_search(self, releases: list[Release], vendor: str, gpus: list[Gpu]) -> _Search:
-        if vendor == "nvidia":
-            return self.search(releases, self.cuda_variants, self.nvidia_check(gpus),
-                               self.nvidia_key(bool(self.machine.nvidia_driver)))
-        if vendor == "amd":
-            return self.search(releases, lambda r: [v for v in r.variants(self.platform) if v.startswith("rocm")],
-                               lambda r, v: check_rocm(self.matrix, r, v, tuple(gpus)), lambda r, v: ())
-        return self.search(releases, lambda r: ["xpu"] if "xpu" in r.variants(self.platform) else [],
-                           lambda r, v: check_xpu(r, self.platform, tuple(gpus)), lambda r, v: ())
-
     # -- forced variant ------------------------------------------------------------------------------------------
     def forced(self, releases: list[Release]) -> Plan:
         variant = self.request.variant or ""
@@ -608,29 +509,17 @@ class _Resolver:
                              f"(known: {', '.join(known)})")
         release = having[0]
         self.reasons.append(f"variant {variant} requested")
-        kind = variant_kind(variant)
         pool = self.gpu_pool()
         verdict: Verdict | None = None
-        if kind == "cuda":
-            gpus = [g for g in pool if g.vendor == "nvidia"]
+        policy = POLICY_OF_KIND.get(variant_kind(variant))
+        if policy is not None:
+            gpus = [g for g in pool if g.vendor == policy.vendor]
             if not gpus:
-                self.warn("gpu-arch-unsupported", f"{variant} requested but no NVIDIA GPU is visible")
+                self.warn("gpu-arch-unsupported", f"{variant} requested but no {policy.brand} GPU is visible")
             else:
-                verdict = check_cuda(self.matrix, release, variant, self.platform, tuple(gpus),
-                                     self.machine.nvidia_driver)
-        elif kind == "rocm":
-            gpus = [g for g in pool if g.vendor == "amd"]
-            if not gpus:
-                self.warn("gpu-arch-unsupported", f"{variant} requested but no AMD GPU is visible")
-            else:
-                verdict = check_rocm(self.matrix, release, variant, tuple(gpus))
-                self.warn_rocm_window(releases, release, variant, gpus)
-        elif kind == "xpu":
-            gpus = [g for g in pool if g.vendor == "intel"]
-            if not gpus:
-                self.warn("gpu-arch-unsupported", "xpu requested but no Intel GPU is visible")
-            else:
-                verdict = check_xpu(release, self.platform, tuple(gpus))
+                verdict = policy.check(self.matrix, release, variant, self.platform, tuple(gpus), self.machine)
+                if policy.kind == "rocm":
+                    self.warn_rocm_window(releases, release, variant, gpus)
         usable = bool(verdict and verdict.usable)
         if verdict:
             for n in verdict.notes:
@@ -645,7 +534,7 @@ class _Resolver:
                 self.rejected.append(Rejection(variant, release.version, verdict.reason))
                 code = "driver-too-old" if verdict.driver_needed else "gpu-arch-unsupported"
                 self.warn(code, f"requested {release.version}+{variant} will not run on this GPU: {verdict.reason}")
-            if kind == "cuda" and not self.machine.nvidia_driver:
+            if policy is not None and policy.kind == "cuda" and not self.machine.nvidia_driver:
                 self.warn("driver-unknown", f"NVIDIA driver version unknown: {variant} needs driver ≥ "
                                             f"{self.matrix.cuda_floor(variant, self.os)}")
         return self.plan(release, variant, usable)
@@ -700,7 +589,7 @@ class _Resolver:
             return self.cpu(releases[0]) if releases else self.plan(None, None, False)
         for r in self.matrix.releases:
             if self.matches(r):
-                for v in self.cuda_variants(r):
+                for v in VENDOR_POLICIES["nvidia"].variants(r, self.platform):
                     stack = f"Jetson L4T {l4t}" if l4t else "Jetson"
                     self.rejected.append(Rejection(v, r.version, f"{v} rejected: built for SBSA CUDA, not the "
                                                                   f"{stack} driver stack"))
@@ -711,17 +600,7 @@ class _Resolver:
         return self.plan(None, None, False)
 
 
-def _labelled(name: str, version: str) -> bool:
-    """Whether a companion build carries the variant's local label (stable-ABI builds have none)."""
-    from .matrix import version_key
-
-    stable_abi = {"torchvision": (0, 29, 1), "torchaudio": (2, 11, 1)}
-    return version_key(version) < stable_abi.get(name, (999,))
-
-
 def _newer(a: Release, b: Release) -> bool:
-    from .matrix import version_key
-
     return version_key(a.version) > version_key(b.version)
 
 
@@ -749,4 +628,4 @@ def resolve(machine: Machine, request: Request, matrix: Matrix) -> Plan:
     return _Resolver(machine, request, matrix).run()
 
 
-__all__ = ["ParsedRequest", "os_of", "parse_request", "resolve"]
+__all__ = ["resolve"]

@@ -20,15 +20,15 @@ unverified; facts added at run time use ``assumed``). A variant unknown to the d
 driver rules from its name: CUDA major 13 -> the 13.x floor.
 """
 
-import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ..index_url import DEFAULT_INDEX_BASE
+from ..drivers import toolkit_ga_driver
 from ..package_data import load_json
-from ..versions import numeric_key
+from .plan import DEFAULT_INDEX_BASE
+from .variants import cuda_version, variant_kind, variant_order
 
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -44,32 +44,6 @@ def split_label(version: str) -> tuple[str, str | None]:
     """ "2.9.1+cu128" -> ("2.9.1", "cu128"); "2.9.1" -> ("2.9.1", None)."""
     public, _, label = version.partition("+")
     return public, label or None
-
-
-@lru_cache(maxsize=1024)
-def variant_kind(variant: str) -> str:
-    """cuda | rocm | xpu | cpu | default (the default index, macOS) | unknown."""
-    if variant in ("cpu", "xpu", "default"):
-        return variant
-    if re.fullmatch(r"cu\d{3}", variant):
-        return "cuda"
-    if re.fullmatch(r"rocm\d+(\.\d+)+", variant):
-        return "rocm"
-    return "unknown"
-
-
-@lru_cache(maxsize=1024)
-def cuda_version(variant: str) -> tuple[int, int] | None:
-    """ "cu128" -> (12, 8); "cu130" -> (13, 0); None for a non-CUDA variant."""
-    if variant_kind(variant) != "cuda":
-        return None
-    digits = variant[2:]
-    return int(digits[:-1]), int(digits[-1])
-
-
-def rocm_version(variant: str) -> tuple[int, ...] | None:
-    """ "rocm6.2.4" -> (6, 2, 4)."""
-    return tuple(int(x) for x in variant[4:].split(".")) if variant_kind(variant) == "rocm" else None
 
 
 def os_of(platform: str) -> str:
@@ -189,13 +163,6 @@ class Release(NamedTuple):
         return self._replace(**changes) if changes else self
 
 
-@lru_cache(maxsize=1024)
-def variant_order(variant: str) -> tuple[int, tuple[int, ...]]:
-    """Sort key for variants: cpu, CUDA, ROCm, xpu, then the rest; numerically within a kind."""
-    kind = {"cpu": 0, "cuda": 1, "rocm": 2, "xpu": 3}.get(variant_kind(variant), 4)
-    return kind, numeric_key(variant)
-
-
 class DriverFloor(NamedTuple):
     """Minimum NVIDIA driver for a CUDA major under minor-version compatibility."""
 
@@ -212,79 +179,51 @@ class DriverFloor(NamedTuple):
         return self.windows if os == "windows" else self.linux
 
 
-class Matrix:
+class GpuDriverFloor(NamedTuple):
+    """Oldest NVIDIA driver that drives a GPU generation at all (whatever the CUDA build)."""
+
+    driver: str
+    arch: str  # "Blackwell"
+    confidence: str = "secondary"
+
+
+class Matrix(NamedTuple):
     """All releases (newest first) and the global rule data (driver floors, gfx aliases, XPU families).
 
-    Immutable; ``matrix._replace(...)`` returns a changed copy (and a release index built for it)."""
-
-    _fields: tuple[str, ...] = (
-        "releases", "cuda_families", "cuda_toolkits", "gpu_driver_floor", "gfx_aliases", "gfx_aliases_confidence",
-        "rocm_platforms", "xpu_aot_families", "jetson", "names", "index_base", "channels", "pre_release_channels",
-        "unverified", "generated")
-    __slots__ = (*_fields, "_by_version")
+    Immutable: ``matrix._replace(...)`` returns a changed copy. ``provenance`` is None for the embedded data;
+    a matrix learnt from a live index holds there, per "version+variant" ("" for the whole index), the lines
+    saying what was assumed."""
 
     releases: tuple[Release, ...]
-    cuda_families: Mapping[str, DriverFloor]  # "12" -> floor
-    cuda_toolkits: Mapping[str, Mapping[str, Any]]  # "cu128" -> {"full": {os: driver}}
-    gpu_driver_floor: Mapping[str, Mapping[str, str]]  # CC major -> {driver, arch}
-    gfx_aliases: Mapping[str, tuple[str, ...]]  # "gfx1031" -> ("gfx1030",)
-    gfx_aliases_confidence: str
-    rocm_platforms: tuple[str, ...]
-    xpu_aot_families: Mapping[str, str]
-    jetson: Mapping[str, str]
-    names: Mapping[str, Mapping[str, str]]  # "sm" / "gfx" -> id -> marketing name
-    index_base: str
-    channels: Mapping[str, str]  # stable -> "", test -> "test", nightly -> "nightly"
-    pre_release_channels: tuple[str, ...]
-    unverified: tuple[str, ...]
-    generated: str | None
-    _by_version: Mapping[str, Release]
-
-    def __init__(self, releases: tuple[Release, ...], cuda_families: Mapping[str, DriverFloor] = _EMPTY,
-                 cuda_toolkits: Mapping[str, Mapping[str, Any]] = _EMPTY,
-                 gpu_driver_floor: Mapping[str, Mapping[str, str]] = _EMPTY,
-                 gfx_aliases: Mapping[str, tuple[str, ...]] = _EMPTY, gfx_aliases_confidence: str = "secondary",
-                 rocm_platforms: tuple[str, ...] = ("linux_x86_64",), xpu_aot_families: Mapping[str, str] = _EMPTY,
-                 jetson: Mapping[str, str] = _EMPTY, names: Mapping[str, Mapping[str, str]] = _EMPTY,
-                 index_base: str = DEFAULT_INDEX_BASE, channels: Mapping[str, str] = _EMPTY,
-                 pre_release_channels: tuple[str, ...] = ("nightly",), unverified: tuple[str, ...] = (),
-                 generated: str | None = None) -> None:
-        values = locals()
-        for name in Matrix._fields:
-            object.__setattr__(self, name, values[name])
-        object.__setattr__(self, "_by_version", {r.version: r for r in releases})
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"Matrix is immutable: use _replace({name}=...)")
-
-    def _asdict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self._fields}
-
-    def _replace(self, **changes: Any) -> "Matrix":
-        unknown = set(changes) - set(self._fields)
-        if unknown:
-            raise ValueError(f"Got unexpected field names: {sorted(unknown)!r}")
-        return type(self)(**{**self._asdict(), **changes})
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._asdict() == other._asdict()  # type: ignore[attr-defined]
-
-    __hash__ = None  # type: ignore[assignment]  # holds mappings, like the tuple types it replaces
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self._asdict().items())})"
+    cuda_families: Mapping[str, DriverFloor] = _EMPTY  # "12" -> floor
+    gpu_driver_floor: Mapping[str, GpuDriverFloor] = _EMPTY  # CC major ("12") -> floor
+    gfx_aliases: Mapping[str, tuple[str, ...]] = _EMPTY  # "gfx1031" -> ("gfx1030",)
+    gfx_aliases_confidence: str = "secondary"
+    rocm_platforms: tuple[str, ...] = ("linux_x86_64",)
+    xpu_aot_families: Mapping[str, str] = _EMPTY
+    jetson: Mapping[str, str] = _EMPTY
+    names: Mapping[str, Mapping[str, str]] = _EMPTY  # "sm" / "gfx" -> id -> marketing name
+    index_base: str = DEFAULT_INDEX_BASE
+    channels: Mapping[str, str] = _EMPTY  # stable -> "", test -> "test", nightly -> "nightly"
+    pre_release_channels: tuple[str, ...] = ("nightly",)
+    unlabelled_companions: Mapping[str, str] = _EMPTY  # "torchvision" -> first version without a variant label
+    platform_notes: Mapping[str, str] = _EMPTY  # "windows_arm64" / "windows_x86_64:amd" -> what to tell the user
+    unverified: tuple[str, ...] = ()
+    generated: str | None = None
+    provenance: Mapping[str, tuple[str, ...]] | None = None
 
     # -- releases ---------------------------------------------------------------------------------------
     def release(self, version: str) -> Release:
         """The release "2.9.1" (a local label like "+cu128" is ignored). KeyError names unknown versions."""
         public, _ = split_label(version)
-        try:
-            return self._by_version[public]
-        except KeyError:
-            raise KeyError(f"torch {public} is not in the compatibility matrix") from None
+        for release in self.releases:  # a few dozen releases: a scan costs less than keeping an index
+            if release.version == public:
+                return release
+        raise KeyError(f"torch {public} is not in the compatibility matrix")
 
     def has_release(self, version: str) -> bool:
-        return split_label(version)[0] in self._by_version
+        public = split_label(version)[0]
+        return any(r.version == public for r in self.releases)
 
     def cuda_arch(self, version: str, platform: str, variant: str | None = None) -> CudaArch | None:
         """Arch list of "2.9.1+cu128" (or version "2.9.1", variant "cu128") on a platform."""
@@ -295,6 +234,11 @@ class Matrix:
         """gfx list of "2.8.0+rocm6.4" (or version + variant)."""
         public, label = split_label(version)
         return self.release(public).gfx_targets(variant or label or "")
+
+    def companion_labelled(self, name: str, version: str) -> bool:
+        """Whether a companion build carries the variant's local label (stable-ABI builds have none)."""
+        first = self.unlabelled_companions.get(name)
+        return first is None or version_key(version) < version_key(first)
 
     # -- NVIDIA driver rules ----------------------------------------------------------------------------
     def cuda_family(self, variant: str) -> DriverFloor | None:
@@ -308,18 +252,14 @@ class Matrix:
         return fam.for_os(os) if fam else None
 
     def cuda_full_driver(self, variant: str, os: str) -> str | None:
-        """Driver of the variant's toolkit GA: at or above it every CUDA feature works natively."""
-        row = self.cuda_toolkits.get(variant)
-        if row:
-            return row["full"].get(os)
-        return None
+        """Driver of the variant's toolkit GA (from the CUDA toolkit driver table): at or above it every CUDA
+        feature works natively."""
+        cv = cuda_version(variant)
+        found = toolkit_ga_driver(cv[0], cv[1], os) if cv else None
+        return found[0] if found else None
 
-    def cuda_full_driver_confidence(self, variant: str, os: str) -> str:
-        row = self.cuda_toolkits.get(variant)
-        return row.get("full_conf", {}).get(os, "unverified") if row else ASSUMED
-
-    def gpu_driver_floor_for(self, sm: int | None) -> Mapping[str, str] | None:
-        """Oldest driver that drives a GPU of this compute capability (×10) at all: {driver, arch, conf}."""
+    def gpu_driver_floor_for(self, sm: int | None) -> GpuDriverFloor | None:
+        """Oldest driver that drives a GPU of this compute capability (×10) at all."""
         return self.gpu_driver_floor.get(str(sm // 10)) if sm is not None else None
 
     # -- extension ----------------------------------------------------------------------------------------
@@ -380,8 +320,8 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
     return Matrix(
         releases=tuple(_freeze_release(r) for r in data["releases"]),
         cuda_families=MappingProxyType(families),
-        cuda_toolkits=MappingProxyType(cuda.get("variants", {})),
-        gpu_driver_floor=MappingProxyType(cuda.get("gpu_driver_floor", {})),
+        gpu_driver_floor=MappingProxyType({major: GpuDriverFloor(f["driver"], f["arch"], f.get("conf", "secondary"))
+                                           for major, f in cuda.get("gpu_driver_floor", {}).items()}),
         gfx_aliases=MappingProxyType({k: tuple(v) for k, v in data.get("rocm", {}).get("aliases", {}).items()}),
         gfx_aliases_confidence=data.get("rocm", {}).get("aliases_conf", "secondary"),
         rocm_platforms=tuple(data.get("rocm", {}).get("platforms", ("linux_x86_64",))),
@@ -392,6 +332,9 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         channels=MappingProxyType(data.get("index", {}).get("channels", {"stable": "", "test": "test",
                                                                         "nightly": "nightly"})),
         pre_release_channels=tuple(data.get("index", {}).get("pre_release_channels", ("nightly",))),
+        unlabelled_companions=MappingProxyType({name: row["unlabelled_from"] for name, row in
+                                                data.get("companion_labels", {}).items()}),
+        platform_notes=MappingProxyType(data.get("platform_notes", {})),
         unverified=tuple(data.get("unverified", ())),
         generated=data.get("generated"),
     )

@@ -7,23 +7,34 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ..index_url import DEFAULT_INDEX_BASE
 from ..machine import Machine
 
-# Stable warning codes: extend, never rename.
-WARNING_CODES = (
-    "driver-too-old",
-    "driver-unknown",
-    "gpu-arch-unsupported",
-    "mixed-gpus",
-    "no-gpu-variant-for-version",
-    "python-unsupported",
-    "platform-unsupported",
-    "rocm-override-needed",
-    "integrated-gpu-only",
-    "gpu-arch-unknown",
-    "rocm-driver-window",
-)
+DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
+
+# The plan's warning codes, the one list the code reads (extend, never rename; docs/plan-json.md documents each).
+# True: the warning means the chosen build does not run, or cannot be installed, on the machine ("blocking"):
+# a fleet does not count such a machine as served, and the doctor's fix avoids such a build.
+WARNING_CODES: Mapping[str, bool] = MappingProxyType({
+    "driver-too-old": True,
+    "driver-unknown": False,
+    "gpu-arch-unsupported": True,
+    "mixed-gpus": False,
+    "no-gpu-variant-for-version": True,
+    "python-unsupported": True,
+    "platform-unsupported": True,
+    "rocm-override-needed": False,
+    "integrated-gpu-only": False,
+    "gpu-arch-unknown": False,
+    "rocm-driver-window": False,
+})
+BLOCKING_CODES = frozenset(code for code, blocking in WARNING_CODES.items() if blocking)
+
+
+def check_code(code: str) -> str:
+    """``code`` itself, or a ValueError: a warning code that is not in WARNING_CODES is a bug."""
+    if code not in WARNING_CODES:
+        raise ValueError(f"unknown plan warning code {code!r} (add it to WARNING_CODES and docs/plan-json.md)")
+    return code
 
 
 class Request(NamedTuple):
@@ -66,10 +77,20 @@ class Plan(NamedTuple):
     warnings: tuple[PlanWarning, ...] = ()
     rejected: tuple[Rejection, ...] = ()
     notes: tuple[str, ...] = ()  # caveats: facts the choice rests on that are inferred/unverified
-    commands: Mapping[str, str] = MappingProxyType({})  # "pip", "uv" -> ready command line
+
+    @property
+    def commands(self) -> dict[str, str]:
+        """``{"pip": ..., "uv": ...}``: the ready command lines (none without a choice)."""
+        from .commands import command_lines  # the command module reads plans; it needs this one only for types
+
+        return command_lines(self)
 
     def warning_codes(self) -> tuple[str, ...]:
         return tuple(w.code for w in self.warnings)
+
+    def blocking_warnings(self) -> tuple[PlanWarning, ...]:
+        """Warnings that mean the chosen build does not run (or cannot be installed) on the machine."""
+        return tuple(w for w in self.warnings if w.code in BLOCKING_CODES)
 
     def to_dict(self) -> dict[str, Any]:
         choice = None

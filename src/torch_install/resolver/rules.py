@@ -7,11 +7,13 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable
+from typing import NamedTuple
 
 from ..machine import Gpu, Machine
 from ..versions import numeric_key
-from .matrix import CudaArch, Matrix, Release, cuda_version, os_of
+from .matrix import CudaArch, Matrix, Release, os_of
+from .variants import cuda_version, rocm_version, variant_kind
 
 # Confidence values that deserve a note when a plan rests on them.
 WEAK_CONFIDENCE = ("inferred", "unverified", "secondary", "maintainer-statement", "assumed")
@@ -43,14 +45,6 @@ def sm_text(sm: int) -> str:
     return f"sm_{sm}"
 
 
-@lru_cache(maxsize=256)
-def gpu_name_with_arch(gpu: Gpu) -> str:
-    """``NVIDIA GeForce RTX 4090 (sm_89)``: name (or vendor) and architecture (sm, gfx or family), for reasons."""
-    arch = f"sm_{gpu.sm}" if gpu.sm is not None else gpu.gfx or gpu.family
-    name = gpu.name or f"{gpu.vendor} GPU"
-    return f"{name} ({arch})" if arch else name
-
-
 def runs_on(arch: CudaArch, sm: int) -> int | None:
     """The build target that runs on a GPU of compute capability ``sm`` (×10), or None.
 
@@ -80,10 +74,10 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
         problems.append(f"needs driver ≥ {floor}, found {driver}")
     for gpu in gpus:
         gpu_floor = matrix.gpu_driver_floor_for(gpu.sm)
-        if driver and gpu_floor and numeric_key(driver) < numeric_key(gpu_floor["driver"]):
-            if not v.driver_needed or numeric_key(gpu_floor["driver"]) > numeric_key(v.driver_needed):
-                v.driver_needed = gpu_floor["driver"]
-            problems.append(f"{gpu_name_with_arch(gpu)} ({gpu_floor['arch']}) needs driver ≥ {gpu_floor['driver']}, "
+        if driver and gpu_floor and numeric_key(driver) < numeric_key(gpu_floor.driver):
+            if not v.driver_needed or numeric_key(gpu_floor.driver) > numeric_key(v.driver_needed):
+                v.driver_needed = gpu_floor.driver
+            problems.append(f"{gpu.label_with_arch} ({gpu_floor.arch}) needs driver ≥ {gpu_floor.driver}, "
                             f"found {driver}")
             break
     full = matrix.cuda_full_driver(variant, os)
@@ -105,7 +99,7 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
         if unusable:
             built = " ".join(sm_text(s) for s in arch.sm) + (
                 " + PTX " + " ".join(sm_text(p) for p in arch.ptx) if arch.ptx else "")
-            names = ", ".join(gpu_name_with_arch(g) for g in unusable)
+            names = ", ".join(g.label_with_arch for g in unusable)
             problems.append(f"no kernels for {names} (builds {built})")
     v.unusable_gpus = tuple(unusable)
     v.unknown_arch = tuple(unknown)
@@ -167,7 +161,7 @@ def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, 
     v.arch_ok = not unusable
     if unusable:
         v.usable = False
-        v.reason = (f"{variant} rejected: no code for " + ", ".join(gpu_name_with_arch(g) for g in unusable)
+        v.reason = (f"{variant} rejected: no code for " + ", ".join(g.label_with_arch for g in unusable)
                     + f" (builds {' '.join(targets.gfx)})")
         return v
     direct = sorted({g.gfx for g in gpus if g.gfx and g.gfx in targets.gfx})
@@ -217,10 +211,10 @@ def check_xpu(release: Release, platform: str, gpus: tuple[Gpu, ...]) -> Verdict
     v.arch_ok = not unusable
     if unusable:
         v.usable = False
-        v.reason = ("xpu rejected: torch " + release.version + " on " + os + " builds for "
-                    + ", ".join(families) + "; not " + ", ".join(f"{gpu_name_with_arch(g)}" for g in unusable))
+        v.reason = (f"xpu rejected: torch {release.version} on {os} builds for {', '.join(families)}; "
+                    f"not {', '.join(g.label_with_arch for g in unusable)}")
         return v
-    v.reason = "xpu: builds for " + ", ".join(sorted({g.family for g in gpus if g.family}))
+    v.reason = f"xpu: builds for {', '.join(sorted({g.family for g in gpus if g.family}))}"
     return v
 
 
@@ -248,3 +242,44 @@ def macos_gate(release: Release, platform: str, machine: Machine) -> str | None:
     if machine.os_version and need and numeric_key(machine.os_version) < numeric_key(need):
         return f"torch {release.version} wheels need macOS ≥ {need}, found {machine.os_version}"
     return None
+
+
+# -- vendor policy -------------------------------------------------------------------------------------------
+
+class VendorPolicy(NamedTuple):
+    """How one GPU vendor's builds are chosen: which variants are its kind, which check decides whether one runs
+    on the GPUs, and how the usable ones of a release are ordered (the highest key wins)."""
+
+    vendor: str  # the GPUs' vendor: nvidia
+    kind: str  # the variants' kind: cuda
+    brand: str  # for messages: NVIDIA
+    build: str  # for messages: CUDA
+    check: Callable[[Matrix, Release, str, str, tuple[Gpu, ...], Machine], Verdict]
+    preference: Callable[[Release, str, Verdict, Machine], tuple[object, ...]]
+
+    def variants(self, release: Release, platform: str) -> list[str]:
+        """The release's variants of this vendor's kind on the platform, in index order."""
+        return [v for v in release.variants(platform) if variant_kind(v) == self.kind]
+
+
+def _cuda_preference(release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]:
+    """A driver-native variant (when the driver is known), then the release default, then the newest CUDA."""
+    default = v.variant == release.default_variant(platform)
+    return (v.native if machine.nvidia_driver else False, default, cuda_version(v.variant) or (0, 0))
+
+
+def _rocm_preference(release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]:
+    """No HSA_OVERRIDE_GFX_VERSION needed, then the newest ROCm."""
+    return (not v.env, rocm_version(v.variant) or ())
+
+
+VENDOR_POLICIES: dict[str, VendorPolicy] = {
+    "nvidia": VendorPolicy("nvidia", "cuda", "NVIDIA", "CUDA",
+                           lambda m, r, v, p, g, machine: check_cuda(m, r, v, p, g, machine.nvidia_driver),
+                           _cuda_preference),
+    "amd": VendorPolicy("amd", "rocm", "AMD", "ROCm", lambda m, r, v, p, g, machine: check_rocm(m, r, v, g),
+                        _rocm_preference),
+    "intel": VendorPolicy("intel", "xpu", "Intel", "XPU", lambda m, r, v, p, g, machine: check_xpu(r, p, g),
+                          lambda r, p, v, machine: ()),
+}  # in the order a machine with GPUs of several vendors is resolved for
+POLICY_OF_KIND = {policy.kind: policy for policy in VENDOR_POLICIES.values()}

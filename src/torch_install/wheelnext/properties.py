@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..cuda_drivers import cuda_for_driver
+from ..drivers import cuda_for_driver
 from ..machine import Machine
 from ..package_data import load_json
 

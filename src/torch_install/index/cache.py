@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from .index import IndexFile
+    from .pages import IndexFile
 
 CACHE_DIR_ENV = "TORCH_INSTALL_CACHE_DIR"
 TTL_ENV = "TORCH_INSTALL_INDEX_TTL"
@@ -88,7 +88,7 @@ class CacheEntry:
 
     @cached_property
     def _loaded(self) -> tuple[IndexFile, ...] | None:
-        from .index import IndexFile
+        from .pages import IndexFile
 
         try:
             with open(self._files_path, "rb") as file:

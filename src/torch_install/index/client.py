@@ -15,34 +15,18 @@ Every failure is an :class:`IndexUnavailable` with a one-line reason.
 
 from __future__ import annotations
 
-import json
-import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import urljoin
 
-from .errors import EnvironmentFailure
-from .index_url import (
-    DEFAULT_INDEX_BASE,
-    INDEX_BASE_ENV,
-    check_index_url,
-    index_base_from,
-    is_loopback,
-    project_url,
-    transport_allowed,
-)
-
-__all__ = ["DEFAULT_INDEX_BASE", "INDEX_BASE_ENV", "check_index_url", "index_base_from", "is_loopback", "project_url"]
+from ..errors import InputError
+from .pages import ACCEPT, IndexFile, IndexUnavailable, parse_page
+from .urls import project_url, transport_allowed
 
 if TYPE_CHECKING:
-    from .index_cache import IndexCache
-
-
-JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
-HTML_CONTENT_TYPES = ("application/vnd.pypi.simple.v1+html", "text/html")
-ACCEPT = f"{JSON_CONTENT_TYPE}, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
+    from .cache import IndexCache
 
 MAX_BYTES = 64 * 1024 * 1024  # the full /whl/torch/ page is a few MiB; nightly pages are larger
 CONNECT_TIMEOUT = 5.0
@@ -52,157 +36,7 @@ RETRIES = 2  # extra attempts after the first
 BACKOFF = 0.5  # seconds before the first retry; doubles each time
 MAX_REDIRECTS = 5
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
-
-class IndexUnavailable(EnvironmentFailure):
-    """An index page could not be fetched or read (exit 3). ``str()`` is one line naming the URL;
-    ``status`` is the HTTP status when the server answered with an error."""
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-# --------------------------------------------------------------------------------------------- page parsing
-
-@dataclass(frozen=True)
-class IndexFile:
-    """One file listed on a simple page. ``sha256`` and ``requires_python`` are None when not given."""
-
-    filename: str
-    url: str
-    sha256: str | None = None
-    requires_python: str | None = None
-    yanked: bool = False
-
-
-def _file_from_link(page_url: str, href: str, requires_python: str | None, yanked: bool,
-                    hashes: Mapping[str, Any] | None = None) -> IndexFile | None:
-    url = urljoin(page_url, href.strip())
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        return None  # javascript:, data:, file: … are not files of an index
-    filename = unquote(parts.path.rsplit("/", 1)[-1])
-    if not filename or "/" in filename or "\\" in filename or "\x00" in filename or len(filename) > 255:
-        return None
-    sha256 = None
-    if hashes is not None:
-        value = hashes.get("sha256")
-        sha256 = value.lower() if isinstance(value, str) else None
-    elif parts.fragment.startswith("sha256="):
-        sha256 = parts.fragment[len("sha256="):].lower()
-    if sha256 is not None and not _SHA256.match(sha256):
-        sha256 = None
-    if requires_python is not None:
-        requires_python = requires_python.strip() or None
-    return IndexFile(filename, url.split("#", 1)[0], sha256, requires_python, yanked)
-
-
-def _anchor_parser() -> Any:
-    """An HTMLParser collecting ``<a>`` attributes; scripts, styles and broken markup are ignored."""
-    from html.parser import HTMLParser
-
-    class AnchorParser(HTMLParser):
-        def __init__(self) -> None:
-            super().__init__(convert_charrefs=True)
-            self.anchors: list[dict[str, str | None]] = []
-
-        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            if tag == "a":
-                self.anchors.append(dict(attrs))
-
-    return AnchorParser()
-
-
-def parse_simple_html(text: str, page_url: str) -> list[IndexFile]:
-    """PEP 503 page: anchors, ``#sha256=`` fragments, ``data-requires-python``, ``data-yanked``."""
-    parser = _anchor_parser()
-    try:
-        parser.feed(text)
-        parser.close()
-    except (AssertionError, ValueError) as exc:  # HTMLParser's own complaints on broken markup
-        raise IndexUnavailable(f"{page_url}: unreadable HTML ({exc})") from None
-    files = []
-    for attrs in parser.anchors:
-        href = attrs.get("href")
-        if not href:
-            continue
-        item = _file_from_link(page_url, href, attrs.get("data-requires-python"), "data-yanked" in attrs)
-        if item:
-            files.append(item)
-    return files
-
-
-def parse_simple_json(text: str, page_url: str) -> list[IndexFile]:
-    """PEP 691 page: ``files[]`` of {filename, url, hashes, requires-python, yanked}."""
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise IndexUnavailable(f"{page_url}: not valid JSON ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
-        raise IndexUnavailable(f"{page_url}: not a PEP 691 project page (no 'files' list)")
-    files = []
-    for entry in data["files"]:
-        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
-            continue
-        hashes = entry.get("hashes") if isinstance(entry.get("hashes"), dict) else {}
-        requires_python = entry.get("requires-python")
-        item = _file_from_link(page_url, entry["url"], requires_python if isinstance(requires_python, str) else None,
-                               bool(entry.get("yanked")), hashes)
-        name = entry.get("filename")
-        if item and isinstance(name, str) and name != item.filename and "/" not in name:
-            item = IndexFile(name, item.url, item.sha256, item.requires_python, item.yanked)
-        if item:
-            files.append(item)
-    return files
-
-
-def parse_page(body: bytes, content_type: str, page_url: str) -> list[IndexFile]:
-    """Parse a simple page by its Content-Type (JSON for PEP 691, HTML otherwise)."""
-    text = body.decode("utf-8", errors="replace")
-    if content_type.split(";", 1)[0].strip().lower() == JSON_CONTENT_TYPE:
-        return parse_simple_json(text, page_url)
-    return parse_simple_html(text, page_url)
-
-
-# --------------------------------------------------------------------------------------------- wheels
-
-@dataclass(frozen=True)
-class Wheel:
-    """A wheel file of the index, its filename parsed. ``label`` is the local version label ('' if none)."""
-
-    project: str
-    version: str  # public version, "2.16.0"
-    label: str  # "cu134", "rocm7.14", "xpu", "cpu", ""
-    tags: frozenset[str]  # "cp312-cp312-manylinux_2_28_x86_64", …
-    file: IndexFile
-
-    @property
-    def full_version(self) -> str:
-        return f"{self.version}+{self.label}" if self.label else self.version
-
-
-def parse_wheels(files: Iterable[IndexFile], project: str) -> list[Wheel]:
-    """The files that are wheels of ``project`` (valid wheel filenames, not yanked); everything else is skipped."""
-    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
-
-    wanted = canonicalize_name(project)
-    wheels = []
-    for item in files:
-        if item.yanked or not item.filename.endswith(".whl"):
-            continue
-        try:
-            name, version, _build, tags = parse_wheel_filename(item.filename)
-        except (InvalidWheelFilename, ValueError):
-            continue
-        if name != wanted:
-            continue
-        wheels.append(Wheel(name, version.public, version.local or "", frozenset(str(t) for t in tags), item))
-    return wheels
-
-
-# --------------------------------------------------------------------------------------------- fetching
 
 @dataclass(frozen=True)
 class Page:
@@ -321,8 +155,6 @@ class _Retryable(Exception):
     """A failure worth another attempt (5xx, 429, truncated body)."""
 
 
-# --------------------------------------------------------------------------------------------- client
-
 @dataclass(frozen=True)
 class Listing:
     """One project page, and where it came from. ``files`` is read from the cache only when asked for."""
@@ -376,3 +208,33 @@ class IndexClient:
         if self.cache:
             self.cache.put(url, files, page.etag, page.last_modified, now)
         return Listing(url, now, lambda: files)
+
+
+def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, float]:
+    """Timeout and retry overrides: ``TORCH_INSTALL_INDEX_TIMEOUT`` (seconds, connect and read) and
+    ``TORCH_INSTALL_INDEX_RETRIES`` (extra attempts). A malformed value is an input error."""
+    import os
+
+    env = os.environ if env is None else env
+    out: dict[str, float] = {}
+    for name, keys, low, high in (("TORCH_INSTALL_INDEX_TIMEOUT", ("connect_timeout", "read_timeout"), 0.05, 600),
+                                  ("TORCH_INSTALL_INDEX_RETRIES", ("retries",), 0, 10)):
+        if not env.get(name):
+            continue
+        try:
+            value = float(env[name])
+        except ValueError:
+            value = -1.0
+        if not low <= value <= high or (keys == ("retries",) and value != int(value)):
+            raise InputError(f"${name}={env[name]!r}: expected a number from {low:g} to {high:g}")
+        out.update({k: int(value) if k == "retries" else value for k in keys})
+    return out
+
+
+def make_client(base: str, offline: bool = False, allow_insecure: bool = False, cache: IndexCache | None = None
+                ) -> IndexClient:
+    """A client for ``base`` with the user's cache and the environment's fetch settings."""
+    from .cache import IndexCache
+
+    return IndexClient(base, cache or IndexCache(), Fetcher(allow_insecure=allow_insecure, **fetch_settings()),
+                       offline=offline)

@@ -1,47 +1,18 @@
-"""Turn a Plan into text: ready pip/uv commands, requirements, pyproject entries, JSON, a human summary.
+"""A Plan as text: the human summary, ready pip/uv commands, requirements, pyproject entries, JSON.
 
-Every command pins the exact version with its local label (``torch==2.9.1+cu128``), so an installer can
-neither keep an installed build of another flavour nor pull one from another index. Every argument is
-shell-quoted (POSIX rules). ``FORMATS`` maps a ``--format`` name to its renderer.
+Every argument is shell-quoted (POSIX rules) and every value from a machine, profile or index is kept on one
+line (``display.one_line``). Commands come from ``resolver.commands``, the plan's own.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
+from ..display import one_line
 from ..machine import Gpu
-from .plan import Plan
-
-NIGHTLY = "nightly"
-
-
-def requirement_lines(plan: Plan) -> list[str]:
-    """One pinned requirement per chosen package: ``name==version`` (bare name when the version is open)."""
-    if plan.choice is None:
-        return []
-    return [f"{name}=={version}" if version else name for name, version in plan.choice.packages.items()]
-
-
-def install_args(plan: Plan, installer: str = "pip") -> list[str]:
-    """Arguments after ``pip install`` / ``uv pip install``: pins, pre-release switch, index."""
-    args = requirement_lines(plan)
-    if plan.request.channel == NIGHTLY:
-        args += ["--pre"] if installer == "pip" else ["--prerelease", "allow"]
-    if plan.choice is not None and plan.choice.index_url:
-        args += ["--index-url", plan.choice.index_url]
-    return args
-
-
-def command_lines(plan: Plan) -> dict[str, str]:
-    """Ready command lines ``{"pip": ..., "uv": ...}``; empty when the plan has no choice."""
-    if plan.choice is None:
-        return {}
-    return {
-        "pip": shlex.join(["python", "-m", "pip", "install", *install_args(plan, "pip")]),
-        "uv": shlex.join(["uv", "pip", "install", *install_args(plan, "uv")]),
-    }
+from ..resolver.commands import PRE_RELEASE_CHANNEL, requirement_lines
+from ..resolver.plan import Plan
 
 
 def render_url(plan: Plan) -> str:
@@ -50,11 +21,11 @@ def render_url(plan: Plan) -> str:
 
 
 def render_pip(plan: Plan) -> str:
-    return command_lines(plan).get("pip", "")
+    return plan.commands.get("pip", "")
 
 
 def render_uv(plan: Plan) -> str:
-    return command_lines(plan).get("uv", "")
+    return plan.commands.get("uv", "")
 
 
 def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None = None) -> str:
@@ -63,7 +34,7 @@ def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None =
     if plan.choice is None:
         return ""
     lines = [f"# {plan.choice.variant} build of torch {plan.choice.torch} for {machine_line(plan)}"]
-    if plan.request.channel == NIGHTLY:
+    if plan.request.channel == PRE_RELEASE_CHANNEL:
         lines.append("--pre")
     if plan.choice.index_url:
         lines.append(f"--index-url {plan.choice.index_url}")
@@ -88,7 +59,7 @@ def render_pyproject(plan: Plan) -> str:
     lines = ["# Merge into pyproject.toml", "[project]", "dependencies = ["]
     lines += [f"  {json.dumps(req)}," for req in requirement_lines(plan)]
     lines.append("]")
-    if plan.request.channel == NIGHTLY:
+    if plan.request.channel == PRE_RELEASE_CHANNEL:
         lines += ["", "[tool.uv]", 'prerelease = "allow"']
     if plan.choice.index_url:
         name = index_name(plan)
@@ -100,15 +71,12 @@ def render_pyproject(plan: Plan) -> str:
 
 def render_json(plan: Plan) -> str:
     """The documented Plan JSON (docs/plan-json.md)."""
-    data = plan.to_dict()
-    if not data["commands"]:
-        data["commands"] = command_lines(plan)
-    return json.dumps(data, indent=2)
+    return json.dumps(plan.to_dict(), indent=2)
 
 
 def gpu_description(gpu: Gpu) -> str:
-    """``NVIDIA GeForce RTX 4090 x2 (sm 8.9)``: name (or PCI id / vendor), count, architecture, flags."""
-    label = gpu.name or (f"{gpu.vendor} GPU {gpu.pci_id}" if gpu.pci_id else f"{gpu.vendor} GPU")
+    """``NVIDIA GeForce RTX 4090 x2 (sm 8.9)``: label, count, architecture, flags."""
+    label = gpu.label
     if gpu.count > 1:
         label += f" x{gpu.count}"
     details = [f"sm {gpu.compute_capability}" if gpu.compute_capability else "", gpu.gfx or "", gpu.family or "",
@@ -138,12 +106,6 @@ def machine_line(plan: Plan) -> str:
     return one_line(line)
 
 
-def one_line(text: str) -> str:
-    """``text`` kept on one line of a rendered file or terminal: line breaks, escape sequences and other
-    unprintable characters (from a GPU name, a profile note, an environment variable) written escaped."""
-    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def render_text(plan: Plan) -> str:
     """The human summary: machine, choice, why, the best rejected alternative, warnings, notes, command."""
     lines = [f"Machine:  {machine_line(plan)}"]
@@ -168,30 +130,3 @@ def render_text(plan: Plan) -> str:
     if command:
         lines.append(f"Command:  {command}")
     return "\n".join(one_line(line) for line in lines)
-
-
-def render_dockerfile(plan: Plan) -> str:
-    """A commented Dockerfile RUN step (torch_install.container)."""
-    from ..container import render_dockerfile as render
-
-    return render(plan)
-
-
-def render_variant_env(plan: Plan) -> str:
-    """WheelNext provider override variables for the plan's target (torch_install.container)."""
-    from ..container import render_variant_env as render
-
-    return render(plan)
-
-
-FORMATS: dict[str, Callable[[Plan], str]] = {
-    "text": render_text,
-    "url": render_url,
-    "pip": render_pip,
-    "uv": render_uv,
-    "requirements": render_requirements,
-    "pyproject": render_pyproject,
-    "json": render_json,
-    "dockerfile": render_dockerfile,
-    "variant-env": render_variant_env,
-}

@@ -7,9 +7,9 @@ import os
 import re
 from collections.abc import Mapping
 
-from .errors import InputError
+from ..errors import InputError
+from ..resolver.plan import DEFAULT_INDEX_BASE
 
-DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
 _PLAIN_URL = r"(https?)://([A-Za-z0-9.-]+)(?::[0-9]+)?(?:/[A-Za-z0-9._~%+/-]*)?"  # matched through re's cache
 UNSAFE_URL_CHARS = frozenset(' "\'<>\\^`{|}')  # never valid in a URL (RFC 3986), and quoting hazards

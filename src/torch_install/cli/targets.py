@@ -1,0 +1,228 @@
+"""Flags to machines: which machine(s) a command resolves for, from ``--target``, the hardware and platform flags,
+``--sysroot`` or this host, and container mode; every machine completed (``completion.complete_machine``).
+
+Precedence, first that applies:
+
+1. container mode (``plan --for-container``, or on by itself in a container without a GPU device node): the
+   flags, else the base image's hints, else the forced ``--variant``; never the build host's hardware;
+2. ``--target FILE`` (repeatable): each profile, the field flags overriding its fields;
+3. a hardware flag (``--gpu``, ``--nvidia-driver``, ``--rocm``) or ``--os``/``--arch``: a machine of the flags alone;
+4. this machine (or the ``--sysroot`` tree), detected; ``--python`` replaces its Python.
+
+In a described machine, platform fields left out (os, arch, python, glibc) are taken from this machine and listed
+in ``assumed``; hardware fields are never taken from this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..machine import Gpu, Machine
+    from ..probe import Probe
+
+_FLAG_FIELDS = (("os", "os"), ("arch", "arch"), ("python", "python"), ("nvidia_driver", "nvidia-driver"),
+                ("rocm", "rocm"))
+TARGET_FLAGS = ("--target FILE", "--gpu NAME", "--nvidia-driver VERSION", "--rocm VERSION", "--variant ID")
+
+
+def add_sysroot_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sysroot", metavar="DIR",
+                        help="detect on a captured tree (from 'detect --capture') instead of this machine")
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    """Describe a machine other than this one: a profile file and/or field flags (flags win)."""
+    from ..machine import ARCHES, OSES
+
+    group = parser.add_argument_group("target machine (default: this machine)")
+    group.add_argument("--target", metavar="FILE", action="append",
+                       help="machine profile JSON; platform fields left out are assumed from this machine")
+    group.add_argument("--os", choices=OSES, help="target operating system")
+    group.add_argument("--arch", choices=ARCHES, help="target CPU architecture")
+    group.add_argument("--python", metavar="X.Y", help='target Python, like "3.12" or "3.13t"')
+    group.add_argument("--nvidia-driver", metavar="VERSION", help='NVIDIA driver, like "550.54.15"')
+    group.add_argument("--rocm", metavar="VERSION", help='ROCm user space, like "6.4.1"')
+    group.add_argument("--gpu", metavar="NAME", action="append",
+                       help='GPU by name, like "RTX 4090" (repeat for several)')
+
+
+def _probe(args: argparse.Namespace) -> Probe:
+    """The probe of this machine, or of the --sysroot directory."""
+    from ..probe import Probe
+
+    sysroot = getattr(args, "sysroot", None)
+    return Probe(root=sysroot) if sysroot else Probe()
+
+
+def detect_here(args: argparse.Namespace) -> Machine:
+    """Detect this machine, or the captured tree (directory or capture archive) named by --sysroot."""
+    from ..detectors import detect
+    from ..probe import Probe
+
+    sysroot = getattr(args, "sysroot", None)
+    if sysroot and not os.path.isdir(sysroot):
+        from ..capture import sysroot_dir  # a capture archive, extracted safely
+
+        with sysroot_dir(sysroot) as root:
+            return detect(Probe(root=root))
+    return detect(_probe(args))
+
+
+def platform_here(args: argparse.Namespace) -> Machine:
+    """This machine's platform fields only (os, arch, python, glibc): what a target profile may assume."""
+    from ..detectors import Found, build_machine, host
+    from ..probe import Probe
+
+    sysroot = getattr(args, "sysroot", None)
+    found = Found()
+    if sysroot and not os.path.isdir(sysroot):
+        from ..capture import sysroot_dir  # a capture archive, extracted safely
+
+        with sysroot_dir(sysroot) as root:
+            host.detect(Probe(root=root), found)
+    else:
+        host.detect(_probe(args), found)
+    return build_machine(found)
+
+
+def target_flag_values(args: argparse.Namespace) -> dict[str, Any]:
+    """Machine fields given as flags, each validated like a profile field (errors name the flag)."""
+    from ..machine import machine_from_dict
+
+    values: dict[str, Any] = {}
+    for name, flag in _FLAG_FIELDS:
+        value = getattr(args, name, None)
+        if value is None:
+            continue
+        try:
+            machine_from_dict({name: value})
+        except InputError as exc:
+            raise InputError(f"--{flag}: {str(exc).split(': ', 2)[-1]}") from None
+        values[name] = value
+    if getattr(args, "gpu", None):
+        values["gpus"] = gpus_from_names(args.gpu)
+    return values
+
+
+def gpus_from_names(names: list[str]) -> tuple[Gpu, ...]:
+    """--gpu NAME (repeatable) through the shipped name table; the same model twice counts 2."""
+    from ..detectors.names import gpu_from_name
+
+    gpus: list[Gpu] = []
+    for name in names:
+        gpu = gpu_from_name(name)
+        same = next((i for i, g in enumerate(gpus) if g._replace(count=1) == gpu._replace(count=1)), None)
+        if same is None:
+            gpus.append(gpu)
+        else:
+            gpus[same] = gpus[same]._replace(count=gpus[same].count + gpu.count)
+    return tuple(gpus)
+
+
+def describes_target(args: argparse.Namespace) -> bool:
+    """Whether the flags describe a machine other than this one: --target, a hardware flag, --os or --arch."""
+    return bool(getattr(args, "target", None)) or any(
+        getattr(args, name, None) for name in ("os", "arch", "gpu", "nvidia_driver", "rocm"))
+
+
+def _gives_hardware(args: argparse.Namespace) -> bool:
+    """Whether the flags state the target's hardware (a profile or a hardware flag), not just its platform."""
+    return bool(getattr(args, "target", None)) or any(getattr(args, name, None)
+                                                      for name in ("gpu", "nvidia_driver", "rocm"))
+
+
+def _described(args: argparse.Namespace) -> list[Machine]:
+    """Steps 2-4 of the module docstring (no container mode), not yet completed."""
+    from ..machine import PLATFORM_FIELDS, Machine, fill_platform, load_machine
+
+    flags = target_flag_values(args)
+    if not describes_target(args):
+        here = detect_here(args)
+        return [here._replace(**flags)] if flags else [here]
+    targets = getattr(args, "target", None) or []
+    if "gpus" in flags:
+        flags["gpus_known"] = True
+    described = [base._replace(**flags) for base in [load_machine(path) for path in targets] or [Machine()]]
+    if all(getattr(m, name) is not None or (name == "glibc" and m.os not in (None, "linux"))
+           for m in described for name in PLATFORM_FIELDS):
+        return described  # nothing to assume: this machine is not consulted
+    host = platform_here(args)
+    return [fill_platform(machine, host) for machine in described]
+
+
+def no_target_error(why: str) -> InputError:
+    from ..container import HINT_NAMES
+
+    return InputError(
+        f"container mode ({why}): no target machine and no base-image hint ({HINT_NAMES}); the build host's "
+        f"hardware is not used.\nGive the target with {', '.join(TARGET_FLAGS)} (e.g. --variant cpu for a "
+        "CPU-only image), or build FROM an nvidia/cuda, rocm or oneAPI base image")
+
+
+def _container_machines(args: argparse.Namespace, variant: str | None) -> list[Machine] | None:
+    """Step 1 of the module docstring: the machine(s) of container mode, or None when it is off.
+
+    Explicit (``--for-container``) with neither target nor hint: an InputError (exit 2). Automatic (markers,
+    no GPU device): the same, unless detection saw no GPU hardware either; then this machine (CPU) is
+    resolved, with a note saying how to target a GPU image.
+    """
+    from ..container import container_marker, gpu_device, image_hints, target_from_hints
+
+    explicit = getattr(args, "for_container", None)
+    if explicit is False:
+        return None
+    probe = _probe(args)
+    if explicit:
+        why = "--for-container"
+    else:
+        marker = container_marker(probe)
+        if not marker or gpu_device(probe):
+            return None
+        why = f"{marker}, no GPU device node"
+    if describes_target(args):
+        described = [m._replace(container=m.container or "image") for m in _described(args)]
+        hints = [] if _gives_hardware(args) else image_hints(probe)
+        if not hints:
+            return described
+        # --os/--arch/--python describe the image's platform; its hardware still comes from the base-image hints
+        return [target_from_hints(hints, m)._replace(container=m.container) for m in described]
+    platform = platform_here(args)
+    if getattr(args, "python", None):
+        platform = platform._replace(python=args.python)
+    hints = image_hints(probe)
+    if hints:
+        return [target_from_hints(hints, platform)._replace(container=platform.container or "image")]
+    if variant:
+        note = f"container mode ({why}): no hardware target; the build is the forced --variant {variant}"
+        return [platform._replace(notes=(*platform.notes, note), container=platform.container or "image")]
+    if explicit:
+        raise no_target_error(why)
+    here = _described(args)[0]  # this machine, --python applied
+    if here.gpus or here.nvidia_driver or here.rocm:
+        raise no_target_error(why)
+    note = (f"container without GPU devices ({why}) and no base-image hint: resolved for this machine as "
+            "detected (no GPU); for a GPU image give --for-container with --target/--gpu/--nvidia-driver")
+    return [here._replace(notes=(*here.notes, note))]
+
+
+def machines(args: argparse.Namespace, variant: str | None = None, container: bool = False) -> list[Machine]:
+    """The completed machine(s) a command resolves for (the module docstring's precedence). ``container``:
+    the command knows container mode (``plan``); ``variant``: the forced ``--variant``, a target of its own
+    in container mode."""
+    from ..completion import complete_machine
+
+    found = _container_machines(args, variant) if container else None
+    return [complete_machine(m) for m in (found or _described(args))]
+
+
+def machine(args: argparse.Namespace) -> Machine:
+    """The one completed machine a command resolves for (see ``machines``)."""
+    found = machines(args)
+    if len(found) > 1:
+        raise InputError("this command takes one --target")
+    return found[0]

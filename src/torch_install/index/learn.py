@@ -1,0 +1,147 @@
+"""Online mode's entry: learn what the live index offers a target and extend the matrix with it.
+
+``online_matrix(matrix, machine, base)`` reads ``{base}/torch/`` (or each variant directory of a partial mirror)
+through the cache, turns the wheels that match the target's tags into facts (``facts.py``), and merges them
+(``merge.py``). It never raises for a network problem: the cached, then the embedded data are used, with one
+warning line. A warm lookup reads a few small cache files and imports no network code (this module imports the
+client and page parsers only when a page must be read).
+"""
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..resolver.matrix import Matrix
+from ..resolver.variants import variant_order
+from ..wheel_tags import target_key, target_tags
+from .cache import IndexCache
+from .facts import IndexFacts, facts_from_json, facts_from_wheels, facts_to_json
+from .merge import merge
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from .client import IndexClient, Listing
+
+PROJECT = "torch"
+
+
+class OnlineResult(NamedTuple):
+    """A matrix extended from the index (or the one given, on failure), and the one fallback warning."""
+
+    matrix: Matrix
+    facts: IndexFacts | None
+    warning: str | None = None
+
+
+def channel_root(base: str, matrix: Matrix, channel: str) -> str:
+    """The index root of a channel: ``{base}``, ``{base}/test``, ``{base}/nightly``."""
+    sub = matrix.channels.get(channel, "")
+    return f"{base.rstrip('/')}/{sub}" if sub else base.rstrip("/")
+
+
+def _fallback_variants(matrix: Matrix, platform: str) -> list[str]:
+    """Variant directories to read one by one when the index has no all-variants page (a partial mirror)."""
+    seen: set[str] = set()
+    for release in matrix.releases[:8]:
+        seen.update(v for v in release.variants(platform) if v != "default")
+    if platform.startswith("macos"):
+        seen.add("cpu")
+    return sorted(seen, key=variant_order)
+
+
+def _listings(client: "IndexClient", matrix: Matrix, platform: str) -> "list[Listing]":
+    from .pages import IndexUnavailable
+
+    try:
+        return [client.listing(PROJECT)]
+    except IndexUnavailable as exc:
+        if exc.status not in (403, 404):
+            raise
+        first = exc
+    listings = []
+    for variant in _fallback_variants(matrix, platform):
+        try:
+            listings.append(client.listing(PROJECT, variant))
+        except IndexUnavailable as exc:
+            if exc.status not in (403, 404):
+                raise
+    if not listings:
+        raise first
+    return listings
+
+
+def learn(client: "IndexClient", machine: "Machine", matrix: Matrix, channel: str = "stable") -> IndexFacts:
+    """What the index offers this target. Raises IndexUnavailable when neither network nor cache can say."""
+    from .pages import parse_wheels
+
+    platform = machine.platform or ""
+    listings = _listings(client, matrix, platform)
+    stale = next((listing.error for listing in listings if listing.stale), None)
+    pre = channel in matrix.pre_release_channels
+    key = "facts|" + "|".join(f"{x.url}@{x.fetched_at}" for x in listings) + f"|{pre}|{platform}|"
+    cached = client.cache.get_derived(key + target_key(machine)) if client.cache else None
+    facts = facts_from_json(cached) if cached is not None else None
+    if facts is None:
+        target = target_tags(machine)
+        wheels = [w for listing in listings for w in parse_wheels(listing.files, PROJECT)]
+        facts = facts_from_wheels(wheels, target, platform, client.base, min(x.fetched_at for x in listings), pre)
+        if client.cache:
+            client.cache.put_derived(key + target_key(machine), facts_to_json(facts))
+    if client.cache and not stale:
+        client.cache.put_derived(_latest_key(client.base, pre, machine), {
+            "pages": {x.url: x.fetched_at for x in listings}, "facts": facts_to_json(facts)})
+    return facts._replace(stale_error=stale, pages=tuple(x.url for x in listings))
+
+
+def _latest_key(root: str, pre: bool, machine: "Machine") -> str:
+    return f"latest|{root}|{pre}|{machine.platform}|{target_key(machine)}"
+
+
+def warm_facts(cache: IndexCache, root: str, machine: "Machine", pre: bool, offline: bool) -> IndexFacts | None:
+    """The facts last learnt for this target, if every page they came from is still fresh in the cache
+    (any age with ``offline``): a warm lookup that reads a few small files and imports no network code."""
+    value = cache.get_derived(_latest_key(root, pre, machine))
+    if not isinstance(value, dict) or not isinstance(value.get("pages"), dict) or not value["pages"]:
+        return None
+    for url, fetched_at in value["pages"].items():
+        entry = cache.get(url)
+        if entry is None or entry.fetched_at != fetched_at or not (entry.fresh or offline):
+            return None
+    facts = facts_from_json(value.get("facts"))
+    return facts._replace(pages=tuple(value["pages"])) if facts else None
+
+
+def _date(epoch: float) -> str:
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def online_matrix(matrix: Matrix, machine: "Machine", base: str, *, channel: str = "stable", offline: bool = False,
+                  allow_insecure: bool = False, client: "IndexClient | None" = None) -> OnlineResult:
+    """The matrix extended from the index at ``base``; on failure the cached, then the embedded data, with a
+    one-line warning. Never raises for a network problem."""
+    if not machine.platform:
+        return OnlineResult(matrix, None, warning="index not consulted: the target's OS or architecture is unknown; "
+                                                  "using the embedded matrix")
+    root = channel_root(base, matrix, channel)
+    facts = None
+    if client is None:
+        cache = IndexCache()
+        facts = warm_facts(cache, root, machine, channel in matrix.pre_release_channels, offline)
+        if facts is None:
+            from .client import make_client
+
+            client = make_client(root, offline, allow_insecure, cache)
+    if facts is None:
+        from .pages import IndexUnavailable
+
+        assert client is not None
+        try:
+            facts = learn(client, machine, matrix, channel)
+        except IndexUnavailable as exc:
+            why = "not in the cache (--offline)" if offline else f"index unreachable ({exc})"
+            return OnlineResult(matrix, None, warning=f"{why}; using the embedded matrix")
+    merged = merge(matrix, facts, machine.platform)._replace(index_base=base)
+    warning = None
+    if facts.stale_error:
+        warning = f"index unreachable ({facts.stale_error}); using cached data from {_date(facts.fetched_at)}"
+    return OnlineResult(merged, facts, warning)

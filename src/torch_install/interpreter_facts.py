@@ -1,0 +1,123 @@
+"""Facts about a Python interpreter, gathered by that interpreter itself.
+
+Run as a script by another interpreter (``python -I -S interpreter_facts.py``) it prints one JSON object; the
+running interpreter's own facts come from ``collect()`` in-process. Standard library only, and syntax that
+Python 3.6 still parses, so any interpreter a user points ``--python`` at can run it.
+
+Under ``-S`` the ``site`` module's start-up never runs, so no ``.pth`` file and no ``sitecustomize`` of the
+inspected environment executes, and nothing they print reaches the answer. The import path that start-up would
+build is worked out here instead, the way ``site`` does it: the virtual environment's prefix from ``pyvenv.cfg``,
+its site-packages (and the base ones when ``include-system-site-packages`` is true), then the directory lines of
+each ``.pth`` file (its ``import`` lines are not run).
+"""
+
+import json
+import os
+import platform
+import site
+import sys
+import sysconfig
+
+
+def _venv_config():
+    """(venv prefix, include-system-site-packages) from the pyvenv.cfg next to the executable, else (None, True)."""
+    exe_dir = os.path.dirname(os.path.abspath(sys.executable))
+    prefix = os.path.dirname(exe_dir)
+    for conf in (os.path.join(exe_dir, "pyvenv.cfg"), os.path.join(prefix, "pyvenv.cfg")):
+        if not os.path.isfile(conf):
+            continue
+        system_site = True
+        try:
+            with open(conf, encoding="utf-8") as handle:
+                for line in handle:
+                    key, _, value = line.partition("=")
+                    if key.strip().lower() == "include-system-site-packages":
+                        system_site = value.strip().lower() == "true"
+        except OSError:
+            pass
+        return prefix, system_site
+    return None, True
+
+
+def _site_dirs(prefixes):
+    try:
+        return list(site.getsitepackages(prefixes))
+    except (AttributeError, TypeError):  # very old virtualenv's site.py
+        return []
+
+
+def _pth_dirs(site_dir, known):
+    """Directories the .pth files of ``site_dir`` add, in site's order (file names sorted; hidden ones and
+    ``import`` lines skipped); existing directories only, each once."""
+    try:
+        names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth") and not n.startswith("."))
+    except OSError:
+        return []
+    added = []
+    for name in names:
+        try:
+            with open(os.path.join(site_dir, name), encoding="utf-8", errors="replace") as handle:
+                lines = handle.read(1 << 20).splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if not line.strip() or line.startswith("#") or line.startswith(("import ", "import\t")):
+                continue
+            path = os.path.normpath(os.path.join(site_dir, line.rstrip()))
+            if path not in known and os.path.isdir(path):
+                known.add(path)
+                added.append(path)
+    return added
+
+
+def _free_threaded():
+    if hasattr(sys, "abiflags"):  # POSIX: "t" marks a free-threaded build
+        return "t" in sys.abiflags
+    return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+
+
+def collect():
+    """Version, platform, import path and site directories of the running interpreter."""
+    no_site = bool(sys.flags.no_site)
+    base_prefix = getattr(sys, "base_prefix", sys.prefix)
+    prefix = sys.prefix
+    system_site = True
+    if no_site:  # site.venv() did not run: find the environment the way it would
+        venv_prefix, system_site = _venv_config()
+        prefix = venv_prefix or sys.prefix
+    elif prefix != base_prefix:
+        _, system_site = _venv_config()
+    in_venv = prefix != base_prefix
+    site_packages = _site_dirs([prefix]) + (_site_dirs([base_prefix]) if in_venv and system_site else [])
+    path = list(sys.path)
+    if no_site:
+        known = set(os.path.normpath(p) for p in path)
+        for directory in site_packages:
+            if os.path.isdir(directory) and os.path.normpath(directory) not in known:
+                known.add(os.path.normpath(directory))
+                path.append(directory)
+            path += _pth_dirs(directory, known)
+    try:
+        user_site = site.getusersitepackages()
+    except AttributeError:
+        user_site = None
+    return {
+        "executable": sys.executable,
+        "version": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "free_threaded": _free_threaded(),
+        "system": platform.system(),
+        "machine": platform.machine(),
+        "path": path,
+        "site_packages": site_packages,
+        "user_site": user_site,
+        "user_site_allowed": (not in_venv) or system_site,
+        "prefix": prefix,
+        "base_prefix": base_prefix,
+        "stdlib": sysconfig.get_path("stdlib"),
+        "isolated": bool(sys.flags.isolated),
+    }
+
+
+if __name__ == "__main__":
+    sys.stdout.write(json.dumps(collect()))

@@ -1,0 +1,73 @@
+"""What the user asked for, checked: pip-style requirements for torch and its companions, a variant, a channel,
+an index base. Every problem is an InputError that names the value.
+"""
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..errors import InputError
+from .plan import Request
+from .variants import is_variant
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+PACKAGES = ("torch", "torchvision", "torchaudio")  # the torch family, resolved against the matrix
+CHANNELS = ("stable", "test", "nightly")
+
+
+class AnyVersion:
+    """The empty specifier: every version matches. It stands in for ``SpecifierSet()`` so that the common
+    request (bare names) never imports ``packaging.requirements`` (about 27 ms, measured: bench/bench_plan.py)."""
+
+    def contains(self, version: str, prereleases: bool | None = None) -> bool:
+        return True
+
+    def __str__(self) -> str:
+        return ""
+
+
+ANY = AnyVersion()
+_BARE_NAME = r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$"
+
+
+class ParsedRequest(NamedTuple):
+    torch: "SpecifierSet | AnyVersion"
+    companions: "Mapping[str, SpecifierSet | AnyVersion]"  # requested companion -> its specifier (may be empty)
+    pinned: bool  # the user constrained the torch version
+
+
+def parse_request(request: Request) -> ParsedRequest:
+    """Validate a Request; every problem is an InputError naming the offending value."""
+    if request.channel not in CHANNELS:
+        raise InputError(f"channel {request.channel!r} is not one of {', '.join(CHANNELS)}")
+    if request.variant is not None and not is_variant(request.variant):
+        raise InputError(f"variant {request.variant!r} is not a wheel variant (like cu128, rocm6.4, xpu, cpu)")
+    base = request.index_base or ""
+    if not base.startswith(("https://", "http://")):
+        raise InputError(f"index base {base!r} is not an http(s) URL")
+    texts = request.packages or ("torch",)
+    if all(re.match(_BARE_NAME, t) for t in texts):  # the common case, without importing packaging's parser
+        names = {t.strip().lower().replace("_", "-") for t in texts}
+        unknown = sorted(names - set(PACKAGES))
+        if unknown:
+            raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
+                             "matrix")
+        return ParsedRequest(torch=ANY, companions={n: ANY for n in PACKAGES[1:] if n in names}, pinned=False)
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    specs: dict[str, SpecifierSet] = {}
+    for text in texts:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement as exc:
+            raise InputError(f"package {text!r} is not a valid requirement: {exc}") from None
+        name = req.name.lower().replace("_", "-")
+        if name not in PACKAGES:
+            raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
+        if req.marker is not None or req.url:
+            raise InputError(f"package {text!r}: markers and URLs are not supported")
+        specs[name] = specs[name] & req.specifier if name in specs else req.specifier
+    torch: SpecifierSet | AnyVersion = specs.pop("torch", ANY)
+    return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)))

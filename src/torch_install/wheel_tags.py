@@ -1,0 +1,157 @@
+"""The wheel tags a target machine accepts (PEP 425 / PEP 600 platform tags and CPython tags), worked out from its
+profile, or packaging's ``sys_tags()`` when the target is the running interpreter. Read by online mode (which
+wheels the index offers the target) and by the doctor (which glibc a wheel's tag needs).
+"""
+
+import re
+import sys
+from typing import NamedTuple
+
+from .machine import Machine
+from .versions import numeric_key
+
+MANYLINUX_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}  # tag -> glibc it needs
+_GLIBC_ASSUMED_MAX = 99  # glibc minor accepted when a Linux target's glibc is not known
+
+
+class TargetTags(NamedTuple):
+    """The wheel tags a target accepts. ``tags`` is None when its Python is unknown (platform match only)."""
+
+    tags: frozenset[str] | None
+    platforms: frozenset[str]
+    key: str  # identifies the tag set in cache keys
+    assumed: tuple[str, ...] = ()
+
+
+def _python_tuple(python: str) -> tuple[tuple[int, int], bool]:
+    free = python.endswith("t")
+    major, minor = python.rstrip("t").split(".")
+    return (int(major), int(minor)), free
+
+
+def python_sort_key(python: str) -> tuple[tuple[int, int], bool]:
+    """Sort key for profile Pythons: "3.9" < "3.12" < "3.13" < "3.13t"."""
+    return _python_tuple(python)[0], python.endswith("t")
+
+
+def _host_machine() -> str:
+    """``platform.machine()``: on POSIX that is ``os.uname().machine``, read without importing ``platform``."""
+    import os
+
+    if hasattr(os, "uname") and os.uname().machine:
+        return os.uname().machine
+    import platform
+
+    return platform.machine()
+
+
+def _host_platform() -> tuple[str | None, str]:
+    os_name = {"linux": "linux", "win32": "windows", "darwin": "macos"}.get(sys.platform)
+    arch = {"amd64": "x86_64", "arm64": "arm64", "aarch64": "aarch64"}.get(_host_machine().lower(),
+                                                                              _host_machine().lower())
+    free = not getattr(sys, "_is_gil_enabled", lambda: True)()
+    return Machine(os=os_name, arch=arch).platform, f"{sys.version_info.major}.{sys.version_info.minor}" + (
+        "t" if free else "")
+
+
+def _here(machine: Machine) -> bool:
+    """Whether the target is the running interpreter's platform and Python (then packaging's sys_tags apply)."""
+    host_platform, host_python = _host_platform()
+    return (sys.implementation.name == "cpython" and machine.python == host_python
+            and machine.platform == host_platform and not machine.musl)
+
+
+def target_key(machine: Machine) -> str:
+    """What identifies the target's tag set in cache keys."""
+    key = "|".join(str(getattr(machine, f) or "") for f in ("os", "arch", "python", "glibc", "musl", "os_version"))
+    return ("here:" if _here(machine) else "") + key
+
+
+def platform_tags(machine: Machine) -> tuple[list[str], list[str]]:
+    """(platform tags the target accepts, assumptions made). Linux uses glibc (or musl) for manylinux."""
+    assumed: list[str] = []
+    os_name, arch = machine.os, machine.arch
+    if os_name == "linux" and arch in ("x86_64", "aarch64", "arm64"):
+        arch = "aarch64" if arch == "arm64" else arch
+        if machine.musl:
+            major, minor = (int(x) for x in machine.musl.split(".")[:2])
+            return [f"musllinux_{major}_{m}_{arch}" for m in range(minor, -1, -1)] + [f"linux_{arch}"], assumed
+        if machine.glibc:
+            minor = int(machine.glibc.split(".")[1]) if "." in machine.glibc else 17
+        else:
+            minor = _GLIBC_ASSUMED_MAX
+            assumed.append("glibc unknown: any manylinux wheel assumed to run")
+        tags = [f"manylinux_2_{m}_{arch}" for m in range(minor, 4, -1)]
+        tags += [f"{legacy}_{arch}" for legacy, (_, m) in MANYLINUX_LEGACY.items() if m <= minor]
+        return tags + [f"linux_{arch}"], assumed
+    if os_name == "windows":
+        return ["win_arm64" if arch in ("arm64", "aarch64") else "win_amd64"], assumed
+    if os_name == "macos" and arch in ("arm64", "aarch64", "x86_64"):
+        from packaging.tags import mac_platforms
+
+        if machine.os_version:
+            parts = [*numeric_key(machine.os_version)[:2], 0]
+            version = (parts[0], parts[1] if parts[0] == 10 else 0)
+        else:
+            version = (99, 0)
+            assumed.append("macOS version unknown: any macOS wheel assumed to run")
+        return list(mac_platforms(version, "arm64" if arch != "x86_64" else "x86_64")), assumed
+    return [], assumed
+
+
+def target_tags(machine: Machine) -> TargetTags:
+    """The target's tags: packaging's ``sys_tags()`` for this interpreter, else computed from the profile."""
+    from packaging import tags as ptags
+
+    key = target_key(machine)
+    if key.startswith("here:"):
+        tags = frozenset(str(t) for t in ptags.sys_tags())
+        return TargetTags(tags, frozenset(t.split("-")[-1] for t in tags), key)
+    platforms, assumed = platform_tags(machine)
+    if not machine.python:
+        return TargetTags(None, frozenset(platforms), key, (*assumed, "Python unknown: wheels of any Python counted"))
+    version, free = _python_tuple(machine.python)
+    abi = f"cp{version[0]}{version[1]}{'t' if free else ''}"
+    tags = [*ptags.cpython_tags(version, [abi], platforms),
+            *ptags.compatible_tags(version, f"cp{version[0]}{version[1]}", platforms)]
+    return TargetTags(frozenset(str(t) for t in tags), frozenset(platforms), key, tuple(assumed))
+
+
+def python_of_tag(tag: str) -> str | None:
+    """ "cp313-cp313t-manylinux_2_28_x86_64" -> "3.13t"; None for a tag that is not a CPython one."""
+    interpreter, abi, _ = tag.split("-", 2)
+    match = re.fullmatch(r"cp(\d)(\d+)", interpreter)
+    if not match:
+        return None
+    return f"{match[1]}.{match[2]}{'t' if abi.endswith('t') else ''}"
+
+
+def _parsed(tags: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """(interpreter, abi, platform) of each tag of a WHEEL file's ``Tag`` lines (compressed sets expanded)."""
+    from packaging.tags import parse_tag
+
+    out = []
+    for text in tags:
+        try:
+            out += [(t.interpreter, t.abi, t.platform) for t in parse_tag(text.strip())]
+        except ValueError:  # not interpreter-abi-platform: not a tag
+            continue
+    return out
+
+
+def wheel_abis(tags: tuple[str, ...]) -> set[str]:
+    """The ABI tags a wheel's ``Tag`` lines name: {"cp312"}, {"cp313t"}, {"abi3"}, {"none"}."""
+    return {abi for _, abi, _ in _parsed(tags)}
+
+
+def wheel_glibc(tags: tuple[str, ...]) -> str | None:
+    """Lowest glibc a wheel's platform tags need: manylinux_2_28_x86_64 -> "2.28", manylinux2014 -> "2.17"."""
+    floors = []
+    for _, _, platform in _parsed(tags):
+        match = re.match(r"^manylinux_(\d+)_(\d+)_", platform)
+        if match:
+            floors.append((int(match[1]), int(match[2])))
+        for legacy, glibc in MANYLINUX_LEGACY.items():
+            if platform.startswith(legacy + "_"):
+                floors.append(glibc)
+    return ".".join(str(x) for x in min(floors)) if floors else None
