@@ -18,8 +18,8 @@ import sys
 
 from .errors import EnvironmentFailure, InputError
 from .interpreter import MARKER, Interpreter
-from .resolver.commands import INSTALLERS, install_args, installer_argv
-from .resolver.plan import Plan
+from .resolver.commands import INSTALLERS, installer_argv
+from .resolver.plan import Plan, install_args
 
 
 def venv_advice(plan: Plan, installer: str = "pip") -> list[str]:

@@ -12,9 +12,9 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..resolver.commands import install_args, installer_argv
+from ..resolver.commands import installer_argv
 from ..resolver.matrix import Matrix, version_key
-from ..resolver.plan import BLOCKING_CODES, Plan
+from ..resolver.plan import BLOCKING_CODES, Plan, install_args
 from ..resolver.variants import variant_kind
 from .flavour import Flavour
 from .inspect import Installed

@@ -8,9 +8,9 @@ import shlex
 
 from ..display import one_line
 from ..machine import Machine
-from ..resolver.commands import install_args, installer_argv
+from ..resolver.commands import installer_argv
 from ..resolver.matrix import version_key
-from ..resolver.plan import Plan
+from ..resolver.plan import Plan, install_args
 from .plan import machine_line
 
 

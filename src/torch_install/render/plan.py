@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from ..display import one_line
 from ..machine import Gpu
-from ..resolver.commands import PRE_RELEASE_CHANNEL, requirement_lines
-from ..resolver.plan import Plan
+from ..resolver.commands import PRE_RELEASE_CHANNEL
+from ..resolver.plan import Plan, requirement_lines
 
 
 def render_url(plan: Plan) -> str:

@@ -3,11 +3,13 @@
 The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
 """
 
+import shlex
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from ..machine import Machine
+from .commands import INSTALLERS, PRE_RELEASE_CHANNEL, installer_argv
 
 DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 
@@ -81,8 +83,6 @@ class Plan(NamedTuple):
     @property
     def commands(self) -> dict[str, str]:
         """``{"pip": ..., "uv": ...}``: the ready command lines (none without a choice)."""
-        from .commands import command_lines  # the command module reads plans; it needs this one only for types
-
         return command_lines(self)
 
     def warning_codes(self) -> tuple[str, ...]:
@@ -108,3 +108,32 @@ class Plan(NamedTuple):
             "request": self.request.to_dict(),
             "commands": dict(self.commands),
         }
+
+
+# -- the plan as installer arguments: every command pins the exact version with its local label
+# (``torch==2.9.1+cu128``), so an installer can neither keep an installed build of another flavour nor pull one
+# from another index
+
+def requirement_lines(plan: Plan) -> list[str]:
+    """One pinned requirement per chosen package: ``name==version`` (bare name when the version is open)."""
+    if plan.choice is None:
+        return []
+    return [f"{name}=={version}" if version else name for name, version in plan.choice.packages.items()]
+
+
+def install_args(plan: Plan, installer: str = "pip") -> list[str]:
+    """Arguments after ``pip install`` / ``uv pip install``: pins, pre-release switch, index."""
+    args = requirement_lines(plan)
+    if plan.request.channel == PRE_RELEASE_CHANNEL:
+        args += ["--pre"] if installer == "pip" else ["--prerelease", "allow"]
+    if plan.choice is not None and plan.choice.index_url:
+        args += ["--index-url", plan.choice.index_url]
+    return args
+
+
+def command_lines(plan: Plan) -> dict[str, str]:
+    """Ready command lines ``{"pip": ..., "uv": ...}`` (shell-quoted, POSIX rules); empty without a choice."""
+    if plan.choice is None:
+        return {}
+    return {installer: shlex.join(installer_argv(installer, "install", install_args(plan, installer)))
+            for installer in INSTALLERS}

@@ -1,0 +1,93 @@
+"""The house rules, checked on the source: imports point down the floors and never form a cycle.
+
+Every ``import`` counts, at module level or inside a function, type-only ones too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_install"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """Module -> the torch_install modules it imports."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                candidates = [target, *(f"{target}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                candidates = [alias.name for alias in node.names]
+            else:
+                continue
+            found.update(c for c in candidates if c in modules and c != name)
+        graph[name] = found
+    return graph
+
+
+GRAPH = _imports()
+
+
+def _reachable(start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in GRAPH[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_the_graph_is_read() -> None:
+    assert "torch_install.resolver.plan" in GRAPH["torch_install.resolver.choose"]
+    assert "torch_install.machine" in GRAPH["torch_install.resolver.plan"]
+
+
+def test_no_import_cycle() -> None:
+    cycles = sorted(name for name in GRAPH if name in _reachable(name))
+    assert cycles == []
+
+
+RESOLVER_MAY_IMPORT = ("torch_install.resolver", "torch_install.machine", "torch_install.versions",
+                       "torch_install.drivers", "torch_install.package_data", "torch_install.errors")
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if m.startswith("torch_install.resolver")))
+def test_the_resolver_imports_nothing_above_it(module: str) -> None:
+    assert sorted(t for t in GRAPH[module] if not t.startswith(RESOLVER_MAY_IMPORT)) == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if not m.startswith("torch_install.cli")
+                                          and m not in ("torch_install", "torch_install.__main__")))
+def test_only_the_cli_imports_the_cli(module: str) -> None:
+    assert sorted(t for t in GRAPH[module] if t.startswith("torch_install.cli")) == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if m.startswith("torch_install.detectors")))
+def test_detection_imports_no_resolver_render_index_or_doctor(module: str) -> None:
+    above = ("torch_install.resolver", "torch_install.render", "torch_install.index", "torch_install.doctor",
+             "torch_install.fleet", "torch_install.install", "torch_install.container")
+    assert sorted(t for t in GRAPH[module] if t.startswith(above)) == []
+
+
+def test_container_mode_is_hints_in_machine_out() -> None:
+    assert sorted(t for t in GRAPH["torch_install.container"]
+                  if t.startswith(("torch_install.resolver", "torch_install.render", "torch_install.cli"))) == []
