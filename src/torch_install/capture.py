@@ -74,7 +74,7 @@ class Redactor:
             self._users[name] = f"user{len(self._users) + 1}".encode()
         return match.group(1) + self._users[name]
 
-    def bytes(self, data: bytes) -> bytes:
+    def redact_bytes(self, data: bytes) -> bytes:
         data = _UUID.sub(self._uuid, data)
         data = _SERIAL.sub(lambda m: m.group(1) + b"[redacted]", data)
         if self._hostname:
@@ -91,8 +91,8 @@ class Redactor:
         name are left alone: a host named like a /sys directory must not rename it)."""
         return self._personal(path.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
 
-    def text(self, text: str) -> str:
-        return self.bytes(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
+    def redact_text(self, text: str) -> str:
+        return self.redact_bytes(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
 
 
 def _hostname() -> str | None:
@@ -112,7 +112,7 @@ def capture_members(probe: Probe, redactor: Redactor | None = None) -> dict[str,
     for path in sorted(accessed.dirs):
         members[redactor.path(path).strip("/")] = None
     for path, data in sorted(accessed.files.items()):
-        members[redactor.path(path).strip("/")] = redactor.bytes(data)
+        members[redactor.path(path).strip("/")] = redactor.redact_bytes(data)
     for path, target in sorted(accessed.links.items()):
         name = redactor.path(target.rstrip("/").rsplit("/", 1)[-1])
         # only the basename of a link is ever read; keep the link inside the tree
@@ -125,13 +125,13 @@ def capture_members(probe: Probe, redactor: Redactor | None = None) -> dict[str,
             continue
         if result.error:  # not found / could not run: absence replays as "not found"
             continue
-        members[base] = redactor.bytes(result.stdout.encode("utf-8", "surrogateescape"))
+        members[base] = redactor.redact_bytes(result.stdout.encode("utf-8", "surrogateescape"))
         if result.stderr:
-            members[f"{base}.stderr"] = redactor.bytes(result.stderr.encode("utf-8", "surrogateescape"))
+            members[f"{base}.stderr"] = redactor.redact_bytes(result.stderr.encode("utf-8", "surrogateescape"))
         if result.returncode:
             members[f"{base}.rc"] = f"{result.returncode}\n".encode()
-    env = {k: redactor.text(v) for k, v in sorted(accessed.env.items())}
-    host = {k: redactor.text(v) for k, v in sorted(accessed.host.items())}
+    env = {k: redactor.redact_text(v) for k, v in sorted(accessed.env.items())}
+    host = {k: redactor.redact_text(v) for k, v in sorted(accessed.host.items())}
     members["_env.json"] = (json.dumps(env, indent=2) + "\n").encode()
     members["_host.json"] = (json.dumps(host, indent=2) + "\n").encode()
     return members

@@ -46,7 +46,7 @@ def _from_pci(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
         from .detectors.intel import family_of
 
         row = family_of(device)
-        if not row:
+        if not isinstance(row, dict):  # Unknown: not in the table
             return None
         return ({"name": row.get("name"), "family": row["family"], "integrated": row["integrated"]},
                 f"PCI id table: {gpu.pci_id}")

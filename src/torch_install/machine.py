@@ -8,11 +8,10 @@ import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import InputError
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (or pathlib) at start-up
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -52,7 +51,7 @@ class Gpu(NamedTuple):
     gfx: str | None = None  # AMD LLVM target, e.g. "gfx1100"
     family: str | None = None  # Intel/Apple family, e.g. "alchemist", "battlemage", "m2"
     integrated: bool | None = None
-    count: int = 1
+    count: int = 1  # type: ignore[assignment]  # the profile's own field name; it hides tuple.count
     visible: bool = True
     driver: str | None = None  # bound kernel driver: nvidia, nouveau, amdgpu, i915, xe, vfio-pci …
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 PACKAGE_DIR = os.path.dirname(__file__)
 

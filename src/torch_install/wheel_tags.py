@@ -112,9 +112,9 @@ def target_tags(machine: Machine) -> TargetTags:
         return TargetTags(None, frozenset(platforms), key, (*assumed, "Python unknown: wheels of any Python counted"))
     version, free = _python_tuple(machine.python)
     abi = f"cp{version[0]}{version[1]}{'t' if free else ''}"
-    tags = [*ptags.cpython_tags(version, [abi], platforms),
-            *ptags.compatible_tags(version, f"cp{version[0]}{version[1]}", platforms)]
-    return TargetTags(frozenset(str(t) for t in tags), frozenset(platforms), key, tuple(assumed))
+    accepted = [*ptags.cpython_tags(version, [abi], platforms),
+                *ptags.compatible_tags(version, f"cp{version[0]}{version[1]}", platforms)]
+    return TargetTags(frozenset(str(t) for t in accepted), frozenset(platforms), key, tuple(assumed))
 
 
 def python_of_tag(tag: str) -> str | None:

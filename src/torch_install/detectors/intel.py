@@ -7,6 +7,8 @@ nova-lake, crescent-island, xe-lp (Tiger Lake to Raptor Lake iGPUs and DG1), gen
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..package_data import load_json
 from ..probe import Probe
 from . import Found, GpuRecord
@@ -16,7 +18,7 @@ TABLE = "intel-pci.json"  # in detectors/data/
 GPU_DRIVERS = ("i915", "xe")
 
 
-def family_of(device_id: str | None) -> dict | Unknown:
+def family_of(device_id: str | None) -> dict[str, Any] | Unknown:
     """The table row (family, integrated, name) for an Intel PCI device id such as "56a0"."""
     if not device_id:
         return Unknown("no PCI device id")

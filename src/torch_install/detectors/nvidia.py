@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from ..drivers import cuda_for_driver, toolkit_rows
 from ..machine import Gpu
@@ -25,10 +26,6 @@ from ..package_data import load_json
 from ..probe import Probe
 from ..versions import numeric_key
 from . import Found, GpuRecord
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
-if TYPE_CHECKING:
-    from typing import Any
 
 MODULE_VERSION = "/sys/module/nvidia/version"
 PROC_VERSION = "/proc/driver/nvidia/version"
@@ -354,7 +351,7 @@ def _smi_candidates(probe: Probe, found: Found) -> list[str]:
 
 def _from_smi(probe: Probe, found: Found) -> None:
     for program in _smi_candidates(probe, found):
-        fields = SMI_FIELDS
+        fields: tuple[str, ...] = SMI_FIELDS
         result = probe.run([program, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"])
         if result.error == "not found":
             continue

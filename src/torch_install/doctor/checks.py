@@ -647,8 +647,7 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
     (their names differ, so pip never removes them)."""
     torch = ctx.torch
     dist = ctx.installed.dist("torch")
-    cv = cuda_version(torch.variant) if torch is not None and torch.kind == "cuda" else None
-    if cv is None or dist is None:
+    if torch is None or dist is None or (cv := cuda_version(torch.variant)) is None:
         return []
     required = {normalize(req.name) for req in ctx.torch_cuda_pins}
     libraries = [d for d in _runtime_dists(ctx.installed) if d.name.startswith("nvidia-")]
@@ -656,7 +655,7 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
     if not stale:
         return []
     kept = [d for d in libraries if d not in stale]
-    evidence = [f"torch {torch.version} is a CUDA {cv[0]} build: {torch.evidence}"]  # type: ignore[union-attr]
+    evidence = [f"torch {torch.version} is a CUDA {cv[0]} build: {torch.evidence}"]
     evidence += [f"{d.name} {d.version} (CUDA {cuda_major_of(d.name)}, {d.path}) is not required by torch"
                  for d in stale]
     owners = {path: d.name for d in kept for path in wheel_shared_libraries(d)}

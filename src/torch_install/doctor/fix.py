@@ -137,12 +137,12 @@ def needs_force(installed: Installed, torch: Flavour | None, plan: Plan) -> bool
 
 def free_space_gb(installed: Installed) -> float | None:
     """Free space where the packages go (the first site-packages directory), in GB."""
-    import psutil
+    import shutil
 
     for directory in (*installed.interpreter.site_packages, installed.interpreter.prefix):
         try:
-            return psutil.disk_usage(directory).free / 1e9
-        except OSError:
+            return shutil.disk_usage(directory).free / 1e9
+        except (OSError, ValueError):
             continue
     return None
 

@@ -200,7 +200,7 @@ def read_dist(directory: str, location: str, name: str, version: str, kind: str)
         else:
             problems.append(f"{metadata_file} has no Version")
         requires = tuple(headers.get("requires-dist", ()))
-        requires_python = (headers.get("requires-python") or [None])[0]
+        requires_python = next(iter(headers.get("requires-python") or ()), None)
     installer = None
     tags: tuple[str, ...] = ()
     build = None
@@ -213,7 +213,7 @@ def read_dist(directory: str, location: str, name: str, version: str, kind: str)
         if wheel is not None:
             wheel_headers = parse_headers(wheel)
             tags = tuple(wheel_headers.get("tag", ()))
-            build = (wheel_headers.get("build") or [None])[0]
+            build = next(iter(wheel_headers.get("build") or ()), None)
         elif why != "missing":
             problems.append(f"WHEEL {why}")
         record = os.path.join(directory, "RECORD")

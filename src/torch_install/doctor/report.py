@@ -39,7 +39,8 @@ def render_text(report: Report) -> str:
         facts = report.runtime.facts
         backend = facts.get("backend") or "none"
         lines.append(f"runtime  import torch: {'ok' if report.runtime.ok else 'failed'}; GPU backend: {backend}")
-        for device in facts.get("devices") or []:  # type: ignore[union-attr]
+        devices = facts.get("devices")
+        for device in devices if isinstance(devices, list) else []:
             lines.append(f"         {device.get('name')} (capability {device.get('capability')})")
     lines.append("")
     if report.healthy:

@@ -102,8 +102,9 @@ def import_torch(python: str, environ: Mapping[str, str], expect_gpu: bool,
     stdout = done.stdout
     stderr = done.stderr.strip().splitlines()
     line = next((ln for ln in reversed(stdout.splitlines()) if ln.startswith(MARKER)), None)
-    if done.returncode < 0 or line is None:
-        how = _signal_name(done.returncode) if done.returncode < 0 else f"exit code {done.returncode}"
+    returncode = done.returncode or 0
+    if returncode < 0 or line is None:
+        how = _signal_name(returncode) if returncode < 0 else f"exit code {returncode}"
         evidence = [f"the interpreter died ({how}) while importing torch or running a kernel"]
         evidence += [f"stderr: {ln[:300]}" for ln in stderr[-3:]]
         return RuntimeReport(False, {"returncode": done.returncode}, (Finding(

@@ -17,13 +17,12 @@ import sys
 import time
 import zlib
 from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at start-up
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from os import PathLike
     from pathlib import Path
-    from typing import Any
 
     from .pages import IndexFile
 

@@ -210,13 +210,13 @@ class IndexClient:
         return Listing(url, now, lambda: files)
 
 
-def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, float]:
+def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Timeout and retry overrides: ``TORCH_INSTALL_INDEX_TIMEOUT`` (seconds, connect and read) and
     ``TORCH_INSTALL_INDEX_RETRIES`` (extra attempts). A malformed value is an input error."""
     import os
 
     env = os.environ if env is None else env
-    out: dict[str, float] = {}
+    out: dict[str, Any] = {}
     for name, keys, low, high in (("TORCH_INSTALL_INDEX_TIMEOUT", ("connect_timeout", "read_timeout"), 0.05, 600),
                                   ("TORCH_INSTALL_INDEX_RETRIES", ("retries",), 0, 10)):
         if not env.get(name):

@@ -55,10 +55,10 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
         if not any(t.rsplit("-", 1)[-1] in target.platforms for t in wheel.tags):
             continue
         try:
-            version = Version(wheel.version)
+            parsed = Version(wheel.version)
         except InvalidVersion:
             continue
-        if version.is_prerelease and not pre_releases:
+        if parsed.is_prerelease and not pre_releases:
             continue
         variant = variant_of_label(wheel.label, platform)
         if variant is None:

@@ -74,7 +74,7 @@ class _Resolver:
 
     def plan(self, release: Release | None, variant: str | None, gpu: bool) -> Plan:
         choice = self.choice(release, variant) if release and variant else None
-        if choice and release:
+        if choice and release and variant:
             self.reasons.insert(0, f"torch {release.version}, variant {variant}"
                                 + (f" from {choice.index_url}" if choice.index_url else " from the default index"))
             self.note_existence(release, variant)

@@ -137,9 +137,10 @@ class Release(NamedTuple):
                 listed.add(variant)
                 grown = True
             kind = variant_kind(variant)
-            if kind == "cuda" and variant not in known_cuda and variant not in cuda:
+            cv = cuda_version(variant)
+            if cv and variant not in known_cuda and variant not in cuda:
                 if arch is None:
-                    major = cuda_version(variant)[0]  # type: ignore[index]
+                    major = cv[0]
                     same = [v for v in (*known_cuda, *cuda) if (cuda_version(v) or (0,))[0] == major]
                     if same:
                         newest = max(same, key=variant_order)

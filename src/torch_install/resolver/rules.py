@@ -111,7 +111,7 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
     cv = cuda_version(variant)
     how = []
     if arch is not None:
-        used = sorted({runs_on(arch, g.sm) for g in gpus if g.sm is not None} - {None})  # type: ignore[arg-type]
+        used = sorted({target for g in gpus if g.sm is not None and (target := runs_on(arch, g.sm)) is not None})
         if used:
             how.append("runs " + ", ".join(sm_text(s) for s in used) + " kernels")
     if driver:
