@@ -262,6 +262,19 @@ class Probe:
         self.accessed.host[name] = value
         return value
 
+    def library(self, name: str, query: Callable[[], object]) -> object:
+        """What a library call answers (NVML through ctypes): ``query()`` on the live host, recorded as JSON
+        under ``name`` in the host facts; replayed from ``_host.json`` in a captured tree (None when absent or
+        unreadable). ``query`` must return plain JSON data and never raise."""
+        if self.is_host:
+            answer = query()
+            self.accessed.host[name] = json.dumps(answer)
+            return answer
+        try:
+            return json.loads(self.host(name) or "null")
+        except (ValueError, RecursionError):
+            return None
+
     # commands --------------------------------------------------------------------------------
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
         """Run a command (never through a shell) with a timeout; a captured tree replays its output."""

@@ -23,6 +23,7 @@ import re
 from ..machine import Gpu
 from ..probe import Probe
 from . import Found, GpuRecord
+from .nvidia import cuda_from_driver, parse_driver_version
 
 DRIVER_VARS = ("TORCH_INSTALL_NVIDIA_DRIVER", "UV_CUDA_DRIVER_VERSION")
 CUDA_VARS = ("TORCH_INSTALL_CUDA", "CONDA_OVERRIDE_CUDA", "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION")
@@ -31,7 +32,6 @@ ROCM_VARS = ("TORCH_INSTALL_ROCM",)
 GFX_VARS = ("TORCH_INSTALL_GFX", "UV_AMD_GPU_ARCHITECTURE")
 VISIBILITY_VARS = {"nvidia": ("CUDA_VISIBLE_DEVICES",), "amd": ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")}
 
-_DRIVER = r"^\d{2,4}\.\d{1,3}(?:\.\d{1,3})?$"
 _CUDA = r"^(\d{1,2})\.(\d{1,2})(?:\.\d+)?$"
 _ROCM = r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?$"
 _GFX = r"^gfx[0-9a-f]{3,4}$"
@@ -109,13 +109,11 @@ def _apply_driver_hints(probe: Probe, found: Found) -> None:
     driver_hint = _first_set(probe, DRIVER_VARS)
     if driver_hint:
         name, value = driver_hint
-        if re.match(_DRIVER, value.strip()):
+        if parse_driver_version(value):
             found.set("nvidia_driver", value.strip(), f"hint ${name}", override=True)
             found.values.pop("cuda_driver_api", None)  # derived from the detected driver: recompute
             found.sources.pop("cuda_driver_api", None)
-            from .nvidia import _cuda_from_driver
-
-            _cuda_from_driver(found)
+            cuda_from_driver(found)
         else:
             found.note(f"${name}={value[:30]!r} ignored: not an NVIDIA driver version like 550.54.15")
     cuda_hint = _first_set(probe, CUDA_VARS)

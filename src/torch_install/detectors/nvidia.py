@@ -16,7 +16,6 @@ the toolkit → minimum-driver table (``drivers``, ``data/cuda-toolkit-drivers.j
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -156,7 +155,7 @@ def detect(probe: Probe, found: Found) -> None:
                    "absent, so no GPU is passed into this container (docker run --gpus …)")
     if _needs_runtime(found, records) and not _from_nvml(probe, found):
         _from_smi(probe, found)
-    _cuda_from_driver(found)
+    cuda_from_driver(found)
 
 
 def _driver_from_files(probe: Probe, found: Found) -> None:
@@ -223,7 +222,8 @@ def _needs_runtime(found: Found, records: list[GpuRecord]) -> bool:
     return bool(records) or bool(found.values.get("wsl")) or found.values.get("os") == "windows"
 
 
-def _cuda_from_driver(found: Found) -> None:
+def cuda_from_driver(found: Found) -> None:
+    """The newest CUDA the detected driver supports, from the driver table (unless NVML or a hint said it)."""
     driver = found.values.get("nvidia_driver")
     if not driver or "cuda_driver_api" in found.values:
         return
@@ -242,16 +242,9 @@ def _cuda_from_driver(found: Found) -> None:
 # ---- NVML (ctypes) -----------------------------------------------------------------------------------------
 def _from_nvml(probe: Probe, found: Found) -> bool:
     """Apply NVML's answer (queried on the live host, replayed from _host.json in a capture); True if complete."""
-    if probe.is_host:
-        if probe.env("TORCH_INSTALL_NO_NVML"):
-            return False
-        answer = query_nvml(found.values.get("os"), bool(found.values.get("wsl")))
-        probe.accessed.host["nvml"] = json.dumps(answer)
-    else:
-        try:
-            answer = json.loads(probe.host("nvml") or "null")
-        except ValueError:
-            answer = None
+    if probe.is_host and probe.env("TORCH_INSTALL_NO_NVML"):
+        return False
+    answer = probe.library("nvml", lambda: query_nvml(found.values.get("os"), bool(found.values.get("wsl"))))
     if not isinstance(answer, dict):
         return False
     if answer.get("error"):

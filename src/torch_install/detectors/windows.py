@@ -119,9 +119,9 @@ def detect(probe: Probe, found: Found) -> None:
                 found.note(f"{adapter.name}: {driver.reason}")
             else:
                 found.set("nvidia_driver", driver, f"{source} DriverVersion {adapter.driver_version}")
-                from .nvidia import _cuda_from_driver  # the NVIDIA detector ran before the driver was known
+                from .nvidia import cuda_from_driver  # the NVIDIA detector ran before the driver was known
 
-                _cuda_from_driver(found)
+                cuda_from_driver(found)
         if vendor in known_vendors:
             continue  # a vendor detector (e.g. nvidia-smi) already listed these GPUs
         _add(found, adapter, vendor, source)

@@ -470,12 +470,14 @@ def _library_versions(probe: Probe, stem: str) -> dict[str, str]:
 
 
 def _kernel_module_version(probe: Probe) -> tuple[str, str] | None:
-    text = probe.read_text("/sys/module/nvidia/version", 256)
-    if text and text.strip():
-        return text.strip(), "/sys/module/nvidia/version"
-    text = probe.read_text("/proc/driver/nvidia/version", 4096)
-    match = re.search(r"Kernel Module(?: for \S+)?\s+(\d+\.\d+(?:\.\d+)?)\s", text or "")
-    return (match[1], "/proc/driver/nvidia/version") if match else None
+    """The loaded NVIDIA kernel module's version and the file it was read from, read as detection reads it."""
+    from ..detectors.nvidia import MODULE_VERSION, PROC_VERSION, parse_driver_version, parse_proc_version
+
+    version = parse_driver_version(probe.read_text(MODULE_VERSION, 256))
+    if version:
+        return version, MODULE_VERSION
+    version = parse_proc_version(probe.read_text(PROC_VERSION, 4096))
+    return (version, PROC_VERSION) if version else None
 
 
 def check_driver_library_mismatch(ctx: Context) -> list[Finding]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..machine import Machine
+from ..resolver.variants import variant_kind
 from .properties import FeatureConfig, SupportedProperties, provider_data
 
 NAME = re.compile(r"^[a-z0-9_]+$")
@@ -403,6 +404,6 @@ def index_variant(label: str, props: Properties | None = None) -> str | None:
         return "cpu"
     if match := re.fullmatch(r"cuda(\d+)\.(\d+)", label):
         return f"cu{match.group(1)}{match.group(2)}"
-    if re.fullmatch(r"cu\d{3}|rocm\d+\.\d+(\.\d+)?|xpu|cpu", label):
+    if variant_kind(label) in ("cuda", "rocm", "xpu", "cpu"):
         return label
     return None
