@@ -39,15 +39,20 @@ _SMI_CUDA = r"CUDA (?:UMD )?Version:\s*(\d{1,2}\.\d{1,2})"
 _CC = r"^\d{1,2}\.\d$"
 _MISSING = ("", "N/A", "[N/A]", "ERR!", "[ERR!]", "[Unknown Error]", "Unknown Error")
 
-# Jetson modules (integrated GPU, not on PCI): /proc/device-tree/model word → (GPU, compute capability).
-JETSON_GPUS = (("Thor", "Jetson Thor GPU", "11.0"), ("Orin", "Jetson Orin GPU", "8.7"),
-               ("Xavier", "Jetson Xavier GPU", "7.2"), ("TX2", "Jetson TX2 GPU", "6.2"),
-               ("Nano", "Jetson Nano GPU", "5.3"), ("TX1", "Jetson TX1 GPU", "5.3"))
 
 
 # ---- data tables ------------------------------------------------------------------------------------------
 def _pci_table() -> dict[str, Any]:
-    return load_json("detectors/data/nvidia-pci.json")
+    table: dict[str, Any] = load_json("detectors/data/nvidia-pci.json")
+    return table
+
+
+def jetson_module(text: str | None) -> dict[str, Any] | None:
+    """The Jetson module (``data/jetson.json`` row: word, name, compute capability, sbsa) a board model or GPU
+    name names ("NVIDIA Jetson AGX Orin Developer Kit", "Orin (nvgpu)"), or None."""
+    lowered = (text or "").lower()
+    modules: list[dict[str, Any]] = load_json("detectors/data/jetson.json")["modules"]
+    return next((m for m in modules if re.search(rf"\b{m['word'].lower()}\b", lowered)), None)
 
 
 def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
@@ -206,11 +211,11 @@ def _name_and_cc_from_table(found: Found, record: GpuRecord) -> None:
 
 def _jetson_gpu(probe: Probe, found: Found) -> None:
     model = (probe.read_text("/proc/device-tree/model", 256) or "").replace("\x00", "").strip()
-    for word, name, cc in JETSON_GPUS:
-        if word.lower() in model.lower():
-            found.add_gpu(Gpu(vendor="nvidia", name=name, compute_capability=cc, integrated=True),
-                          f"/proc/device-tree/model {model[:60]!r}")
-            return
+    module = jetson_module(model)
+    if module:
+        found.add_gpu(Gpu(vendor="nvidia", name=module["name"], compute_capability=module["compute_capability"],
+                          integrated=True), f"/proc/device-tree/model {model[:60]!r}")
+        return
     found.note(f"Jetson board {model[:60]!r} not recognised: GPU compute capability unknown")
 
 

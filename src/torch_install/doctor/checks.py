@@ -16,6 +16,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from ..machine import Machine
+from ..package_data import load_json
 from ..resolver.matrix import Matrix
 from ..resolver.rules import hsa_override, runs_on
 from ..resolver.variants import cuda_version
@@ -672,22 +673,18 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
                     "torch", tuple(evidence), fix)]
 
 
-# Forward compatibility (a newer cuda-compat libcuda over an older kernel module) works only on datacenter GPUs.
-_DATACENTER_NAME = re.compile(r"\b(tesla|dgx|hgx|[abhl]\d{1,3}[a-z]?|t4|gh\d{3}|gb\d{3}|l40s?|[vpk]\d{2,3}|p4|"
-                              r"data ?center)\b", re.I)
-_CONSUMER_NAME = re.compile(r"\b(geforce|titan|quadro|rtx|gtx|nvs)\b", re.I)
-
-
 def datacenter_gpu(name: str | None) -> bool | None:
     """From an NVIDIA GPU's marketing name: True for a datacenter part (Tesla, A100, H100, L4, T4 …), False for
-    a GeForce/TITAN/Quadro/RTX workstation part, None when the name says neither."""
+    a GeForce/TITAN/Quadro/RTX workstation part, None when the name says neither
+    (``detectors/data/nvidia-product-lines.json``)."""
     if not name:
         return None
-    if "server edition" in name.lower():  # RTX PRO … Server Edition
+    lines = load_json("detectors/data/nvidia-product-lines.json")
+    if lines["server_edition"] in name.lower():
         return True
-    if _CONSUMER_NAME.search(name):
+    if re.search(lines["consumer"], name, re.I):
         return False
-    return True if _DATACENTER_NAME.search(name) else None
+    return True if re.search(lines["datacenter"], name, re.I) else None
 
 
 def _loader_path_entries(probe: Probe, environ: Mapping[str, str]) -> list[tuple[str, str]]:
