@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 SEVERITIES = ("error", "warning", "info")
 INSTALL_FIX = "<install>"  # placeholder: the plan's install command
 
-# Stable finding codes: extend, never rename.
+# The doctor's finding codes, the one list the code reads (extend, never rename; docs/doctor-json.md documents
+# each, and a Finding with another code is a bug).
 CODES = (
     "no-torch", "broken-install", "cpu-build-on-gpu-machine", "cuda-build-driver-too-old", "gpu-arch-not-in-build",
     "rocm-gfx-not-in-build", "companion-mismatch", "duplicate-torch-install", "nvidia-libs-shadowed",
@@ -62,6 +63,12 @@ class Finding:
     title: str
     evidence: tuple[str, ...] = ()
     fix: str | None = None  # a command, an instruction, or INSTALL_FIX
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:
+            raise ValueError(f"unknown doctor finding code {self.code!r} (add it to CODES and docs/doctor-json.md)")
+        if self.severity not in SEVERITIES:
+            raise ValueError(f"unknown finding severity {self.severity!r}")
 
     def to_dict(self) -> dict[str, object]:
         return {"code": self.code, "severity": self.severity, "title": self.title,
