@@ -11,6 +11,7 @@ no GPU device node is reachable (``--no-for-container`` turns it off); the CLI w
 (``cli/targets.py``), this module knows images.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
 from typing import Any, NamedTuple
 

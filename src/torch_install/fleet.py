@@ -15,6 +15,9 @@ from typing import Any
 
 from .errors import EXIT_OK, EXIT_WARNINGS
 from .machine import Machine
+from .render import FORMATS
+from .render.plan import gpu_description
+from .resolver.choose import resolve as resolve_plan
 from .resolver.matrix import Matrix, version_key
 from .resolver.plan import Plan, Request
 
@@ -52,8 +55,6 @@ class FleetPlan:
 
 
 def machine_name(machine: Machine, index: int) -> str:
-    from .render.plan import gpu_description
-
     gpus = ", ".join(gpu_description(g) for g in machine.gpus) or "no GPU"
     driver = f", driver {machine.nvidia_driver}" if machine.nvidia_driver else ""
     return f"machine {index + 1} ({gpus}{driver})"
@@ -74,9 +75,7 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
                   resolve: Callable[[Machine, Request, Matrix], Plan] | None = None) -> FleetPlan:
     """The newest build that runs on every machine; candidates are each machine's own best build, GPU first."""
     if resolve is None:
-        from .resolver.choose import resolve as resolve_default
-
-        resolve = resolve_default
+        resolve = resolve_plan
     machines = tuple(machines)
     own = [resolve(m, request, matrix) for m in machines]
     seeds: list[tuple[str, str]] = []
@@ -115,8 +114,6 @@ def render(result: FleetPlan, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(to_dict(result), indent=2)
     if fmt != "text" and result.plan is not None:
-        from .render import FORMATS
-
         return FORMATS[fmt](result.plan)
     lines = [f"Fleet:    {len(result.machines)} machines"]
     lines += [f"  {machine_name(m, i)}" for i, m in enumerate(result.machines)]

@@ -4,6 +4,7 @@ A profile is what detection produces and what the resolver consumes; its JSON fo
 docs/machine-profile.md) describes machines other than this one (``--target FILE``).
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import json
 import re
 from collections.abc import Mapping

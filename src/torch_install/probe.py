@@ -12,9 +12,11 @@ the real host; its layout (also what ``detect --capture`` writes) is:
 Every access is recorded (``probe.accessed``) so a capture can store exactly what detection read.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import json
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
@@ -316,8 +318,6 @@ class Probe:
 def read_regular(path: str, limit: int = MAX_READ) -> bytes:
     """At most ``limit`` bytes of a regular file. A FIFO, socket or device is an OSError, found without
     blocking (opened non-blocking, checked before any read); a file that never ends stops at ``limit``."""
-    import stat
-
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     fd = os.open(path, flags)
     try:
@@ -339,8 +339,6 @@ def read_regular(path: str, limit: int = MAX_READ) -> bytes:
 def _may_be_link(path: str) -> bool:
     """Whether the last part of ``path`` is a symbolic link (or, on Windows, any reparse point such as a
     junction), or cannot be told; a path that does not exist leads nowhere and is no link."""
-    import stat
-
     try:
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):

@@ -13,7 +13,7 @@ from functools import lru_cache
 _NUMBER = re.compile(r"\d+")
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024)  # asked for every driver and floor a resolve compares (see resolver/variants.py)
 def numeric_key(version: str) -> tuple[int, ...]:
     """The numbers of a version, in order, as a sort key: "550.54.15" -> (550, 54, 15), "rocm6.2.4" -> (6, 2, 4),
     "7.1.1-38" -> (7, 1, 1, 38). Anything that is not a digit only separates numbers."""

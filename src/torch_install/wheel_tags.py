@@ -3,6 +3,7 @@ profile, or packaging's ``sys_tags()`` when the target is the running interprete
 wheels the index offers the target) and by the doctor (which glibc a wheel's tag needs).
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
 import sys
 from typing import NamedTuple

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
+from ..errors import InputError
 from . import common, targets
 
 if TYPE_CHECKING:
@@ -38,8 +40,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
-
     if args.target and (args.capture or args.sysroot):
         raise InputError("--target shows a profile file; it cannot be combined with --capture or --sysroot")
     if args.target:
@@ -102,15 +102,11 @@ def render_nfd(machine: Machine) -> str:
 
 
 def _detect_and_capture(args: argparse.Namespace) -> Machine:
-    import sys
-
     from ..capture import sysroot_dir, write_capture
     from ..detectors import detect
     from ..probe import Probe
 
     if not args.capture.endswith((".tar.gz", ".tgz")):
-        from ..errors import InputError
-
         raise InputError(f"--capture {args.capture}: the file name must end in .tar.gz")
     if args.sysroot:
         with sysroot_dir(args.sysroot) as root:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from . import common, targets
 
@@ -28,7 +29,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
     from pathlib import Path
 
     from ..errors import InputError

@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from ..errors import EXIT_OK
+from ..errors import EXIT_OK, InputError
 from ..resolver.request import CHANNELS
 from . import common, targets
 
@@ -65,8 +65,6 @@ def render_text(table: list[dict[str, Any]], machine: Machine, source: str) -> s
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..errors import InputError
-
     if args.limit < 0:
         raise InputError(f"--limit {args.limit}: must be 0 or more")
     machine = targets.machine(args) if targets.describes_target(args) or args.python else \

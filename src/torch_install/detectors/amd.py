@@ -8,6 +8,7 @@ still without a gfx target (or sysfs shows no PCI devices at all). ROCm's versio
 only) from ``/sys/module/amdgpu/version``.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
 from typing import NamedTuple
 

@@ -1,5 +1,6 @@
 """The answer of a parser that could not read its input: "unknown", with the reason why."""
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 from typing import NamedTuple
 
 

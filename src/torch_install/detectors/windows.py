@@ -6,6 +6,7 @@ Adapters come from PowerShell ``Get-CimInstance Win32_VideoController`` as JSON,
 is driver ``(x*10000 + yyyy) / 100``: 31.0.15.5222 -> 552.22.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import json
 import re
 from typing import NamedTuple

@@ -11,7 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from .checks import INSTALL_FIX, Context, Finding, run_checks
+from ..resolver.choose import resolve
+from ..resolver.plan import Plan, Request
+from .checks import INSTALL_FIX, SEVERITIES, Context, Finding, run_checks
+from .fix import Fix, build_fix
 from .flavour import Flavour
 from .inspect import Installed
 
@@ -19,8 +22,6 @@ if TYPE_CHECKING:
     from ..machine import Machine
     from ..probe import Probe
     from ..resolver.matrix import Matrix
-    from ..resolver.plan import Plan
-    from .fix import Fix
     from .runtime import RuntimeReport
 
 JSON_SCHEMA = 1
@@ -123,8 +124,6 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
         findings += list(runtime.findings)
     fix = None
     if any(f.fix and INSTALL_FIX in f.fix for f in findings):
-        from .fix import build_fix
-
         # leftovers sharing files with torch's own libraries: their uninstall damages those, so reinstall forced
         repair = any(f.code in REPAIR_CODES or (f.code == "nvidia-libs-stale-major" and INSTALL_FIX in (f.fix or ""))
                      for f in findings)
@@ -132,8 +131,6 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
         findings = _fill_fix(findings, fix)
         findings += _disk_findings(fix)
     reported = {name: environ[name] for name in REPORTED_ENV if name in environ}
-    from .checks import SEVERITIES
-
     findings = sorted(findings, key=lambda f: SEVERITIES.index(f.severity))
     return Report(machine, installed, ctx.torch, tuple(findings), fix, runtime, reported)
 
@@ -157,9 +154,6 @@ def _disk_findings(fix: Fix | None) -> list[Finding]:
 
 def default_planner(machine: Machine, matrix: Matrix) -> Callable[[tuple[str, ...]], Plan]:
     """Requirement strings -> the resolver's plan for ``machine`` (memoized)."""
-    from ..resolver.choose import resolve
-    from ..resolver.plan import Request
-
     cache: dict[tuple[str, ...], Plan] = {}
 
     def plan_for(packages: tuple[str, ...]) -> Plan:

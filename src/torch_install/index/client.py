@@ -15,6 +15,7 @@ Every failure is an :class:`IndexUnavailable` with a one-line reason.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -213,8 +214,6 @@ class IndexClient:
 def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Timeout and retry overrides: ``TORCH_INSTALL_INDEX_TIMEOUT`` (seconds, connect and read) and
     ``TORCH_INSTALL_INDEX_RETRIES`` (extra attempts). A malformed value is an input error."""
-    import os
-
     env = os.environ if env is None else env
     out: dict[str, Any] = {}
     for name, keys, low, high in (("TORCH_INSTALL_INDEX_TIMEOUT", ("connect_timeout", "read_timeout"), 0.05, 600),

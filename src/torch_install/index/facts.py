@@ -3,6 +3,7 @@ of the wheels that match the target's tags. The cache stores this small form, so
 a large listing.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple

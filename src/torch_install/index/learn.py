@@ -7,6 +7,7 @@ warning line. A warm lookup reads a few small cache files and imports no network
 client and page parsers only when a page must be read).
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..resolver.matrix import Matrix

@@ -3,6 +3,7 @@ embedded data for the rules; a variant the data does not know inherits its rules
 ``assumed``, and each assumption becomes a line of the matrix's ``provenance``.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 from collections.abc import Iterable
 from types import MappingProxyType
 from typing import NamedTuple

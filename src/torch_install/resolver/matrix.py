@@ -20,6 +20,7 @@ unverified; facts added at run time use ``assumed``). A variant unknown to the d
 driver rules from its name: CUDA major 13 -> the 13.x floor.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
@@ -34,7 +35,7 @@ ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=1024)  # asked for every release a resolve or merge sorts (see resolver/variants.py)
 def version_key(version: str) -> tuple[int, ...]:
     """Order torch release versions ("2.10.0" after "2.9.1"); a local label (+cu128) is ignored."""
     return tuple(int(x) for x in version.split("+")[0].split(".") if x.isdigit())

@@ -3,6 +3,7 @@
 The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import shlex
 from collections.abc import Mapping
 from types import MappingProxyType

@@ -2,6 +2,7 @@
 an index base. Every problem is an InputError that names the value.
 """
 
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple

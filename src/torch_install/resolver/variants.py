@@ -21,6 +21,8 @@ GPU_KINDS = {"cuda": "nvidia", "rocm": "amd", "xpu": "intel"}
 _KIND_ORDER = {"cpu": 0, "cuda": 1, "rocm": 2, "xpu": 3}
 
 
+# The caches below: a resolve asks these of every (release, variant) pair it walks; cached, the worst resolve (two
+# mixed GPUs) takes 2.7 ms instead of 5.4 (bench/bench_resolve.py).
 @lru_cache(maxsize=1024)
 def variant_kind(variant: str) -> str:
     """cuda | rocm | xpu | cpu | default (the default index, macOS) | unknown."""
