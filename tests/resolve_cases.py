@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from torch_install.machine import Gpu, Machine
-from torch_install.resolver import Request, load_matrix, resolve
+from torch_install.resolver import Request, resolve
+from torch_install.resolver.matrix import Matrix, matrix_from_dict
 from torch_install.resolver.plan import Plan
+
+TEST_MATRIX_FILE = Path(__file__).parent / "fixtures" / "matrix" / "test-matrix.json"
+
+
+def test_matrix() -> Matrix:
+    """The frozen test matrix (fixtures/matrix/make_test_matrix.py): logic tests never read the shipped data."""
+    return matrix_from_dict(json.loads(TEST_MATRIX_FILE.read_text(encoding="utf-8")))
+
+
+TEST_MATRIX = test_matrix()
 
 LINUX = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}
 ARM = {"os": "linux", "arch": "aarch64", "python": "3.12", "glibc": "2.39"}
@@ -24,7 +38,7 @@ def intel(name: str, family: str | None, integrated: bool) -> Gpu:
 
 
 def plan_for(machine: Machine, *packages: str, **request) -> Plan:
-    return resolve(machine, Request(packages=packages or ("torch",), **request), load_matrix())
+    return resolve(machine, Request(packages=packages or ("torch",), **request), TEST_MATRIX)
 
 
 def check(plan: Plan, torch: str | None, variant: str | None, codes: set[str]) -> None:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from index_pages import load_rows, serve_index
-from test_online import profile
+from profiles import profile
 from torch_install.cli import main
 
 
@@ -49,7 +49,7 @@ def test_online_table_marks_learnt_variants(httpserver, capsys, tmp_path):
 
 
 def test_online_failure_is_one_warning_and_the_embedded_table(capsys, tmp_path):
-    from test_index import closed_port
+    from servers import closed_port
 
     base = f"http://127.0.0.1:{closed_port()}/whl"
     assert main(["matrix", "--online", "--index-base", base, "--target", profile(tmp_path), "--limit", "1"]) == 0

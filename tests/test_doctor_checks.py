@@ -12,46 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from torch_install.doctor import diagnose
+from doctor_cases import LINUX, RTX4090, copy_case, interpreter, run
+from resolve_cases import TEST_MATRIX
 from torch_install.doctor.checks import wheel_glibc
-from torch_install.doctor.inspect import Interpreter, inspect_environment
+from torch_install.doctor.inspect import inspect_environment
 from torch_install.machine import Gpu, Machine
 from torch_install.probe import Probe
-from torch_install.resolver.matrix import CudaArch, load_matrix
+from torch_install.resolver.matrix import CudaArch
 from torch_install.resolver.rules import check_cuda, hsa_override, runs_on
-
-FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
-LINUX = {"os": "linux", "arch": "x86_64", "glibc": "2.35"}
-RTX4090 = Gpu("nvidia", "NVIDIA GeForce RTX 4090", "10de:2684", "8.9")
-MACHINES = {
-    "rtx4090-570": Machine(**LINUX, nvidia_driver="570.133.07", gpus=(RTX4090,)),
-    "rtx4090-550": Machine(**LINUX, nvidia_driver="550.54.15", gpus=(RTX4090,)),
-    "gtx1080-570": Machine(**LINUX, nvidia_driver="570.133.07",
-                           gpus=(Gpu("nvidia", "NVIDIA GeForce GTX 1080", "10de:1b80", "6.1"),)),
-    "rx6700xt": Machine(**LINUX, rocm="6.4.1", gpus=(Gpu("amd", "AMD Radeon RX 6700 XT", "1002:73df", gfx="gfx1031"),)),
-    "no-gpu": Machine(**LINUX),
-}
-
-
-def copy_case(case: str, tmp_path: Path) -> Path:
-    site = tmp_path / "site-packages"
-    if case == "empty":
-        site.mkdir()
-    else:
-        shutil.copytree(FIXTURES / case, site)
-    return site
-
-
-def interpreter(site: Path, version: str = "3.11.7") -> Interpreter:
-    return Interpreter(executable="/env/bin/python", version=version, system="Linux", machine="x86_64",
-                       path=(str(site),), site_packages=(str(site),), prefix="/env", base_prefix="/usr")
-
-
-def run(site: Path, machine: str | Machine, environ: dict[str, str] | None = None, version: str = "3.11.7",
-        probe: Probe | None = None):
-    m = MACHINES[machine] if isinstance(machine, str) else machine
-    return diagnose(m, inspect_environment(interpreter(site, version)), load_matrix(), environ=environ or {},
-                    probe=probe)
 
 
 def apply_fix(site: Path, command: str) -> None:
@@ -296,7 +264,7 @@ def test_doctor_and_resolver_agree_on_kernels(tmp_path, cc):
     site = copy_case("cu128-2.8.0", tmp_path)
     gpu = Gpu("nvidia", "GPU", compute_capability=cc)
     machine = Machine(**LINUX, nvidia_driver="580.65.06", gpus=(gpu,))
-    matrix = load_matrix()
+    matrix = TEST_MATRIX
     verdict = check_cuda(matrix, matrix.release("2.8.0"), "cu128", machine.platform, (gpu,), "580.65.06")
     assert not any("not known" in note for note in verdict.notes)  # the arch list was really checked
     report = run(site, machine)

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from test_doctor_checks import FIXTURES, copy_case, interpreter, run
+from doctor_cases import FIXTURES, copy_case, interpreter, run
+from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
 from torch_install.doctor.checks import cuda_library_pins, wheel_shared_libraries
 from torch_install.doctor.inspect import inspect_environment
-from torch_install.resolver.matrix import load_matrix
 
 HEALTHY = "healthy-2.9.1-cu128"
 
@@ -103,10 +103,10 @@ def test_pins_follow_the_inspected_interpreters_markers(tmp_path):
     assert len(cuda_library_pins(installed, torch)) == 14
     arm = dataclasses.replace(installed, interpreter=dataclasses.replace(installed.interpreter, machine="aarch64"))
     assert cuda_library_pins(arm, torch) == []
-    from test_doctor_checks import MACHINES
+    from doctor_cases import MACHINES
 
     machine = MACHINES["rtx4090-570"]._replace(arch="aarch64")
-    assert "nvidia-libs-missing" not in diagnose(machine, arm, load_matrix(), environ={}).codes()
+    assert "nvidia-libs-missing" not in diagnose(machine, arm, TEST_MATRIX, environ={}).codes()
 
 
 def test_cuda_toolkit_pin_of_a_cu13_build_is_checked_too(tmp_path):

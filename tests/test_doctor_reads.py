@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from test_doctor_checks import MACHINES, interpreter
+from doctor_cases import MACHINES, interpreter
+from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
 from torch_install.doctor.inspect import MAX_METADATA, MAX_RECORD, Installed, inspect_environment, read_file
-from torch_install.resolver.matrix import load_matrix
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this OS")
@@ -54,7 +54,7 @@ def within(seconds: float, fifos: list[Path], work: Callable[[], object]) -> obj
 def diagnosis(site: Path, machine: str = "rtx4090-570", fifos: list[Path] | None = None):  # noqa: ANN201
     def work() -> tuple[Installed, object]:
         installed = inspect_environment(interpreter(site))
-        return installed, diagnose(MACHINES[machine], installed, load_matrix(), environ={})
+        return installed, diagnose(MACHINES[machine], installed, TEST_MATRIX, environ={})
 
     return within(30, fifos or [], work)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from resolve_cases import TEST_MATRIX
 from torch_install.fleet import nfd_labels, nfd_lines
 from torch_install.machine import Gpu, Machine
 from torch_install.resolver.plan import Choice, Plan, Request
@@ -47,13 +48,12 @@ def test_cpu_node_has_only_the_resolved_build():
 
 def test_fleet_finds_the_build_that_runs_everywhere_and_names_the_breaking_node():
     from torch_install.fleet import exit_code, render, resolve_fleet
-    from torch_install.resolver.matrix import load_matrix
 
     pascal = Machine(os="linux", arch="x86_64", python="3.12", nvidia_driver="550.54.15",
                      gpus=(Gpu("nvidia", compute_capability="6.1"),))
     hopper = Machine(os="linux", arch="x86_64", python="3.12", nvidia_driver="580.95.05",
                      gpus=(Gpu("nvidia", compute_capability="9.0"),))
-    result = resolve_fleet([pascal, hopper], Request(), load_matrix())
+    result = resolve_fleet([pascal, hopper], Request(), TEST_MATRIX)
     assert (result.choice.torch, result.choice.variant) == ("2.14.1", "cu126")
     broken = result.candidates[0]
     assert (broken.torch, broken.variant) == ("2.15.0", "cu130") and [p.machine for p in broken.problems] == [0]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-
 import pytest
 from werkzeug import Response
 
 from index_pages import JSON_TYPE, html_page, json_page, load_rows, serve_index, sha
+from servers import TRUNCATED, RawServer, closed_port
 from torch_install.errors import EXIT_ENVIRONMENT, InputError
 from torch_install.index.client import Fetcher, IndexClient
 from torch_install.index.pages import IndexUnavailable, parse_page, parse_simple_html, parse_simple_json, parse_wheels
@@ -211,44 +209,6 @@ def test_streamed_huge_body_is_cut_off(httpserver):
         Fetcher(max_bytes=100_000, **FAST).get(httpserver.url_for("/whl/torch/"))
 
 
-class RawServer:
-    """A loopback TCP server that answers every connection with fixed bytes (or nothing), then closes."""
-
-    def __init__(self, reply: bytes | None) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.reply = reply
-        self.accepted = 0
-        self.stop = threading.Event()
-        self.thread = threading.Thread(target=self._serve, daemon=True)
-        self.thread.start()
-
-    def _serve(self) -> None:
-        self.sock.settimeout(0.1)
-        held = []
-        while not self.stop.is_set():
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                continue
-            self.accepted += 1
-            if self.reply is None:
-                held.append(conn)  # silent: keep the connection open, say nothing
-                continue
-            conn.recv(65536)
-            conn.sendall(self.reply)
-            conn.close()
-        for conn in held:
-            conn.close()
-
-    def close(self) -> None:
-        self.stop.set()
-        self.thread.join()
-        self.sock.close()
-
-
 @pytest.fixture
 def raw_server(request):
     server = RawServer(request.param)
@@ -264,22 +224,10 @@ def test_silent_server_times_out(raw_server):
     assert raw_server.accepted == 2
 
 
-TRUNCATED = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n"
-             b"<!DOCTYPE html><html><body><a href=\"/whl/cu13")
-
-
 @pytest.mark.parametrize("raw_server", [TRUNCATED], indirect=True)
 def test_truncated_body_is_an_error_not_a_short_listing(raw_server):
     with pytest.raises(IndexUnavailable, match=r"truncated response.*\(2 attempts\)"):
         Fetcher(retries=1, backoff=0.0).get(f"http://127.0.0.1:{raw_server.port}/whl/torch/")
-
-
-def closed_port() -> int:
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    return port
 
 
 def test_unreachable_host_is_one_line():

@@ -9,12 +9,12 @@ import pytest
 from werkzeug import Response
 
 from index_pages import load_rows, parse_row, serve_index, sha
-from test_index import TRUNCATED, RawServer, closed_port
+from profiles import profile
+from servers import TRUNCATED, RawServer, closed_port
 from torch_install.cli import main
 from torch_install.machine import Machine
 
 ONLY_CU134 = [parse_row("cu134 torch-2.16.0+cu134-cp312-cp312-manylinux_2_28_x86_64.whl >=3.11")]
-RTX_4090 = {"vendor": "nvidia", "name": "NVIDIA GeForce RTX 4090", "pci_id": "10de:2684", "compute_capability": "8.9"}
 
 
 @pytest.fixture(autouse=True)
@@ -23,15 +23,6 @@ def isolated(monkeypatch, tmp_path):
     monkeypatch.setenv("TORCH_INSTALL_INDEX_RETRIES", "0")
     monkeypatch.setenv("TORCH_INSTALL_INDEX_TIMEOUT", "2")
     monkeypatch.delenv("TORCH_INSTALL_INDEX_BASE", raising=False)
-
-
-def profile(tmp_path, name="f.json", **fields) -> str:
-    data = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35", "nvidia_driver": "600.10.02",
-            "gpus": [RTX_4090]}
-    data.update(fields)
-    path = tmp_path / name
-    path.write_text(json.dumps(data))
-    return str(path)
 
 
 def plan_json(capsys, *argv) -> tuple[int, dict, str]:

@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from resolve_cases import TEST_MATRIX
 from torch_install.machine import Gpu, Machine
 from torch_install.render import FORMATS
 from torch_install.render.plan import render_pyproject
@@ -170,9 +171,9 @@ def test_formats_registry_names() -> None:
 
 
 def _resolved(machine: Machine, *packages: str) -> Plan:
-    from torch_install.resolver import load_matrix, resolve
+    from torch_install.resolver import resolve
 
-    return resolve(machine, Request(packages=packages or ("torch",)), load_matrix())
+    return resolve(machine, Request(packages=packages or ("torch",)), TEST_MATRIX)
 
 
 def test_text_summary_does_not_repeat_the_choice_as_a_reason() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from resolve_cases import ARM, LINUX, WINDOWS, check, nvidia, plan_for, rejected, warning
+from resolve_cases import ARM, LINUX, TEST_MATRIX, WINDOWS, check, nvidia, plan_for, rejected, warning
 from torch_install.errors import InputError
 from torch_install.machine import Gpu, Machine
 from torch_install.resolver import Request, resolve
@@ -142,11 +142,10 @@ def test_a_wheel_from_the_release_matrix_has_no_existence_note():
 def test_a_live_index_confirms_existence():
     from torch_install.index.facts import IndexFacts, ReleaseFacts
     from torch_install.index.merge import merge
-    from torch_install.resolver import load_matrix
 
     facts = IndexFacts("https://download.pytorch.org/whl", (ReleaseFacts("2.14.1", ("cpu", "rocm7.2"), ("3.12",)),),
                        0.0)
-    matrix = merge(load_matrix(), facts, "linux_x86_64")
+    matrix = merge(TEST_MATRIX, facts, "linux_x86_64")
     machine = Machine(**LINUX, gpus=(Gpu("amd", "AMD Instinct MI300X", gfx="gfx942"),))
     plan = resolve(machine, Request(packages=("torch==2.14.1",), variant="rocm7.2"), matrix)
     assert plan.choice is not None and plan.choice.variant == "rocm7.2"

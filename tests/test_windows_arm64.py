@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from resolve_cases import check, plan_for, warning
+from resolve_cases import TEST_MATRIX, check, plan_for, warning
 from torch_install.cli import main
 from torch_install.detectors import detect
 from torch_install.machine import Machine
 from torch_install.probe import Probe
 from torch_install.resolver import resolve
-from torch_install.resolver.matrix import load_matrix
 from torch_install.resolver.plan import Request
 
 SNAPDRAGON = Path(__file__).parent / "fixtures" / "sysroots" / "windows-arm64-snapdragon"
@@ -33,7 +32,7 @@ def test_resolver_says_windows_arm64_has_no_release_wheels_and_that_nightly_is_u
 
 
 def test_once_the_data_lists_windows_arm64_wheels_they_are_chosen() -> None:
-    matrix = load_matrix().with_variant("2.15.0", "windows_arm64", "cpu")  # e.g. learnt from a live index
+    matrix = TEST_MATRIX.with_variant("2.15.0", "windows_arm64", "cpu")  # e.g. learnt from a live index
     plan = resolve(Machine(os="windows", arch="arm64", python="3.12"), Request(packages=("torch",)), matrix)
     check(plan, "2.15.0", "cpu", set())
 

@@ -1,0 +1,56 @@
+"""Loopback servers for the index tests: a raw TCP server with a fixed reply, and a port nothing listens on."""
+
+from __future__ import annotations
+
+import socket
+import threading
+
+
+class RawServer:
+    """A loopback TCP server that answers every connection with fixed bytes (or nothing), then closes."""
+
+    def __init__(self, reply: bytes | None) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.reply = reply
+        self.accepted = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.1)
+        held = []
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            if self.reply is None:
+                held.append(conn)  # silent: keep the connection open, say nothing
+                continue
+            conn.recv(65536)
+            conn.sendall(self.reply)
+            conn.close()
+        for conn in held:
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+
+TRUNCATED = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5000\r\nConnection: close\r\n\r\n"
+             b"<!DOCTYPE html><html><body><a href=\"/whl/cu13")
+
+
+def closed_port() -> int:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    return port
