@@ -1,7 +1,10 @@
 """Build captured-machine trees (the layout ``Probe(root=...)`` reads) in the real /proc and /sys formats.
 
-Tests use ``SysrootBuilder`` for one-off trees; the committed trees under ``tests/fixtures/sysroots/`` were
-written with it too (``python tests/sysroot.py`` rewrites them) so a reader can browse real-looking files.
+Tests use ``SysrootBuilder`` for one-off trees; every committed tree under ``tests/fixtures/sysroots/`` is
+written by ``build_fixtures`` below (``python tests/sysroot.py`` rewrites them all, and a test checks that the
+committed trees are exactly what it writes). The machines are composed from public formats (kernel sysfs/procfs,
+KFD topology, nvidia-smi, PowerShell CIM, macOS SystemVersion.plist) with values of real parts; none is a verbatim
+capture of one machine.
 """
 
 from __future__ import annotations
@@ -70,13 +73,13 @@ class SysrootBuilder:
     def file(self, path: str, content: str | bytes = "") -> SysrootBuilder:
         target = self.root / path.lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
+        target.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))  # line ends kept
         return self
 
-    def pci(self, slot: str, vendor: str, device: str, pci_class: str, driver: str | None = None) -> SysrootBuilder:
+    def pci(self, slot: str, vendor: str, device: str, pci_class: str, driver: str | None = None,
+            depth: int = 3) -> SysrootBuilder:
+        """A PCI function; ``driver`` the bound kernel driver, whose link climbs ``depth`` directories (3 for a
+        device on a root port, 4 behind a bridge) to /sys, as sysfs writes it."""
         base = f"/sys/bus/pci/devices/{slot}"
         self.file(f"{base}/vendor", f"0x{vendor}\n").file(f"{base}/device", f"0x{device}\n")
         self.file(f"{base}/class", f"{pci_class}\n")
@@ -84,8 +87,24 @@ class SysrootBuilder:
             link = self.root / base.lstrip("/") / "driver"
             if link.is_symlink():
                 link.unlink()
-            os.symlink(f"../../../bus/pci/drivers/{driver}", link)
+            os.symlink(f"{'../' * depth}bus/pci/drivers/{driver}", link)
         return self
+
+    def kfd_cpu_node(self, node: int, cores: int, core_base: int, io_links: int) -> SysrootBuilder:
+        """A CPU node of the KFD topology (``/sys/class/kfd/kfd/topology/nodes/N``)."""
+        values = {"cpu_cores_count": cores, "mem_banks_count": 1, "io_links_count": io_links,
+                  "cpu_core_id_base": core_base}
+        props = "".join(f"{key} {values.get(key, 0)}\n" for key in _KFD_CPU_FIELDS) + "max_engine_clk_ccompute 3700\n"
+        base = f"/sys/class/kfd/kfd/topology/nodes/{node}"
+        return self.file(f"{base}/gpu_id", "0\n").file(f"{base}/name", "\n").file(f"{base}/properties", props)
+
+    def kfd_gpu_node(self, node: int, gpu_id: int, **values: int | str) -> SysrootBuilder:
+        """A GPU node of the KFD topology: every field of the amdkfd properties file in its order, the given
+        ones set (``gfx_target_version`` 110000 for gfx1100, ``device_id``, ``location_id`` = bus << 8 | devfn)."""
+        props = "".join(f"{key} {values.get(key, 0)}\n" for key in _KFD_GPU_FIELDS)
+        base = f"/sys/class/kfd/kfd/topology/nodes/{node}"
+        return self.file(f"{base}/gpu_id", f"{gpu_id}\n").file(f"{base}/name", "ip discovery\n").file(
+            f"{base}/properties", props)
 
     def nvidia_driver(self, version: str, proc: str | None = None, module: bool = True) -> SysrootBuilder:
         if module:
@@ -111,6 +130,33 @@ class SysrootBuilder:
         if rc:
             self.file(f"{base}.rc", f"{rc}\n")
         return self
+
+
+# The amdkfd topology properties files, field order as the kernel writes them (kfd_topology.c).
+_KFD_CPU_FIELDS = ("cpu_cores_count", "simd_count", "mem_banks_count", "caches_count", "io_links_count",
+                   "p2p_links_count", "cpu_core_id_base", "simd_id_base", "max_waves_per_simd", "lds_size_in_kb",
+                   "gds_size_in_kb", "num_gws", "wave_front_size", "array_count", "simd_arrays_per_engine",
+                   "cu_per_simd_array", "simd_per_cu", "max_slots_scratch_cu", "gfx_target_version", "vendor_id",
+                   "device_id", "location_id", "domain", "drm_render_minor", "hive_id", "num_sdma_engines",
+                   "num_sdma_xgmi_engines", "num_sdma_queues_per_engine", "num_cp_queues")
+_KFD_GPU_FIELDS = (*_KFD_CPU_FIELDS, "max_engine_clk_fcompute", "local_mem_size", "fw_version", "capability",
+                   "debug_prop", "sdma_fw_version", "unique_id", "num_xcc", "max_engine_clk_ccompute")
+AMD = 4098  # KFD vendor_id: 0x1002
+# PowerShell's ConvertTo-Json of Win32_VideoController rows, as Windows PowerShell 5.1 indents it.
+_CIM_ROW = ('    {{\n        "Name":  "{name}",\n        "PNPDeviceID":  "{pnp}",\n'
+            '        "DriverVersion":  "{driver}",\n        "Status":  "{status}",\n'
+            '        "ConfigManagerErrorCode":  {code}\n    }}')
+
+
+def cim_adapters(rows: list[dict[str, str | int]]) -> str:
+    """``Get-CimInstance Win32_VideoController | … | ConvertTo-Json``: one object alone, a list for several, with
+    the CRLF line ends PowerShell writes on Windows."""
+    objects = [_CIM_ROW.format(**row) for row in rows]
+    if len(objects) == 1:
+        text = "\n".join(line[4:] for line in objects[0].splitlines()) + "\n"
+    else:
+        text = "[\n" + ",\n".join(objects) + "\n]\n"
+    return text.replace("\n", "\r\n")
 
 
 def _uuid(n: int) -> str:
@@ -220,6 +266,142 @@ def build_fixtures(where: Path = FIXTURES) -> None:
     b.file("/etc/os-release", os_release("amzn", "2023", "Amazon Linux 2023.6.20241121"))
     b.pci("0000:00:04.0", "1d0f", "8061", PCI_NVME, "nvme")
     b.pci("0000:00:05.0", "1d0f", "ec20", PCI_NIC, "ena")
+    build_amd_fixtures(where)
+    build_intel_fixtures(where)
+    build_other_os_fixtures(where)
+
+
+def _mi300x_node(i: int) -> dict[str, int | str]:
+    """One MI300X (gfx942, 8 XCDs) of an 8-GPU XGMI hive, as amdkfd reports it."""
+    bus = (0x05, 0x26, 0x46, 0x65, 0x85, 0xa6, 0xc6, 0xe5)[i]
+    return {"simd_count": 1216, "mem_banks_count": 1, "caches_count": 626, "io_links_count": 1, "p2p_links_count": 7,
+            "simd_id_base": 2147487744 + 4096 * i, "max_waves_per_simd": 8, "lds_size_in_kb": 64, "num_gws": 64,
+            "wave_front_size": 64, "array_count": 32, "simd_arrays_per_engine": 1, "cu_per_simd_array": 10,
+            "simd_per_cu": 4, "max_slots_scratch_cu": 32, "gfx_target_version": 90402, "vendor_id": AMD,
+            "device_id": 0x74a1, "location_id": bus << 8, "drm_render_minor": 128 + 8 * i,
+            "hive_id": "0x8a5b0bf1c4d1e2a3", "num_sdma_engines": 2, "num_sdma_xgmi_engines": 14,
+            "num_sdma_queues_per_engine": 8, "num_cp_queues": 24, "max_engine_clk_fcompute": 2100, "fw_version": 163,
+            "capability": 746549888, "debug_prop": 1495, "sdma_fw_version": 19, "unique_id": 7418420000000000000 + i,
+            "num_xcc": 8, "max_engine_clk_ccompute": 3250}
+
+
+def build_amd_fixtures(where: Path) -> None:
+    # 8x Instinct MI300X (gfx942) behind PCIe switches, ROCm 6.4.1, AMD's DKMS amdgpu driver 6.12.12.
+    b = SysrootBuilder(where / "mi300x", host_facts(python="3.12.4", libc="glibc 2.35", release="6.8.0-51-generic"))
+    b.file("/opt/rocm/.info/version", "6.4.1-120\n").file("/sys/module/amdgpu/version", "6.12.12\n")
+    b.pci("0000:00:00.0", "1022", "14a4", PCI_HOST)
+    b.pci("0000:0d:00.0", "15b3", "1021", PCI_NIC, "mlx5_core", depth=4)
+    b.kfd_cpu_node(0, 96, 0, 8).kfd_cpu_node(1, 96, 96, 8)
+    for i in range(8):
+        node = _mi300x_node(i)
+        b.pci(f"0000:{int(node['location_id']) >> 8:02x}:00.0", "1002", "74a1", "0x120000", "amdgpu", depth=4)
+        b.kfd_gpu_node(2 + i, 10000 + 1111 * i, **node)
+
+    # Desktop: Radeon RX 7900 XTX (gfx1100) and the Ryzen 7000 iGPU (Raphael, gfx1036); no ROCm installed.
+    b = SysrootBuilder(where / "rx7900xtx", host_facts(python="3.12.4", libc="glibc 2.35", release="6.8.0-51-generic"))
+    b.pci("0000:03:00.0", "1002", "744c", PCI_VGA, "amdgpu", depth=4)
+    b.pci("0000:13:00.0", "1002", "164e", PCI_VGA, "amdgpu", depth=4)
+    b.kfd_cpu_node(0, 16, 0, 2)
+    b.kfd_gpu_node(1, 4672, simd_count=192, mem_banks_count=1, caches_count=206, io_links_count=1,
+                   simd_id_base=2147488032, max_waves_per_simd=16, lds_size_in_kb=64, num_gws=64, wave_front_size=32,
+                   array_count=12, simd_arrays_per_engine=2, cu_per_simd_array=8, simd_per_cu=2,
+                   max_slots_scratch_cu=32, gfx_target_version=110000, vendor_id=AMD, device_id=0x744c,
+                   location_id=0x0300, drm_render_minor=128, num_sdma_engines=2, num_sdma_queues_per_engine=6,
+                   num_cp_queues=8, max_engine_clk_fcompute=2482, fw_version=2140, capability=671588992,
+                   debug_prop=1495, sdma_fw_version=20, unique_id=11673270660693242239, num_xcc=1,
+                   max_engine_clk_ccompute=2400)
+    b.kfd_gpu_node(2, 53810, simd_count=4, mem_banks_count=1, caches_count=6, io_links_count=1,
+                   simd_id_base=2147488048, max_waves_per_simd=16, lds_size_in_kb=64, num_gws=64, wave_front_size=32,
+                   array_count=1, simd_arrays_per_engine=1, cu_per_simd_array=2, simd_per_cu=2,
+                   max_slots_scratch_cu=32, gfx_target_version=100306, vendor_id=AMD, device_id=0x164e,
+                   location_id=0x1300, drm_render_minor=129, num_sdma_engines=2, num_sdma_queues_per_engine=2,
+                   num_cp_queues=8, max_engine_clk_fcompute=2200, fw_version=111, capability=671588992,
+                   debug_prop=1495, sdma_fw_version=9, unique_id=0, num_xcc=1, max_engine_clk_ccompute=2400)
+
+    # Ryzen AI Max (Strix Halo, gfx1151) APU, ROCm 7.1.1 under $ROCM_PATH.
+    b = SysrootBuilder(where / "strix-halo", host_facts(python="3.12.4", libc="glibc 2.35",
+                                                        release="6.14.0-29-generic"),
+                       env={"ROCM_PATH": "/opt/rocm-7.1.1"})
+    b.file("/opt/rocm-7.1.1/.info/version", "7.1.1-38\n")
+    b.pci("0000:c5:00.0", "1002", "1586", PCI_VGA, "amdgpu", depth=4)
+    b.kfd_cpu_node(0, 32, 0, 1)
+    b.kfd_gpu_node(1, 21781, simd_count=80, mem_banks_count=1, caches_count=58, io_links_count=1,
+                   simd_id_base=2147487744, max_waves_per_simd=16, lds_size_in_kb=64, num_gws=64, wave_front_size=32,
+                   array_count=4, simd_arrays_per_engine=2, cu_per_simd_array=5, simd_per_cu=2,
+                   max_slots_scratch_cu=32, gfx_target_version=110501, vendor_id=AMD, device_id=0x1586,
+                   location_id=0xc500, drm_render_minor=128, num_sdma_engines=2, num_sdma_queues_per_engine=6,
+                   num_cp_queues=8, max_engine_clk_fcompute=2900, fw_version=43, capability=671588992,
+                   debug_prop=1495, sdma_fw_version=14, unique_id=0, num_xcc=1, max_engine_clk_ccompute=5100)
+
+
+def build_intel_fixtures(where: Path) -> None:
+    # Arc A770 (Alchemist, 56a0) next to the Raptor Lake UHD 770 iGPU, both on i915.
+    b = SysrootBuilder(where / "arc-a770", host_facts(python="3.12.4", libc="glibc 2.35", release="6.8.0-51-generic"))
+    b.pci("0000:00:02.0", "8086", "a780", PCI_VGA, "i915", depth=4)
+    b.pci("0000:00:1f.3", "8086", "7a50", PCI_AUDIO, "snd_hda_intel", depth=4)
+    b.pci("0000:03:00.0", "8086", "56a0", PCI_VGA, "i915", depth=4)
+
+    # A laptop's UHD Graphics 620 (Kaby Lake, gen9) only.
+    b = SysrootBuilder(where / "uhd620", host_facts(python="3.12.4", libc="glibc 2.35", release="6.8.0-51-generic"))
+    b.pci("0000:00:02.0", "8086", "5917", PCI_VGA, "i915", depth=4)
+
+
+def build_other_os_fixtures(where: Path) -> None:
+    # MacBook with an M2 on macOS 14.5; Python built against an old SDK reports mac_ver 10.16.
+    b = SysrootBuilder(where / "macos-m2", {**host_facts(system="Darwin", machine="arm64", python="3.12.4", libc="",
+                                                         release="23.5.0"), "mac_ver": "10.16"})
+    b.file("/System/Library/CoreServices/SystemVersion.plist", MACOS_14_5_PLIST)
+    b.command(["sysctl", "-n", "machdep.cpu.brand_string"], "Apple M2\n")
+
+    # Windows 11 desktop: RTX 3060 (driver 552.22), the UHD 770 iGPU, an RDP adapter, and a GTX 1060 that is not
+    # connected (problem code 45).
+    b = SysrootBuilder(where / "windows-rtx3060", {**host_facts(system="Windows", machine="AMD64", python="3.12.4",
+                                                                libc="", release="10"), "win_ver": "10.0.22631"})
+    b.command(WINDOWS_CIM, cim_adapters([
+        {"name": "NVIDIA GeForce RTX 3060", "pnp": r"PCI\\VEN_10DE&DEV_2504&SUBSYS_397D1462&REV_A1\\4&2C9C6A4&0&0008",
+         "driver": "31.0.15.5222", "status": "OK", "code": 0},
+        {"name": "Intel(R) UHD Graphics 770", "pnp": r"PCI\\VEN_8086&DEV_4680&SUBSYS_7D971462&REV_0C\\3&11583659&0&10",
+         "driver": "31.0.101.4502", "status": "OK", "code": 0},
+        {"name": "Microsoft Remote Display Adapter",
+         "pnp": r"SWD\\REMOTEDISPLAYENUM\\RDPIDD_INDIRECTDISPLAY&SESSIONID_0002", "driver": "10.0.22621.1",
+         "status": "OK", "code": 0},
+        {"name": "NVIDIA GeForce GTX 1060 6GB",
+         "pnp": r"PCI\\VEN_10DE&DEV_1C03&SUBSYS_85AE1043&REV_A1\\4&1B8D7A3&0&0019", "driver": "31.0.15.5222",
+         "status": "Unknown", "code": 45}]))
+
+    # Windows 11 on ARM (Snapdragon X Elite): the Adreno GPU is an ACPI device; PowerShell escapes '&' as \u0026.
+    b = SysrootBuilder(where / "windows-arm64-snapdragon", {**host_facts(system="Windows", machine="ARM64",
+                                                                         python="3.12.8", libc="", release="11"),
+                                                            "win_ver": "10.0.26100"})
+    b.command(WINDOWS_CIM, cim_adapters([
+        {"name": "Qualcomm(R) Adreno(TM) X1-85 GPU", "pnp": r"ACPI\\QCOM0C36\\2\u0026DABA3FF\u00260",
+         "driver": "31.0.133.1", "status": "OK", "code": 0}]))
+
+
+WINDOWS_CIM = ["powershell.exe", "-NoProfile", "-NonInteractive", "-Command",
+               "Get-CimInstance Win32_VideoController | "
+               "Select-Object Name,PNPDeviceID,DriverVersion,Status,ConfigManagerErrorCode | ConvertTo-Json"]
+MACOS_14_5_PLIST = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+\t<key>BuildID</key>
+\t<string>1E3F1E2A-0D8E-11EF-A5E4-2E8E9A4B5C6D</string>
+\t<key>ProductBuildVersion</key>
+\t<string>23F79</string>
+\t<key>ProductCopyright</key>
+\t<string>1983-2024 Apple Inc.</string>
+\t<key>ProductName</key>
+\t<string>macOS</string>
+\t<key>ProductUserVisibleVersion</key>
+\t<string>14.5</string>
+\t<key>ProductVersion</key>
+\t<string>14.5</string>
+\t<key>iOSSupportVersion</key>
+\t<string>17.5</string>
+</dict>
+</plist>
+"""
 
 
 if __name__ == "__main__":

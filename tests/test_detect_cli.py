@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import tarfile
 from pathlib import Path
 
@@ -128,3 +129,18 @@ def test_bad_flags_are_one_line_and_exit_2(capsys, argv: list[str], message: str
     code, out, err = cli(capsys, "detect", *argv)
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and message in err
+
+
+def test_every_committed_sysroot_is_what_its_generator_writes(tmp_path: Path) -> None:
+    """tests/sysroot.py writes every fixture tree: regenerated, they are byte for byte (and link for link) the
+    committed ones, so no fixture is an unexplained hand edit."""
+    from sysroot import build_fixtures
+
+    build_fixtures(tmp_path)
+
+    def tree(root: Path) -> dict[str, bytes | str]:
+        return {str(p.relative_to(root)): (f"-> {os.readlink(p)}" if p.is_symlink() else p.read_bytes())
+                for p in sorted(root.rglob("*")) if p.is_symlink() or p.is_file()}
+
+    assert tree(tmp_path) == tree(FIXTURES)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in FIXTURES.iterdir())
