@@ -10,7 +10,7 @@ import pytest
 
 from resolve_cases import TEST_MATRIX
 from torch_install.machine import Gpu, Machine
-from torch_install.render import FORMATS
+from torch_install.render import FORMATS, render
 from torch_install.render.plan import render_pyproject
 from torch_install.resolver.plan import Choice, Plan, PlanWarning, Rejection, Request, command_lines
 
@@ -54,7 +54,7 @@ def test_nightly_commands_allow_prereleases() -> None:
 
 def test_default_index_has_no_index_flag() -> None:
     assert command_lines(MAC_PLAN) == {"pip": "python -m pip install torch==2.9.1", "uv": "uv pip install torch==2.9.1"}
-    assert FORMATS["url"](MAC_PLAN) == ""
+    assert render(MAC_PLAN, "url") == ""
 
 
 def test_commands_quote_hostile_values() -> None:
@@ -69,22 +69,22 @@ def test_no_choice_renders_no_commands() -> None:
     plan = cuda_plan(choice=None, gpu_accelerated=False)
     assert command_lines(plan) == {}
     for name in ("url", "pip", "uv", "requirements", "pyproject"):
-        assert FORMATS[name](plan) == ""
+        assert render(plan, name) == ""
 
 
 def test_url_format() -> None:
-    assert FORMATS["url"](cuda_plan()) == CU128
+    assert render(cuda_plan(), "url") == CU128
 
 
 def test_requirements_format_exact() -> None:
-    assert FORMATS["requirements"](cuda_plan()).splitlines() == [
+    assert render(cuda_plan(), "requirements").splitlines() == [
         "# cu128 build of torch 2.9.1 for linux x86_64 (glibc 2.39); Python 3.12; "
         "NVIDIA GeForce RTX 4090 (sm 8.9); NVIDIA driver 570.133.07",
         f"--index-url {CU128}",
         "torch==2.9.1+cu128",
         "torchvision==0.24.1+cu128",
     ]
-    assert "--pre" in FORMATS["requirements"](cuda_plan(channel="nightly")).splitlines()
+    assert "--pre" in render(cuda_plan(channel="nightly"), "requirements").splitlines()
 
 
 def test_pyproject_format_exact() -> None:
@@ -127,7 +127,7 @@ def test_pyproject_for_default_index_has_no_index_entries() -> None:
 
 
 def test_json_follows_the_contract() -> None:
-    data = json.loads(FORMATS["json"](cuda_plan()))
+    data = json.loads(render(cuda_plan(), "json"))
     assert data["choice"] == {"variant": "cu128", "torch": "2.9.1", "index_url": CU128,
                               "packages": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}}
     assert data["gpu_accelerated"] is True
@@ -140,7 +140,7 @@ def test_json_follows_the_contract() -> None:
 
 def test_text_summary_exact() -> None:
     plan = cuda_plan(warnings=(PlanWarning("mixed-gpus", "GPU 1 is ignored"),), notes=("arch list inferred",))
-    assert FORMATS["text"](plan).splitlines() == [
+    assert render(plan, "text").splitlines() == [
         "Machine:  linux x86_64 (glibc 2.39); Python 3.12; NVIDIA GeForce RTX 4090 (sm 8.9); "
         "NVIDIA driver 570.133.07",
         f"Choice:   torch 2.9.1, variant cu128 (GPU), from {CU128}",
@@ -158,7 +158,7 @@ def test_text_summary_reports_assumed_fields_and_gpu_details() -> None:
                       gpus=(Gpu(vendor="amd", name="AMD Radeon RX 7900 XTX", gfx="gfx1100", count=2),
                             Gpu(vendor="intel", pci_id="8086:a7a0", integrated=True, visible=False)))
     plan = Plan(machine=machine, request=Request(), choice=None, gpu_accelerated=False)
-    lines = FORMATS["text"](plan).splitlines()
+    lines = render(plan, "text").splitlines()
     assert lines == [
         "Machine:  linux x86_64; Python 3.11; AMD Radeon RX 7900 XTX x2 (gfx1100), "
         "intel GPU 8086:a7a0 (integrated, hidden); ROCm 6.4.1 [assumed from this machine: arch, python]",
@@ -180,7 +180,7 @@ def test_text_summary_does_not_repeat_the_choice_as_a_reason() -> None:
     h100 = Gpu(vendor="nvidia", name="H100", compute_capability="9.0")
     plan = _resolved(Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", nvidia_driver="550.54.15",
                              gpus=(h100,)))
-    lines = FORMATS["text"](plan).splitlines()
+    lines = render(plan, "text").splitlines()
     assert lines[1] == "Choice:   torch 2.14.1, variant cu126 (GPU), from https://download.pytorch.org/whl/cu126"
     why = [line for line in lines if line.startswith("Why:")]
     assert why == ["Why:      cu126: runs sm_90 kernels; driver 550.54.15 runs CUDA 12.6 under minor-version "
@@ -190,14 +190,14 @@ def test_text_summary_does_not_repeat_the_choice_as_a_reason() -> None:
 
 def test_text_summary_drops_a_rejection_that_a_warning_already_states() -> None:
     plan = _resolved(Machine(os="linux", arch="x86_64", python="3.10", glibc="2.35"), "torch==2.15.*")
-    lines = FORMATS["text"](plan).splitlines()
+    lines = render(plan, "text").splitlines()
     assert [line[:9] for line in lines] == ["Machine: ", "Choice:  ", "Why:     ", "Warning: "]
     assert "no wheels for Python 3.10" in lines[3]
 
 
 def test_text_summary_of_a_driver_without_a_listed_gpu_says_the_model_is_unknown() -> None:
     plan = _resolved(Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", nvidia_driver="580.95.05"))
-    lines = FORMATS["text"](plan).splitlines()
+    lines = render(plan, "text").splitlines()
     assert lines[0] == "Machine:  linux x86_64 (glibc 2.35); Python 3.12; NVIDIA GPU (model unknown); NVIDIA driver " \
                        "580.95.05"
     assert "no GPU" not in lines[0]

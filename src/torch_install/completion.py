@@ -19,10 +19,16 @@ from typing import Any
 
 from .machine import Gpu, Machine
 
+# What each vendor's PCI id table gives; a GPU that has all of it is not looked up (the tables are large).
+_PCI_FIELDS = {"nvidia": ("name", "compute_capability"), "amd": ("name", "gfx", "integrated"),
+               "intel": ("name", "family", "integrated")}
+
 
 def _from_pci(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
     """Fields the vendor's PCI id table gives for ``gpu`` and their source, or None."""
     if not gpu.pci_id or ":" not in gpu.pci_id:
+        return None
+    if all(getattr(gpu, f) is not None for f in _PCI_FIELDS.get(gpu.vendor, ())):
         return None
     vendor_id, device = gpu.pci_id.split(":", 1)
     if gpu.vendor == "nvidia" and vendor_id == "10de":
@@ -55,10 +61,10 @@ def _from_pci(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
 
 def _from_name(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
     """Architecture fields the GPU name table gives for ``gpu``'s name, and their source, or None."""
-    from .detectors.names import complete_gpu
-
     if not gpu.name or gpu.arch:  # a GPU whose architecture is known is not looked up by its name
         return None
+    from .detectors.names import complete_gpu
+
     completed = complete_gpu(gpu)
     changed = {f: v for f, v in completed._asdict().items() if getattr(gpu, f) != v}
     return (changed, f"GPU name table: {gpu.name!r}") if changed else None

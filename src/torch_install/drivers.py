@@ -12,8 +12,7 @@ and AMD's amdgpu DKMS kernel driver → ROCm release (``data/amdgpu-dkms-rocm.js
 Each row carries a confidence (source-file, secondary, inferred) that every answer passes on.
 """
 
-from __future__ import annotations
-
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
 from typing import Any, NamedTuple
 

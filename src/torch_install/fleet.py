@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import EXIT_OK, EXIT_WARNINGS
 from .machine import Machine
-from .render import FORMATS
+from .render import render as render_plan
 from .render.plan import gpu_description
 from .resolver.choose import resolve as resolve_plan
 from .resolver.matrix import Matrix, version_key
@@ -114,7 +114,7 @@ def render(result: FleetPlan, fmt: str) -> str:
     if fmt == "json":
         return json.dumps(to_dict(result), indent=2)
     if fmt != "text" and result.plan is not None:
-        return FORMATS[fmt](result.plan)
+        return render_plan(result.plan, fmt)
     lines = [f"Fleet:    {len(result.machines)} machines"]
     lines += [f"  {machine_name(m, i)}" for i, m in enumerate(result.machines)]
     if result.choice:

@@ -79,6 +79,9 @@ def build_parser(command: str | None = None) -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list == ["--version"]:  # answered before any sub-command is registered
+        sys.stdout.write(f"torch-install {__version__}\n")
+        return 0
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "plan")
     parser = build_parser(args_list[0])

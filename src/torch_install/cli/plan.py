@@ -122,7 +122,7 @@ def resolve_plan(machine: Machine, request: Request, matrix: Matrix) -> Plan:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..render import FORMATS
+    from ..render import FORMATS, render
 
     if args.format not in FORMATS:
         raise InputError(f"--format {args.format}: not one of {', '.join(FORMATS)}")
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         common.write(render_requirements(plan, plan_hashes(plan, machine, offline=args.offline,
                                                            allow_insecure=args.allow_insecure_index)))
     else:
-        common.write(FORMATS[args.format](plan))
+        common.write(render(plan, args.format))
     return EXIT_WARNINGS if plan.warnings or plan.choice is None else EXIT_OK
 
 

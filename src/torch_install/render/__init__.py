@@ -1,28 +1,29 @@
-"""Front-end rendering: a Plan in each ``--format``. ``FORMATS`` maps a format name to its renderer; the CLI's
-help lists these names."""
+"""Front-end rendering: a Plan in each ``--format``. ``FORMATS`` lists the format names (the CLI's help reads them
+without loading a renderer); ``render(plan, name)`` writes one."""
 
-from collections.abc import Callable
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from ..resolver.plan import Plan
-from .container import render_dockerfile, render_variant_env
-from .plan import (
-    render_json,
-    render_pip,
-    render_pyproject,
-    render_requirements,
-    render_text,
-    render_url,
-    render_uv,
-)
+if TYPE_CHECKING:
+    from ..resolver.plan import Plan
 
-FORMATS: dict[str, Callable[[Plan], str]] = {
-    "text": render_text,
-    "url": render_url,
-    "pip": render_pip,
-    "uv": render_uv,
-    "requirements": render_requirements,
-    "pyproject": render_pyproject,
-    "json": render_json,
-    "dockerfile": render_dockerfile,
-    "variant-env": render_variant_env,
+# format name -> (module of this package, function)
+_RENDERERS = {
+    "text": ("plan", "render_text"),
+    "url": ("plan", "render_url"),
+    "pip": ("plan", "render_pip"),
+    "uv": ("plan", "render_uv"),
+    "requirements": ("plan", "render_requirements"),
+    "pyproject": ("plan", "render_pyproject"),
+    "json": ("plan", "render_json"),
+    "dockerfile": ("container", "render_dockerfile"),
+    "variant-env": ("container", "render_variant_env"),
 }
+FORMATS = tuple(_RENDERERS)
+
+
+def render(plan: "Plan", name: str) -> str:
+    """The plan in format ``name`` (one of FORMATS; a KeyError names any other)."""
+    module, function = _RENDERERS[name]
+    text: str = getattr(import_module(f"{__name__}.{module}"), function)(plan)
+    return text

@@ -8,11 +8,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import InputError
-from .plan import Request
 from .variants import is_variant
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the CLI reads CHANNELS at start-up, without loading the plan types
     from packaging.specifiers import SpecifierSet
+
+    from .plan import Request
 
 PACKAGES = ("torch", "torchvision", "torchaudio")  # the torch family, resolved against the matrix
 CHANNELS = ("stable", "test", "nightly")
@@ -39,7 +40,7 @@ class ParsedRequest(NamedTuple):
     pinned: bool  # the user constrained the torch version
 
 
-def parse_request(request: Request) -> ParsedRequest:
+def parse_request(request: "Request") -> ParsedRequest:
     """Validate a Request; every problem is an InputError naming the offending value."""
     if request.channel not in CHANNELS:
         raise InputError(f"channel {request.channel!r} is not one of {', '.join(CHANNELS)}")

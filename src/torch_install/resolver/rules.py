@@ -5,8 +5,7 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 ``choose.py``; the facts (driver floors, arch lists, gfx lists, XPU families) come from the Matrix.
 """
 
-from __future__ import annotations
-
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 from collections.abc import Callable
 from typing import NamedTuple
 
