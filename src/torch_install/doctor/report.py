@@ -12,7 +12,7 @@ _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
 def _machine_line(report: Report) -> str:
     m = report.machine
     parts = [p for p in (m.os, m.arch) if p]
-    gpus = ", ".join(f"{g.name or g.vendor + ' GPU'}" + (f" ×{g.count}" if g.count > 1 else "") for g in m.gpus)
+    gpus = ", ".join(g.label + (f" ×{g.count}" if g.count > 1 else "") for g in m.gpus)
     parts.append(gpus or ("no GPU found" if report.hardware_known else "GPUs not stated in the profile"))
     if m.nvidia_driver:
         parts.append(f"NVIDIA driver {m.nvidia_driver}")
