@@ -13,8 +13,8 @@ from torch_install.package_data import load_json
 
 NVIDIA = [("RTX 4090", "8.9"), ("GeForce GTX 1080 Ti", "6.1"), ("H100", "9.0"), ("A100", "8.0"), ("V100", "7.0"),
           ("K80", "3.7"), ("GTX 750 Ti", "5.0"), ("RTX 5090", "12.0"), ("RTX 3060", "8.6"), ("GH200", "9.0"),
-          ("B200", "10.0"), ("Jetson Orin", "8.7"), ("DGX Spark", "12.1"), ("GB10", "12.1"), ("T4", "7.5"),
-          ("GTX 980", "5.2"), ("P100", "6.0"), ("L40S", "8.9"), ("B300", "10.3"), ("Jetson Thor", "11.0"),
+          ("B200", "10.0"), ("DGX Spark", "12.1"), ("GB10", "12.1"), ("T4", "7.5"),
+          ("GTX 980", "5.2"), ("P100", "6.0"), ("L40S", "8.9"), ("B300", "10.3"),
           ("NVIDIA GeForce RTX 4060 Laptop GPU", "8.9"), ("NVIDIA H100 80GB HBM3", "9.0"), ("rtx4090", "8.9"),
           ("A10", "8.6"), ("RTX PRO 6000 Blackwell", "12.0"), ("RTX 6000 Ada", "8.9")]
 AMD = [("MI300X", "gfx942", False), ("MI210", "gfx90a", False), ("RX 7900 XTX", "gfx1100", False),
@@ -25,13 +25,51 @@ FAMILY = [("Arc A770", "intel", "alchemist", False), ("Arc B580", "intel", "batt
           ("Lunar Lake", "intel", "lunar-lake", True), ("Arc 140V", "intel", "lunar-lake", True),
           ("UHD 620", "intel", "gen9", True), ("Intel(R) UHD Graphics 620", "intel", "gen9", True),
           ("Iris Xe", "intel", "xe-lp", True), ("Data Center GPU Max 1550", "intel", "ponte-vecchio", False),
-          ("Apple M2", "apple", "m2", True), ("M3 Max", "apple", "m3", True)]
+          ("Apple M2", "apple", "m2", True), ("M3 Max", "apple", "m3", True),
+          # names several chips share: the families stay alternatives
+          ("Intel(R) Arc(TM) Graphics", "intel", "meteor-lake|arrow-lake", True),
+          ("Intel(R) UHD Graphics", "intel", "gen9|gen11|xe-lp", True),
+          ("Arc Graphics (Meteor Lake)", "intel", "meteor-lake", True)]
+# As people and tools write them: nvidia-smi, lspci (with and without -nn), Windows, torch.cuda.get_device_name()
+# on a Jetson, jtop, and hand-typed
+AS_WRITTEN = [
+    ("TeslaP40", "nvidia", "sm_61"), ("Tesla P40", "nvidia", "sm_61"), ("NVIDIA Tesla P40 24GB", "nvidia", "sm_61"),
+    ("geforcertx3090", "nvidia", "sm_86"), ("GA102 [GeForce RTX 3090]", "nvidia", "sm_86"),
+    ("NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)", "nvidia", "sm_86"),
+    ("NVIDIA Corporation AD102 [GeForce RTX 4090] [10de:2684] (rev a1)", "nvidia", "sm_89"),
+    ("AMDRadeonRX7900XTX", "amd", "gfx1100"),
+    ("Advanced Micro Devices, Inc. [AMD/ATI] Navi 31 [Radeon RX 7900 XT/7900 XTX] (rev c8)", "amd", "gfx1100"),
+    ("Navi 21 [Radeon RX 6800/6800 XT / 6900 XT]", "amd", "gfx1030"),
+    ("Orin (nvgpu)", "nvidia", "sm_87"), ("Orin", "nvidia", "sm_87"), ("NVIDIA Tegra X1", "nvidia", "sm_53"),
+    ("Xavier", "nvidia", "sm_72"), ("NVIDIA Thor", "nvidia", "sm_110"), ("Jetson AGX Orin", "nvidia", "sm_87"),
+    ("AMD Radeon R9 Nano", "amd", "gfx803"),  # not the Jetson Nano
+]
+JETSON = [("Jetson AGX Orin", "8.7", "jetson-orin"), ("Orin (nvgpu)", "8.7", "jetson-orin"),
+          ("Jetson Orin Nano", "8.7", "jetson-orin"), ("Jetson Thor", "11.0", "jetson-thor"),
+          ("Jetson Xavier NX", "7.2", "jetson-xavier"), ("Jetson TX2", "6.2", "jetson-tx2"),
+          ("Jetson Nano", "5.3", "jetson-tx1"), ("NVIDIA Tegra X1", "5.3", "jetson-tx1")]
 
 
 @pytest.mark.parametrize(("name", "cc"), NVIDIA)
 def test_nvidia_names(name: str, cc: str) -> None:
     gpu = gpu_from_name(name)
     assert (gpu.vendor, gpu.compute_capability, gpu.integrated) == ("nvidia", cc, False)
+
+
+@pytest.mark.parametrize(("name", "vendor", "arch"), AS_WRITTEN)
+def test_names_as_written(name: str, vendor: str, arch: str) -> None:
+    gpu = gpu_from_name(name)
+    assert (gpu.vendor, gpu.arch) == (vendor, arch)
+
+
+@pytest.mark.parametrize(("name", "cc", "family"), JETSON)
+def test_jetson_names_are_integrated_gpus_of_a_jetson_family(name: str, cc: str, family: str) -> None:
+    gpu = gpu_from_name(name)
+    assert (gpu.vendor, gpu.compute_capability, gpu.family, gpu.integrated) == ("nvidia", cc, family, True)
+
+
+def test_models_that_disagree_are_not_guessed() -> None:
+    assert lookup_gpu_name("GeForce RTX 3090/4090") is None  # sm_86 and sm_89: no one answer
 
 
 @pytest.mark.parametrize(("name", "gfx", "integrated"), AMD)
@@ -107,13 +145,23 @@ def test_table_keys_do_not_collide_across_gpus() -> None:
 
 def test_table_entries_validate_as_profile_gpus_and_cite_sources() -> None:
     table = load_json("detectors/data/gpu-names.json")
-    gpus = [{k: v for k, v in e.items() if k not in ("aliases", "source")} for e in table["gpus"]]
+    gpus = [{k: v for k, v in e.items() if k not in ("aliases", "source", "note")} for e in table["gpus"]]
     machine_from_dict({"gpus": gpus})  # raises on any malformed compute capability / gfx / vendor
     assert all(e["source"] in table["_sources"] for e in table["gpus"])
 
 
+def test_jetson_compute_capabilities_are_jetson_only() -> None:
+    """The Jetson table's claim, which completion relies on: no other GPU has a Jetson's compute capability."""
+    jetson = {m["compute_capability"] for m in load_json("detectors/data/jetson.json")["modules"]}
+    others = {e.get("compute_capability") for e in load_json("detectors/data/gpu-names.json")["gpus"]}
+    assert jetson and not jetson & others
+    pci_chips = {chip for chip, cc in load_json("detectors/data/nvidia-pci.json")["chips"].items() if cc in jetson}
+    assert pci_chips == {"GM20B", "GP10B", "GV10B", "GA10B", "GB10B"}  # the Tegra chips of those modules
+
+
 def test_every_generation_is_covered() -> None:
     ccs = {e.get("compute_capability") for e in load_json("detectors/data/gpu-names.json")["gpus"]}
+    ccs |= {m["compute_capability"] for m in load_json("detectors/data/jetson.json")["modules"]}
     assert {"3.7", "5.0", "5.2", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3",
             "11.0", "12.0", "12.1"} <= ccs
     gfx = {e.get("gfx") for e in load_json("detectors/data/gpu-names.json")["gpus"]}

@@ -5,8 +5,13 @@ full. ``complete_machine`` fills each GPU's missing architecture facts from the 
 
 1. the PCI id tables (``detectors/data/{nvidia,amd,intel}-pci.json``): name, compute capability, gfx target,
    Intel family, integrated;
-2. the GPU name table (``detectors/data/gpu-names.json``), for a GPU whose architecture is still unknown:
-   compute capability, gfx, family, integrated.
+2. the GPU name tables (``detectors/data/gpu-names.json``, ``jetson.json``), for a GPU whose architecture is
+   still unknown: compute capability, gfx, family, integrated;
+3. the Jetson module table for an NVIDIA GPU of a compute capability only Jetson modules have (8.7 is an Orin):
+   its Jetson family and "integrated", which make the resolver treat the machine as a Jetson.
+
+An NVIDIA driver given only by the CUDA version it reports (``cuda_driver_api``, nvidia-smi's "CUDA Version")
+is taken as at least the driver of that CUDA's GA release (``drivers.toolkit_ga_driver``), with that source.
 
 Facts already given are kept; each filled fact records where it came from in ``sources``
 (``gpus[0].compute_capability``). Every front end (plan, install, doctor, fleet, container mode, variants)
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .machine import Gpu, Machine
+from .machine import DRIVER_FROM_CUDA_VERSION, Gpu, Machine
 
 # What each vendor's PCI id table gives; a GPU that has all of it is not looked up (the tables are large).
 _PCI_FIELDS = {"nvidia": ("name", "compute_capability"), "amd": ("name", "gfx", "integrated"),
@@ -70,10 +75,23 @@ def _from_name(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
     return (changed, f"GPU name table: {gpu.name!r}") if changed else None
 
 
+def _from_jetson(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
+    """The Jetson family of an NVIDIA GPU whose compute capability only a Jetson module has, or None."""
+    if gpu.vendor != "nvidia" or gpu.family is not None or gpu.compute_capability is None:
+        return None
+    from .detectors.nvidia import jetson_of_capability
+
+    module = jetson_of_capability(gpu.compute_capability)
+    if module is None:
+        return None
+    return ({"family": module["family"], "integrated": True},
+            f"Jetson module table: sm {gpu.compute_capability} is the {module['name']}")
+
+
 def complete_gpu(gpu: Gpu) -> tuple[Gpu, dict[str, str]]:
     """``gpu`` with its missing facts filled from the tables, and {field: source} for each fact filled."""
     filled: dict[str, str] = {}
-    for lookup in (_from_pci, _from_name):
+    for lookup in (_from_pci, _from_name, _from_jetson):
         found = lookup(gpu)
         if found is None:
             continue
@@ -85,8 +103,28 @@ def complete_gpu(gpu: Gpu) -> tuple[Gpu, dict[str, str]]:
     return gpu, filled
 
 
+def _driver_from_cuda_version(machine: Machine) -> Machine:
+    """A machine whose NVIDIA driver is known only by the CUDA version it reports, with that CUDA's GA driver."""
+    if machine.nvidia_driver or not machine.cuda_driver_api:
+        return machine
+    from .drivers import toolkit_ga_driver
+    from .versions import release_numbers
+
+    numbers = release_numbers(machine.cuda_driver_api)
+    found = toolkit_ga_driver(numbers[0], numbers[1] if len(numbers) > 1 else 0,
+                              machine.os or "linux") if numbers else None
+    if found is None:
+        return machine
+    driver, confidence = found
+    source = (f"{DRIVER_FROM_CUDA_VERSION} {machine.cuda_driver_api} (cuda_driver_api): at least the driver of its "
+              f"GA release ({confidence})")
+    return machine._replace(nvidia_driver=driver, sources={**machine.sources, "nvidia_driver": source})
+
+
 def complete_machine(machine: Machine) -> Machine:
-    """The machine with every GPU's architecture facts completed from the tables (see the module docstring)."""
+    """The machine with every GPU's architecture facts completed from the tables, and a driver known only by its
+    CUDA version made a driver version (see the module docstring)."""
+    machine = _driver_from_cuda_version(machine)
     if not machine.gpus:
         return machine
     gpus: list[Gpu] = []

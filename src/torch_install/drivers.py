@@ -8,6 +8,7 @@ and AMD's amdgpu DKMS kernel driver → ROCm release (``data/amdgpu-dkms-rocm.js
 * ``toolkit_ga_driver(major, minor, os_name)``: the driver a toolkit's GA release ships with, at or above which
   every feature of that CUDA runs natively (the resolver's "native" preference).
 * ``rocm_for_amdgpu_driver(driver)``: the ROCm series an amdgpu DKMS driver belongs to.
+* ``nvidia_driver_of_file_version(text)``: the NVIDIA driver behind a Windows driver file version.
 
 Each row carries a confidence (source-file, secondary, inferred) that every answer passes on.
 """
@@ -23,6 +24,19 @@ CUDA_TABLE = "data/cuda-toolkit-drivers.json"
 AMDGPU_TABLE = "data/amdgpu-dkms-rocm.json"
 DRIVER_VERSION = r"^\d{1,4}(?:\.\d{1,6}){0,3}$"  # "550.54.15", and "580" in a hand-written profile
 AMDGPU_DRIVER_VERSION = r"^\d{1,3}(?:\.\d{1,6}){1,3}$"  # "6.10.5"
+
+
+def nvidia_driver_of_file_version(file_version: str) -> str | None:
+    """The NVIDIA driver version behind a Windows driver file version (Device Manager, ``Win32_VideoController``):
+    "31.0.15.5222" -> "552.22" (the last five digits of the third and fourth fields); None when it is not one."""
+    parts = file_version.strip().split(".")
+    if len(parts) != 4 or not all(p.isdigit() and p.isascii() for p in parts) or len(parts[3]) > 4:
+        return None
+    third = int(parts[2])
+    if third < 10:
+        return None
+    value = (third - 10) * 10000 + int(parts[3])
+    return f"{value // 100}.{value % 100:02d}"
 
 
 def toolkit_rows() -> list[dict[str, Any]]:

@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .drivers import nvidia_driver_of_file_version
 from .errors import InputError
+from .versions import release_part
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -31,6 +33,13 @@ _PATTERNS: dict[str, tuple[str, str]] = {
     "gfx": (r"^gfx[0-9a-f]{3,4}$", 'like "gfx1100"'),
 }
 _VERSION_FIELDS = ("glibc", "musl", "nvidia_driver", "cuda_driver_api", "rocm", "amdgpu_driver", "jetson")
+# ROCm and amdgpu versions as machines and packages report them: a pre-release ("6.4.0rc1") or a build suffix
+# ("7.1.0-38", hipconfig's "6.2.41133-dd7f95766", a package's "6.4.0.60400-47~24.04"). Rules read the
+# leading dotted numbers (versions.release_numbers).
+_SUFFIXED_VERSION = r"^\d+(\.\d+){0,3}(?:(?:rc|alpha|beta|a|b|dev|post)\d*|[-+~][0-9A-Za-z.+~-]{1,40})?$"
+_SUFFIXED_FIELDS = ("rocm", "amdgpu_driver")
+_VERSION_EXAMPLES = {"glibc": "2.35", "musl": "1.2.5", "nvidia_driver": "550.54.15", "cuda_driver_api": "12.4",
+                     "rocm": "6.4.1", "amdgpu_driver": "6.10.5", "jetson": "36.4.3"}
 # Plausible major versions (inclusive): anything outside is a typo or garbage, not a future release.
 _MAJOR_BOUNDS: dict[str, tuple[int, int, str]] = {
     "nvidia_driver": (100, 999, "an NVIDIA driver major from 100 to 999"),
@@ -39,6 +48,11 @@ _MAJOR_BOUNDS: dict[str, tuple[int, int, str]] = {
     "cuda_driver_api": (1, 99, "a CUDA major from 1 to 99"),
     "glibc": (2, 2, "glibc 2.x"),
 }
+
+
+# The start of ``sources["nvidia_driver"]`` when the driver version stands for "at least the GA driver of the CUDA
+# version the driver reports" (completion.py sets it; the resolver and the text summary say so).
+DRIVER_FROM_CUDA_VERSION = "from the CUDA Version"
 
 
 class Gpu(NamedTuple):
@@ -191,11 +205,11 @@ def _check_value(where: str, key: str, value: Any) -> str | None:
         pattern, shape = _PATTERNS[key]
         if not re.fullmatch(pattern, value):  # "$" alone would let a trailing line break through
             return f"{where}{key}: {value!r} is malformed, expected {shape}"
-    if key in _VERSION_FIELDS and not re.fullmatch(_VERSION, value):
-        return f"{where}{key}: {value!r} is not a version like \"550.54.15\""
+    if key in _VERSION_FIELDS and not re.fullmatch(_SUFFIXED_VERSION if key in _SUFFIXED_FIELDS else _VERSION, value):
+        return f"{where}{key}: {value!r} is not a version like \"{_VERSION_EXAMPLES[key]}\""
     if key in _MAJOR_BOUNDS:
         low, high, expected = _MAJOR_BOUNDS[key]
-        parts = value.split(".")
+        parts = release_part(value).split(".")
         if len(parts[0]) > 3 or not low <= int(parts[0]) <= high or any(len(p) > 6 for p in parts[1:]):
             return f"{where}{key}: {value!r} is not plausible, expected {expected}"
     choices = {"os": OSES, "arch": ARCHES, "vendor": VENDORS}.get(key)
@@ -208,6 +222,7 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
     """Build a validated Machine from its JSON form; every problem is one line of the InputError."""
     if not isinstance(data, dict):
         raise InputError(f"{origin}: a machine profile must be a JSON object")
+    data = _windows_driver_version(data)
     problems = _check_fields("", data, _MACHINE_TYPES)
     problems += [p for k, v in data.items() if k in _MACHINE_TYPES if (p := _check_value("", k, v))]
     if isinstance(data.get("schema"), int) and data["schema"] != SCHEMA_VERSION:
@@ -241,6 +256,20 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
     return Machine(**kwargs, gpus=tuple(gpus), gpus_known="gpus" in data)
 
 
+def _windows_driver_version(data: dict[str, Any]) -> dict[str, Any]:
+    """A profile whose ``nvidia_driver`` is a Windows driver file version ("32.0.15.6094", as Device Manager shows
+    it) with the NVIDIA driver version it stands for ("560.94"), saying so in ``sources``."""
+    value = data.get("nvidia_driver")
+    if not isinstance(value, str) or not re.fullmatch(r"\d{2}\.\d\.\d{2}\.\d{4}", value):
+        return data
+    driver = nvidia_driver_of_file_version(value)
+    if driver is None:
+        return data
+    sources = dict(data["sources"]) if isinstance(data.get("sources"), dict) else {}
+    sources.setdefault("nvidia_driver", f"Windows driver file version {value}")
+    return {**data, "nvidia_driver": driver, "sources": sources}
+
+
 def load_machine(path: "str | Path") -> Machine:
     """Read a machine profile file; any problem is an InputError naming the file."""
     from .probe import read_regular
@@ -267,12 +296,14 @@ def fill_platform(target: Machine, host: Machine) -> Machine:
     """Complete a target profile's platform fields (os, arch, python, glibc) from this machine.
 
     Hardware fields are never filled: a GPU, driver or ROCm left out of a target stays unknown.
-    glibc is only taken when the target has the host's OS.
+    glibc is only taken for a target of the host's OS that names no other C library (musl) and no other OS
+    release ("alpine 3.20" on an Ubuntu host is not the host's glibc).
     """
     updates: dict[str, Any] = {}
+    other_system = bool(target.musl) or (target.os_version is not None and target.os_version != host.os_version)
     for name in PLATFORM_FIELDS:
         if getattr(target, name) is None and getattr(host, name) is not None:
-            if name == "glibc" and (target.os or host.os) != host.os:
+            if name == "glibc" and ((target.os or host.os) != host.os or other_system):
                 continue
             updates[name] = getattr(host, name)
     if not updates:

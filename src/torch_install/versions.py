@@ -18,3 +18,18 @@ def numeric_key(version: str) -> tuple[int, ...]:
     """The numbers of a version, in order, as a sort key: "550.54.15" -> (550, 54, 15), "rocm6.2.4" -> (6, 2, 4),
     "7.1.1-38" -> (7, 1, 1, 38). Anything that is not a digit only separates numbers."""
     return tuple(int(x) for x in _NUMBER.findall(version))
+
+
+_RELEASE = re.compile(r"\d+(?:\.\d+)*")
+
+
+def release_part(version: str) -> str:
+    """The first run of dotted numbers of a version: "6.4.0rc1" -> "6.4.0", "7.1.0-38" -> "7.1.0",
+    "rocm6.2.4" -> "6.2.4"; "" when there is none."""
+    found = _RELEASE.search(version)
+    return found.group() if found else ""
+
+
+def release_numbers(version: str) -> tuple[int, ...]:
+    """The numbers of ``release_part``: what rules compare when a version may carry a pre-release or build suffix."""
+    return numeric_key(release_part(version))

@@ -1,9 +1,15 @@
-"""GPU marketing names -> architecture (``data/gpu-names.json``).
+"""GPU names -> architecture (``data/gpu-names.json``, and ``data/jetson.json`` for Jetson modules).
 
 ``gpu_from_name("RTX 4090")`` gives the GPU behind ``--gpu NAME``; ``complete_gpu`` fills in the
-architecture of a profile GPU that is given only by name. Names match case-insensitively, ignoring
-brand words (NVIDIA, GeForce, AMD, Radeon, Instinct, Intel, Tesla, Apple), "Graphics", trademark
-signs, punctuation and spacing: "GeForce RTX 4090", "rtx4090" and "NVIDIA GeForce RTX 4090" are one.
+architecture of a profile GPU that is given only by name. Names are taken as people and tools write them:
+
+* case, spacing, punctuation, trademark signs, memory sizes and brand words (NVIDIA, GeForce, AMD, Radeon,
+  Instinct, Intel, Tesla, Apple, "Graphics"), also glued on ("TeslaP40", "GeForceRTX3090"), do not matter;
+* an lspci line names the product in its last brackets: "NVIDIA Corporation GA102 [GeForce RTX 3090] (rev a1)";
+* a trailing parenthesis is dropped when the whole name is unknown: "Orin (nvgpu)", "… (rev c8)";
+* "Radeon RX 7900 XT/7900 XTX" names several models: they must agree on the architecture, except Intel
+  families, which are kept as alternatives ("meteor-lake|arrow-lake") for the resolver to weigh;
+* a laptop, mobile or Max-Q form falls back to the desktop part's architecture.
 """
 
 from __future__ import annotations
@@ -16,18 +22,32 @@ from ..machine import Gpu
 from ..package_data import load_json
 
 NAMES_FILE = "gpu-names.json"  # in detectors/data/
+JETSON_FILE = "jetson.json"
 _BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "ati", "radeon", "instinct", "intel", "tesla", "apple",
-                          "graphics", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5"})
+                          "graphics", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5", "corporation"})
+_GLUED_BRANDS = ("nvidia", "geforce", "radeon", "instinct", "intel", "tesla", "amd")  # "TeslaP40", "GeForceRTX3090"
 _FORM_FACTOR_WORDS = frozenset({"laptop", "mobile", "notebook", "maxq"})  # same architecture as the desktop part
 _NOISE = r"(?i)\((?:r|tm|c)\)|[®™©]"
 _MEMORY = r"^\d+gb$|^hbm\d*e?$"
+_PCI_BRACKET = r"^[0-9a-f]{4}(?::[0-9a-f]{4})?$"  # lspci -nn's "[10de:2204]" and class "[0300]"
 _ARCH_FIELDS = ("compute_capability", "gfx", "family", "integrated")
+
+
+def _unglue(word: str) -> str:
+    """A word without brand prefixes glued to it: "teslap40" -> "p40", "geforcertx3090" -> "rtx3090"."""
+    stripped = True
+    while stripped:
+        stripped = False
+        for brand in _GLUED_BRANDS:
+            if word.startswith(brand) and len(word) > len(brand):
+                word, stripped = word[len(brand):], True
+    return word
 
 
 def name_key(name: str, drop: frozenset[str] = frozenset()) -> str:
     """The matching key of a GPU name: lower case, brand words, memory sizes and separators removed."""
-    text = re.sub(_NOISE, " ", name.lower()).replace("max-q", "maxq")
-    words = re.split(r"[^0-9a-z]+", text)
+    text = re.sub(_NOISE, " ", name.lower()).replace("max-q", "maxq").replace("advanced micro devices", " ")
+    words = [_unglue(w) for w in re.split(r"[^0-9a-z]+", text)]
     return "".join(w for w in words if w and w not in _BRAND_WORDS and w not in drop and not re.match(_MEMORY, w))
 
 
@@ -36,7 +56,10 @@ def _index() -> tuple[dict[str, Gpu], dict[str, str]]:
     """key -> Gpu, and key -> the canonical name shown in suggestions."""
     by_key: dict[str, Gpu] = {}
     shown: dict[str, str] = {}
-    for entry in load_json(f"detectors/data/{NAMES_FILE}")["gpus"]:
+    entries = list(load_json(f"detectors/data/{NAMES_FILE}")["gpus"])
+    jetson = load_json(f"detectors/data/{JETSON_FILE}")["modules"]
+    entries += [{"vendor": "nvidia", "integrated": True, **module} for module in jetson]
+    for entry in entries:
         gpu = Gpu(vendor=entry["vendor"], name=entry["name"],
                   **{f: entry[f] for f in _ARCH_FIELDS if f in entry})
         for spelling in (entry["name"], *entry.get("aliases", ())):
@@ -47,13 +70,58 @@ def _index() -> tuple[dict[str, Gpu], dict[str, str]]:
     return by_key, shown
 
 
-def lookup_gpu_name(name: str) -> Gpu | None:
-    """The table's GPU for a name, or None. Laptop/Max-Q forms fall back to the desktop part's architecture."""
+def _lookup_one(name: str) -> Gpu | None:
     by_key, _ = _index()
     found = by_key.get(name_key(name))
     if found is None and name_key(name) != name_key(name, _FORM_FACTOR_WORDS):
         found = by_key.get(name_key(name, _FORM_FACTOR_WORDS))
     return found
+
+
+def _readings(name: str) -> list[str]:
+    """The texts a name may stand for, most specific first: itself, its bracketed product names (last first),
+    and itself without a trailing parenthesis."""
+    readings = [name]
+    brackets = [b.strip() for b in re.findall(r"\[([^\[\]]+)\]", name)]
+    readings += [b for b in reversed(brackets) if b and not re.fullmatch(_PCI_BRACKET, b.lower())]
+    bare = re.sub(r"\s*\([^()]*\)\s*$", "", name).strip()
+    if bare and bare != name:
+        readings.append(bare)
+    return readings
+
+
+def _alternatives(text: str) -> list[str]:
+    """The models a "/"-joined name lists, each completed with the first one's leading words:
+    "Radeon RX 7900 XT/7900 XTX" -> ["Radeon RX 7900 XT", "Radeon RX 7900 XTX"]."""
+    parts = [p.strip() for p in text.split("/") if p.strip()]
+    if len(parts) < 2:
+        return parts
+    lead = re.match(r"^(.*?)(?=\S*\d)", parts[0])
+    prefix = lead.group(1) if lead else ""
+    return [parts[0]] + [p if not p[:1].isdigit() else prefix + p for p in parts[1:]]
+
+
+def _agreeing(found: list[Gpu], text: str) -> Gpu | None:
+    """One GPU for several models a name lists: theirs when they share the architecture, Intel families joined
+    as alternatives; None when they disagree."""
+    first = found[0]
+    if all(g._replace(name=first.name) == first for g in found):
+        return first
+    if first.vendor == "intel" and all(g.vendor == "intel" and g.integrated == first.integrated for g in found):
+        families = list(dict.fromkeys(f for g in found if g.family for f in g.family.split("|")))
+        return first._replace(name=text, family="|".join(families))
+    return None
+
+
+def lookup_gpu_name(name: str) -> Gpu | None:
+    """The table's GPU for a name as written (see the module docstring), or None."""
+    for text in _readings(name):
+        alternatives = _alternatives(text) if "/" in text else [text]
+        found = [_lookup_one(a) for a in alternatives]
+        if found and all(g is not None for g in found):
+            agreed = _agreeing([g for g in found if g is not None], text)
+            return agreed._replace(name=text) if agreed is not None and len(found) > 1 else agreed
+    return None
 
 
 def gpu_from_name(name: str) -> Gpu:

@@ -47,12 +47,21 @@ def _pci_table() -> dict[str, Any]:
     return table
 
 
-def jetson_module(text: str | None) -> dict[str, Any] | None:
-    """The Jetson module (``data/jetson.json`` row: word, name, compute capability, sbsa) a board model or GPU
-    name names ("NVIDIA Jetson AGX Orin Developer Kit", "Orin (nvgpu)"), or None."""
-    lowered = (text or "").lower()
+def _jetson_modules() -> list[dict[str, Any]]:
     modules: list[dict[str, Any]] = load_json("detectors/data/jetson.json")["modules"]
-    return next((m for m in modules if re.search(rf"\b{m['word'].lower()}\b", lowered)), None)
+    return modules
+
+
+def jetson_module(text: str | None) -> dict[str, Any] | None:
+    """The Jetson module (``data/jetson.json`` row: word, name, compute capability, family) a board model names
+    ("NVIDIA Jetson AGX Orin Developer Kit"), or None."""
+    lowered = (text or "").lower()
+    return next((m for m in _jetson_modules() if re.search(rf"\b{m['word'].lower()}\b", lowered)), None)
+
+
+def jetson_of_capability(compute_capability: str | None) -> dict[str, Any] | None:
+    """The Jetson module whose integrated GPU has this compute capability (only Jetsons have those), or None."""
+    return next((m for m in _jetson_modules() if m["compute_capability"] == compute_capability), None)
 
 
 def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
@@ -214,7 +223,7 @@ def _jetson_gpu(probe: Probe, found: Found) -> None:
     module = jetson_module(model)
     if module:
         found.add_gpu(Gpu(vendor="nvidia", name=module["name"], compute_capability=module["compute_capability"],
-                          integrated=True), f"/proc/device-tree/model {model[:60]!r}")
+                          family=module["family"], integrated=True), f"/proc/device-tree/model {model[:60]!r}")
         return
     found.note(f"Jetson board {model[:60]!r} not recognised: GPU compute capability unknown")
 

@@ -11,6 +11,7 @@ import json
 import re
 from typing import NamedTuple
 
+from ..drivers import nvidia_driver_of_file_version
 from ..machine import Gpu
 from ..probe import Probe
 from . import Found, amd, intel
@@ -92,14 +93,10 @@ def _adapter(name: object, pnp_id: object, driver_version: object, working: bool
 
 def nvidia_driver_from_file_version(file_version: str | None) -> str | Unknown:
     """NVIDIA display driver file version -> driver version: "31.0.15.5222" -> "552.22"."""
-    parts = (file_version or "").strip().split(".")
-    if len(parts) != 4 or not all(p.isdigit() and p.isascii() for p in parts) or len(parts[3]) > 4:
-        return Unknown(f"driver file version {str(file_version)[:40]!r} is not A.B.C.D")
-    third = int(parts[2])
-    if third < 10:
-        return Unknown(f"driver file version {file_version} does not follow NVIDIA's numbering")
-    value = (third - 10) * 10000 + int(parts[3])
-    return f"{value // 100}.{value % 100:02d}"
+    driver = nvidia_driver_of_file_version(file_version or "")
+    if driver is None:
+        return Unknown(f"driver file version {str(file_version)[:40]!r} is not an NVIDIA A.B.C.D file version")
+    return driver
 
 
 def detect(probe: Probe, found: Found) -> None:
