@@ -64,9 +64,21 @@ PLATFORM_NOTES = {
         "release data, so there is nothing to install for a native ARM64 Python; a PyTorch test-infra comment says "
         "Windows ARM64 wheels are built for the nightly channel only (unverified: release availability not checked)"),
     "windows_x86_64:amd": (
-        "PyTorch publishes no ROCm wheels for Windows: CPU build chosen; DirectML "
-        "(the torch-directml package) runs DirectX 12 GPUs on older torch releases, "
-        "and WSL2 with ROCm is the route to a ROCm build"),
+        "PyTorch publishes no ROCm wheels for Windows (a HIP SDK on the machine does not change that): CPU build "
+        "chosen. The ways to the AMD GPU on Windows: AMD's own Windows PyTorch wheels (AMD's \"Install PyTorch on "
+        "Windows\" guide, for the Radeon and Ryzen AI GPUs it lists; from AMD's index, not PyTorch's), or the "
+        "torch-directml package (DirectX 12, on older torch releases); or WSL2 with AMD's ROCm for WSL"),
+    "wsl:amd": (
+        "WSL2: the PyTorch index's ROCm wheels bundle a ROCm runtime (libhsa-runtime64) that does not use WSL's "
+        "/dev/dxg, so they do not see the GPU: CPU build chosen. For the GPU, follow AMD's WSL procedure (AMD's "
+        "\"Install PyTorch for ROCm\" guide for WSL): install ROCm for WSL (amdgpu-install --usecase=wsl,rocm "
+        "--no-dkms), then a ROCm build of torch with the bundled libhsa-runtime64.so removed from torch/lib so "
+        "the WSL runtime in /opt/rocm/lib is used (secondary: AMD's documentation, not checked here)"),
+    "wsl:amd-rocm": (
+        "WSL2: this ROCm build bundles a ROCm runtime (libhsa-runtime64) that does not use WSL's /dev/dxg; with "
+        "ROCm for WSL installed, follow AMD's WSL procedure (AMD's \"Install PyTorch for ROCm\" guide for WSL): "
+        "remove libhsa-runtime64.so* from torch/lib after installing, so the WSL runtime in /opt/rocm/lib is used "
+        "(secondary: AMD's documentation, not checked here)"),
 }
 
 
@@ -231,7 +243,7 @@ def build(ref: dict[str, Any]) -> dict[str, Any]:
         "cuda": {"families": _cuda_families(ref), "gpu_driver_floor": GPU_DRIVER_FLOOR},
         "rocm": {"aliases": GFX_ALIASES, "aliases_conf": "secondary", "platforms": ["linux_x86_64"]},
         "xpu": {"aot_families": XPU_AOT_FAMILIES},
-        "jetson": {"sbsa_from_l4t": "38", "conf": "inferred",
+        "jetson": {"sbsa_from_l4t": "38", "sbsa_from_sm": "110", "conf": "inferred",
                    "wheels": "NVIDIA's Jetson wheels (JetPack redist or the Jetson AI Lab index)"},
         "names": {"sm": ref["gpu_arch_names"]["cuda_sm"], "gfx": ref["gpu_arch_names"]["amd_gfx"]},
         "companion_labels": COMPANION_LABELS,

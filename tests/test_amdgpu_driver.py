@@ -95,7 +95,7 @@ def test_window_uses_the_kernel_drivers_rocm_over_the_user_space() -> None:
     machine = Machine(**LINUX, rocm="7.2.0", amdgpu_driver="6.10.5",
                       sources={"amdgpu_driver": "/sys/module/amdgpu/version"}, gpus=(RX7900XTX,))
     plan = plan_for(machine)
-    check(plan, "2.14.1", "rocm7.14", {"rocm-driver-window"})
+    check(plan, "2.14.1", "rocm7.14", {"no-gpu-variant-for-version", "rocm-driver-window"})
     message = warning(plan, "rocm-driver-window")
     assert message.startswith("amdgpu kernel driver 6.10.5 (/sys/module/amdgpu/version), which ships with ROCm 6.3 "
                               "(secondary), is 5 ROCm releases from 2.14.1+rocm7.14")
@@ -112,7 +112,7 @@ def test_kernel_driver_inside_the_window_silences_an_old_user_space() -> None:
 def test_driver_missing_from_the_table_falls_back_to_user_space_and_says_so() -> None:
     machine = Machine(**LINUX, rocm="6.2.4", amdgpu_driver="6.16.6", gpus=(MI210,))
     plan = plan_for(machine)
-    check(plan, "2.14.1", "rocm7.14", {"rocm-driver-window"})
+    check(plan, "2.14.1", "rocm7.14", {"no-gpu-variant-for-version", "rocm-driver-window"})
     assert warning(plan, "rocm-driver-window").startswith("ROCm user space 6.2.4 on this machine is 6 ROCm releases")
     assert any(n.startswith("amdgpu kernel driver 6.16.6: the ROCm release it ships with is not in the driver table")
                for n in plan.notes)

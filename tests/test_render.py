@@ -183,7 +183,7 @@ def test_text_summary_does_not_repeat_the_choice_as_a_reason() -> None:
     lines = render(plan, "text").splitlines()
     assert lines[1] == "Choice:   torch 2.14.1, variant cu126 (GPU), from https://download.pytorch.org/whl/cu126"
     why = [line for line in lines if line.startswith("Why:")]
-    assert why == ["Why:      cu126: runs sm_90 kernels; driver 550.54.15 runs CUDA 12.6 under minor-version "
+    assert why == ["Why:      cu126: has sm_90 kernels; driver 550.54.15 runs CUDA 12.6 under minor-version "
                    "compatibility"]
     assert len(lines) == len(set(lines))
 
@@ -191,8 +191,9 @@ def test_text_summary_does_not_repeat_the_choice_as_a_reason() -> None:
 def test_text_summary_drops_a_rejection_that_a_warning_already_states() -> None:
     plan = _resolved(Machine(os="linux", arch="x86_64", python="3.10", glibc="2.35"), "torch==2.15.*")
     lines = render(plan, "text").splitlines()
-    assert [line[:9] for line in lines] == ["Machine: ", "Choice:  ", "Why:     ", "Warning: "]
+    assert [line[:9] for line in lines] == ["Machine: ", "Choice:  ", "Why:     ", "Warning: ", "Newest:  "]
     assert "no wheels for Python 3.10" in lines[3]
+    assert lines[4] == "Newest:   torch 2.15.0 needs Python ≥ 3.11"
 
 
 def test_text_summary_of_a_driver_without_a_listed_gpu_says_the_model_is_unknown() -> None:

@@ -18,24 +18,30 @@ B580 = intel("Intel Arc B580 Graphics", "battlemage", False)
 LUNAR = intel("Intel Arc 140V GPU", "lunar-lake", True)
 UHD620 = intel("Intel UHD Graphics 620", "gen9", True)
 
+# 2.15.0 has no ROCm build in the test matrix, and these machines report neither ROCm nor the amdgpu driver
+NEWEST_NOT_ROCM = {"no-gpu-variant-for-version", "driver-unknown"}
+
 CASES = [
-    ("mi300x", Machine(**LINUX, gpus=(MI300X,)), (), "2.14.1", "rocm7.14", set()),
-    ("mi210", Machine(**LINUX, gpus=(MI210,)), (), "2.14.1", "rocm7.14", set()),
-    ("mi210-2.3", Machine(**LINUX, gpus=(MI210,)), ("torch==2.3.1",), "2.3.1", "rocm6.0", set()),
-    ("rx7900xtx", Machine(**LINUX, gpus=(RX7900XTX,)), (), "2.14.1", "rocm7.14", set()),
-    ("rx6700xt", Machine(**LINUX, gpus=(RX6700XT,)), (), "2.14.1", "rocm7.14", {"rocm-override-needed"}),
-    ("780m-2.14", Machine(**LINUX, gpus=(R780M,)), (), "2.14.1", "rocm7.14", set()),
-    ("780m-2.13", Machine(**LINUX, gpus=(R780M,)), ("torch<2.14",), "2.13.0", "rocm7.2", {"rocm-override-needed"}),
-    ("rx9070xt", Machine(**LINUX, gpus=(RX9070XT,)), (), "2.14.1", "rocm7.14", set()),
+    ("mi300x", Machine(**LINUX, gpus=(MI300X,)), (), "2.14.1", "rocm7.14", NEWEST_NOT_ROCM),
+    ("mi210", Machine(**LINUX, gpus=(MI210,)), (), "2.14.1", "rocm7.14", NEWEST_NOT_ROCM),
+    ("mi210-2.3", Machine(**LINUX, gpus=(MI210,)), ("torch==2.3.1",), "2.3.1", "rocm6.0", {"driver-unknown"}),
+    ("rx7900xtx", Machine(**LINUX, gpus=(RX7900XTX,)), (), "2.14.1", "rocm7.14", NEWEST_NOT_ROCM),
+    ("rx6700xt", Machine(**LINUX, gpus=(RX6700XT,)), (), "2.14.1", "rocm7.14",
+     {"no-gpu-variant-for-version", "rocm-override-needed", "driver-unknown"}),
+    ("780m-2.14", Machine(**LINUX, gpus=(R780M,)), (), "2.14.1", "rocm7.14",
+     {"no-gpu-variant-for-version", "driver-unknown", "integrated-gpu-only"}),
+    ("780m-2.13", Machine(**LINUX, gpus=(R780M,)), ("torch<2.14",), "2.13.0", "rocm7.2",
+     {"rocm-override-needed", "driver-unknown", "integrated-gpu-only"}),
+    ("rx9070xt", Machine(**LINUX, gpus=(RX9070XT,)), (), "2.14.1", "rocm7.14", NEWEST_NOT_ROCM),
     ("rx9070xt-2.6", Machine(**LINUX, gpus=(RX9070XT,)), ("torch==2.6.0",), "2.6.0", "cpu",
      {"no-gpu-variant-for-version", "gpu-arch-unsupported"}),
     ("amd-windows", Machine(**WINDOWS, gpus=(RX7900XTX,)), (), "2.15.0", "cpu", {"platform-unsupported"}),
-    ("a770-linux", Machine(**LINUX, gpus=(A770,)), (), "2.15.0", "xpu", set()),
-    ("a770-windows", Machine(**WINDOWS, gpus=(A770,)), (), "2.15.0", "xpu", set()),
-    ("b580", Machine(**LINUX, gpus=(B580,)), (), "2.15.0", "xpu", set()),
+    ("a770-linux", Machine(**LINUX, gpus=(A770,)), (), "2.15.0", "xpu", {"driver-unknown"}),
+    ("a770-windows", Machine(**WINDOWS, gpus=(A770,)), (), "2.15.0", "xpu", {"driver-unknown"}),
+    ("b580", Machine(**LINUX, gpus=(B580,)), (), "2.15.0", "xpu", {"driver-unknown"}),
     ("b580-2.6", Machine(**LINUX, gpus=(B580,)), ("torch==2.6.0",), "2.6.0", "cpu",
      {"no-gpu-variant-for-version", "gpu-arch-unsupported"}),
-    ("lunar-lake", Machine(**WINDOWS, gpus=(LUNAR,)), (), "2.15.0", "xpu", set()),
+    ("lunar-lake", Machine(**WINDOWS, gpus=(LUNAR,)), (), "2.15.0", "xpu", {"driver-unknown", "integrated-gpu-only"}),
     ("uhd620", Machine(**LINUX, gpus=(UHD620,)), (), "2.15.0", "cpu", {"integrated-gpu-only"}),
     ("a770-2.4", Machine(**LINUX, gpus=(A770,)), ("torch==2.4.1",), "2.4.1", "cpu",
      {"no-gpu-variant-for-version", "gpu-arch-unsupported"}),
@@ -69,7 +75,10 @@ def test_unbuilt_gfx_rejection_lists_the_targets():
 
 def test_release_without_known_rocm_set_falls_back_with_a_reason():
     plan = plan_for(Machine(**LINUX, gpus=(MI300X,)))
-    assert any("torch 2.15.0 has no build for this GPU vendor" in r for r in plan.reasons)
+    assert warning(plan, "no-gpu-variant-for-version") == (
+        "torch 2.15.0 has no AMD GPU build (ROCm) for linux_x86_64 in this tool's data (its variant set is "
+        "inferred: the index may have one; --online reads it); newest release that uses the GPU: 2.14.1")
+    assert plan.upgrade is not None and plan.upgrade.torch == "2.15.0" and plan.upgrade.needs == ()
 
 
 def test_amd_on_windows_explains_directml():
@@ -81,7 +90,7 @@ def test_amd_on_windows_explains_directml():
 
 def test_unknown_gfx_warns_and_does_not_reject():
     plan = plan_for(Machine(**LINUX, gpus=(amd("AMD Radeon Graphics", None),)))
-    check(plan, "2.14.1", "rocm7.14", {"gpu-arch-unknown"})
+    check(plan, "2.14.1", "rocm7.14", {"gpu-arch-unknown", "no-gpu-variant-for-version", "driver-unknown"})
 
 
 def test_xpu_family_missing_from_release_is_rejected_with_reason():
@@ -108,7 +117,7 @@ def test_discrete_nvidia_wins_over_intel_igpu():
 def test_rocm_variant_far_from_the_machines_rocm_keeps_the_choice_and_names_one_inside_the_window():
     machine = Machine(**LINUX, rocm="6.2.4", sources={"rocm": "/opt/rocm/.info/version"}, gpus=(RX7900XTX,))
     plan = plan_for(machine)
-    check(plan, "2.14.1", "rocm7.14", {"rocm-driver-window"})
+    check(plan, "2.14.1", "rocm7.14", {"no-gpu-variant-for-version", "rocm-driver-window"})
     message = warning(plan, "rocm-driver-window")
     assert message.startswith("ROCm user space 6.2.4 on this machine (/opt/rocm/.info/version) is 6 ROCm releases from "
                               "2.14.1+rocm7.14")
@@ -118,11 +127,14 @@ def test_rocm_variant_far_from_the_machines_rocm_keeps_the_choice_and_names_one_
 
 @pytest.mark.parametrize("rocm", ["7.1.0", "7.2", "7.14.0"])
 def test_rocm_variant_within_two_releases_of_the_machine_raises_no_window_warning(rocm):
-    check(plan_for(Machine(**LINUX, rocm=rocm, gpus=(RX7900XTX,))), "2.14.1", "rocm7.14", set())
+    check(plan_for(Machine(**LINUX, rocm=rocm, gpus=(RX7900XTX,))), "2.14.1", "rocm7.14",
+          {"no-gpu-variant-for-version"})
 
 
 def test_unknown_machine_rocm_raises_no_window_warning():
-    check(plan_for(Machine(**LINUX, gpus=(RX7900XTX,))), "2.14.1", "rocm7.14", set())
+    plan = plan_for(Machine(**LINUX, gpus=(RX7900XTX,)))
+    check(plan, "2.14.1", "rocm7.14", {"no-gpu-variant-for-version", "driver-unknown"})
+    assert "rocm-driver-window" not in plan.warning_codes()
 
 
 def test_forced_rocm_variant_outside_the_window_is_kept_with_the_warning():
@@ -136,6 +148,6 @@ def test_forced_rocm_variant_outside_the_window_is_kept_with_the_warning():
 
 def test_window_warning_without_any_release_inside_it():
     plan = plan_for(Machine(**LINUX, rocm="5.7.1", gpus=(RX7900XTX,)), "torch>=2.12")
-    check(plan, "2.14.1", "rocm7.14", {"rocm-driver-window"})
+    check(plan, "2.14.1", "rocm7.14", {"no-gpu-variant-for-version", "rocm-driver-window"})
     assert warning(plan, "rocm-driver-window").endswith(
         "no matching torch release has a ROCm variant inside the window: update the amdgpu driver")

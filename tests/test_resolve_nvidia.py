@@ -46,7 +46,8 @@ CASES = [
     ("gh200", Machine(**ARM, nvidia_driver="580.95.05", gpus=(nvidia("NVIDIA GH200 480GB", "9.0"),)), (), "2.15.0",
      "cu130", set()),
     ("dgx-spark", Machine(**ARM, nvidia_driver="580.95.05",
-                          gpus=(nvidia("NVIDIA GB10", "12.1", integrated=True),)), (), "2.15.0", "cu130", set()),
+                          gpus=(nvidia("NVIDIA GB10", "12.1", integrated=True),)), (), "2.15.0", "cu130",
+     {"integrated-gpu-only"}),
     ("win-3060-528.24", Machine(**WINDOWS, nvidia_driver="528.24", gpus=(RTX3060,)), (), "2.7.1", "cu118",
      {"driver-too-old"}),
     ("win-3060-531", Machine(**WINDOWS, nvidia_driver="531.79", gpus=(RTX3060,)), (), "2.14.1", "cu126",
@@ -71,7 +72,7 @@ def test_driver_floor_rejection_reads_needs_found():
 def test_ada_runs_sm86_cubins():
     plan = plan_for(Machine(**LINUX, nvidia_driver="580.95.05", gpus=(RTX4090,)), "torch==2.9.1")
     check(plan, "2.9.1", "cu128", set())
-    assert any("runs sm_86 kernels" in r for r in plan.reasons)
+    assert "cu128: sm_89 runs its sm_86 kernels; driver 580.95.05 runs CUDA 12.8 natively" in plan.reasons
 
 
 def test_pascal_rejection_names_the_gpu_and_the_builds():
@@ -131,9 +132,13 @@ def test_mixed_gpus_indices_count_every_device():
     assert "CUDA_VISIBLE_DEVICES=0,1" in warning(plan_for(machine), "mixed-gpus")
 
 
-def test_mixed_gpus_with_a_common_build_keep_both():
+def test_mixed_gpus_take_the_newest_build_for_the_most_capable_and_name_the_common_one():
     plan = plan_for(Machine(**LINUX, nvidia_driver="580.95.05", gpus=(RTX4090, GTX1080)))
-    check(plan, "2.14.1", "cu126", {"gpu-arch-unsupported"})
+    check(plan, "2.15.0", "cu130", {"mixed-gpus"})
+    message = warning(plan, "mixed-gpus")
+    assert "cannot use NVIDIA GeForce GTX 1080 (sm_61)" in message
+    assert "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0" in message
+    assert "torch 2.14.1+cu126 runs on every GPU (1 release older)" in message
 
 
 def test_unknown_driver_prefers_release_default_and_says_so():

@@ -26,7 +26,10 @@ CASES = [
     ("no-gpu-linux", Machine(**LINUX), (), "2.15.0", "cpu", set()),
     ("windows-cpu", Machine(**WINDOWS), (), "2.15.0", "cpu", set()),
     ("jetson-orin", Machine(**ARM, jetson="36.4.3", gpus=(ORIN,)), (), None, None, {"platform-unsupported"}),
-    ("jetson-thor-old-driver", Machine(**ARM, jetson="38.2.0", nvidia_driver="580.00", gpus=(THOR,)), (), "2.15.0",
+    # a Jetson's driver is versioned by L4T: 580.00 is the 580 branch, not a release below the desktop 580.65.06
+    ("jetson-thor-l4t-driver", Machine(**ARM, jetson="38.2.0", nvidia_driver="580.00", gpus=(THOR,)), (), "2.15.0",
+     "cu130", {"integrated-gpu-only"}),
+    ("jetson-thor-r575", Machine(**ARM, jetson="38.2.0", nvidia_driver="575.00", gpus=(THOR,)), (), "2.15.0",
      "cpu", {"driver-too-old"}),
     ("py310-asks-2.15", Machine(**{**LINUX, "python": "3.10"}), ("torch==2.15.0",), None, None,
      {"python-unsupported"}),
@@ -36,7 +39,7 @@ CASES = [
     ("py313t", Machine(**{**LINUX, "python": "3.13t"}), (), "2.12.0", "cpu", {"python-unsupported"}),
     ("centos7", Machine(**{**LINUX, "glibc": "2.17"}, nvidia_driver="535.183.01",
                         gpus=(nvidia("Tesla V100-PCIE-16GB", "7.0"),)), (), "2.6.0", "cu118",
-     {"platform-unsupported"}),
+     {"platform-unsupported", "gpu-arch-unsupported"}),
     ("musl", Machine(os="linux", arch="x86_64", python="3.12", musl="1.2.5"), (), None, None,
      {"platform-unsupported"}),
     ("windows-arm64", Machine(os="windows", arch="arm64", python="3.12"), (), None, None, {"platform-unsupported"}),
@@ -93,7 +96,7 @@ def test_jetson_cpu_on_request():
 
 def test_jetson_thor_sbsa_uses_aarch64_cuda_builds():
     plan = plan_for(Machine(**ARM, jetson="38.2.0", nvidia_driver="580.65.06", gpus=(THOR,)))
-    check(plan, "2.15.0", "cu130", set())
+    check(plan, "2.15.0", "cu130", {"integrated-gpu-only"})
     assert any("SBSA" in n for n in plan.notes)
 
 

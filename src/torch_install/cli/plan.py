@@ -92,15 +92,16 @@ def check_consistent(machine: Machine, variant: str | None) -> None:
     if os_ == "macos" and machine.nvidia_driver:
         raise InputError(f"macOS with NVIDIA driver {machine.nvidia_driver} is contradictory: "
                          "there are no CUDA builds of PyTorch for macOS")
-    if os_ in ("macos", "windows") and machine.rocm:
-        raise InputError(f"{os_} with ROCm {machine.rocm} is contradictory: PyTorch's ROCm builds are Linux-only")
+    if os_ == "macos" and machine.rocm:  # Windows has ROCm (AMD's HIP SDK); macOS has none
+        raise InputError(f"macOS with ROCm {machine.rocm} is contradictory: AMD publishes no ROCm for macOS")
     if os_ and os_ != "macos" and machine.gpus_of("apple"):
         raise InputError(f"{os_} with an Apple GPU ({_gpu_names(machine, 'apple')}) is contradictory")
     policy = POLICY_OF_KIND.get(variant_kind(variant)) if variant else None
     if policy is None:
         return
     if os_ and not _has_builds(policy.kind, os_):
-        raise InputError(f"--variant {variant} contradicts the target: there are no {policy.build} builds for {os_}")
+        elsewhere = " (AMD's own Windows PyTorch wheels are on AMD's index)" if policy.kind == "rocm" else ""
+        raise InputError(f"--variant {variant}: the PyTorch index has no {policy.build} builds for {os_}{elsewhere}")
     if machine.gpus and not machine.gpus_of(policy.vendor):
         raise InputError(f"--variant {variant} contradicts the target: it needs an {policy.brand} GPU, "
                          f"the target has {_gpu_names(machine)}")

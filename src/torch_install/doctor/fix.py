@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import Matrix, version_key
-from ..resolver.plan import BLOCKING_CODES, Plan, install_args
+from ..resolver.plan import Plan, install_args
 from ..resolver.variants import variant_kind
 from .flavour import Flavour
 from .inspect import Installed
@@ -41,7 +41,7 @@ class Fix:
 
 
 def _bad(plan: Plan) -> set[str]:
-    return {code for code in plan.warning_codes() if code in BLOCKING_CODES}
+    return {w.code for w in plan.blocking_warnings()}
 
 
 def as_good(candidate: Plan, best: Plan) -> bool:

@@ -10,7 +10,8 @@ import json
 from collections.abc import Mapping, Sequence
 
 from ..display import one_line
-from ..machine import Gpu
+from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
+from ..resolver.choose import musl_of
 from ..resolver.commands import PRE_RELEASE_CHANNEL
 from ..resolver.plan import Plan, requirement_lines
 
@@ -89,14 +90,17 @@ def machine_line(plan: Plan) -> str:
     """The machine in one line: platform, Python, GPUs, driver / ROCm, and what was assumed."""
     m = plan.machine
     parts = [" ".join(x for x in (m.os, m.arch) if x) or "unknown platform"]
-    if m.glibc:
-        parts[0] += f" (glibc {m.glibc})"
+    libc = musl_of(m)
+    if libc or m.glibc:
+        parts[0] += f" ({libc or f'glibc {m.glibc}'})"
     parts.append(f"Python {m.python}" if m.python else "Python unknown")
     if m.gpus:
         parts.append(", ".join(gpu_description(g) for g in m.gpus))
     else:  # a driver without a listed GPU: the resolver chooses for an NVIDIA GPU of unknown model
         parts.append("NVIDIA GPU (model unknown)" if m.nvidia_driver else "no GPU")
-    if m.nvidia_driver:
+    if m.nvidia_driver and m.sources.get("nvidia_driver", "").startswith(DRIVER_FROM_CUDA_VERSION):
+        parts.append(f"NVIDIA driver ≥ {m.nvidia_driver} (CUDA {m.cuda_driver_api} reported)")
+    elif m.nvidia_driver:
         parts.append(f"NVIDIA driver {m.nvidia_driver}")
     if m.rocm:
         parts.append(f"ROCm {m.rocm}")
@@ -129,4 +133,6 @@ def render_text(plan: Plan) -> str:
     command = render_pip(plan)
     if command:
         lines.append(f"Command:  {command}")
+    if plan.upgrade is not None:
+        lines.append(f"Newest:   {plan.upgrade.text()}")
     return "\n".join(one_line(line) for line in lines)

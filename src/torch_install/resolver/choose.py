@@ -3,38 +3,47 @@
 Pure: reads only its arguments. Order of decisions:
 
 1. Parse the request (pip-style requirements for torch/torchvision/torchaudio, variant, channel, index base).
-2. Platform gates: OS/arch with wheels, musl, Jetson (L4T), Intel Macs; per release Python (incl.
-   free-threaded), glibc (manylinux tag) and macOS minimum.
-3. Vendor rules (rules.py) on the visible GPUs (integrated ones ignored when a discrete one exists):
-   the newest release matching the request that has a usable GPU variant wins over a newer CPU-only one;
-   within a release NVIDIA prefers a driver-native variant, then the release default, then the newest CUDA.
-4. Otherwise the ``cpu`` index (never the default index's CUDA wheel), with warnings that say why and what
-   would help (driver upgrade, nearest release that uses the GPU, ``CUDA_VISIBLE_DEVICES``).
+2. Platform: OS/arch with wheels, musl, Jetson (L4T), macOS; per release Python (incl. free-threaded), glibc and
+   macOS minimum. The newest release matching the request is "the newest"; every reason it is out is a warning.
+3. The GPUs: visible discrete ones (integrated only when there is no discrete one), of the first vendor in
+   ``VENDOR_POLICIES`` order. Each vendor's row says which variants are its kind, which check decides usability
+   and how the usable variants of a release are ordered. The newest release with a usable variant wins over a
+   newer CPU-only one. GPUs of several architectures: the build for the most capable group, unless an equally new
+   build serves them all; an older build that serves all is named as the alternative.
+4. Otherwise the ``cpu`` index (never the default index's CUDA wheel), with warnings that say why.
+5. When the choice is not the newest release on the GPU, ``Plan.upgrade`` says what change would get it.
 """
 
-from collections.abc import Sequence
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from collections.abc import Callable, Sequence
 
 from ..drivers import rocm_for_amdgpu_driver
 from ..errors import InputError
-from ..machine import Gpu, Machine
+from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu, Machine
 from ..versions import numeric_key
 from .matrix import Matrix, Release, version_key
-from .plan import Choice, Plan, PlanWarning, Rejection, Request, check_code
+from .plan import Choice, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
 from .request import parse_request
 from .rules import (
     POLICY_OF_KIND,
     ROCM_DRIVER_WINDOW,
     VENDOR_POLICIES,
     WEAK_CONFIDENCE,
+    Blocker,
     VendorPolicy,
     Verdict,
-    check_rocm,
-    glibc_gate,
-    macos_gate,
-    python_gate,
+    cubin_or_ptx,
+    family_candidates,
+    gates,
+    hsa_override,
     rocm_distance,
 )
 from .variants import cuda_version, rocm_version, variant_kind
+
+INTEGRATED_WORDS = {"amd": "it shares system memory with the CPU, and ROCm supports AMD's integrated GPUs at "
+                           "community level only",
+                    "intel": "it shares system memory with the CPU",
+                    "nvidia": "it shares system memory with the CPU"}
 
 
 class _Search:
@@ -52,6 +61,7 @@ class _Search:
 class _Resolver:
     def __init__(self, machine: Machine, request: Request, matrix: Matrix) -> None:
         self.machine, self.request, self.matrix = machine, request, matrix
+        self.given = machine  # the machine as given, for the plan; ``machine`` is what the rules compare
         self.req = parse_request(request)
         self.platform = machine.platform or ""
         self.os = machine.os or ""
@@ -60,17 +70,32 @@ class _Resolver:
         self.notes: list[str] = []
         self.rejected: list[Rejection] = []
         self.env: dict[str, str] = {}
+        self.newest: Release | None = None  # the newest release matching the request
+        self.needs: list[Need] = []  # what would get the newest on the GPU
+        self.why_not: str | None = None  # why no change would
+        self.gpu_wanted = False  # the machine has a GPU of a vendor with builds
+        self.quiet: set[str] = set()  # starts of rule notes another note already explains
 
     # -- plumbing -----------------------------------------------------------------------------------------
-    def warn(self, code: str, message: str) -> None:
-        """Add a warning (once); its code must be one of the plan's warning codes."""
+    def warn(self, code: str, message: str, about: str = "choice") -> None:
+        """Add a warning (once); its code must be one of the plan's warning codes. ``about`` "newest": a reason the
+        newest matching release was passed over, not a problem of the chosen build."""
         check_code(code)
         if not any(w.code == code and w.message == message for w in self.warnings):
-            self.warnings.append(PlanWarning(code, message))
+            self.warnings.append(PlanWarning(code, message, about))
 
     def note(self, text: str) -> None:
-        if text not in self.notes:
+        if text not in self.notes and not any(text.startswith(q) for q in self.quiet):
             self.notes.append(text)
+
+    def need(self, need: Need | None) -> None:
+        if need is not None and all(n.what != need.what for n in self.needs):
+            self.needs.append(need)
+
+    def block(self, blocker: Blocker, suffix: str = "") -> None:
+        """A reason the newest release is out: its warning, and the change it asks for."""
+        self.warn(blocker.code, blocker.reason + suffix, "newest")
+        self.need(blocker.need)
 
     def plan(self, release: Release | None, variant: str | None, gpu: bool) -> Plan:
         choice = self.choice(release, variant) if release and variant else None
@@ -83,9 +108,20 @@ class _Resolver:
                           f"rules of torch {release.version} and the installer picks the newest build")
         for key, value in self.env.items():
             self.reasons.append(f"set {key}={value} before importing torch")
-        return Plan(machine=self.machine, request=self.request, choice=choice, gpu_accelerated=bool(choice and gpu),
+        return Plan(machine=self.given, request=self.request, choice=choice, gpu_accelerated=bool(choice and gpu),
                     reasons=tuple(self.reasons), warnings=tuple(self.warnings), rejected=tuple(self.rejected),
-                    notes=tuple(self.notes))
+                    notes=tuple(self.notes), upgrade=self.upgrade(release, bool(choice and gpu)))
+
+    def upgrade(self, release: Release | None, gpu: bool) -> Upgrade | None:
+        """What would get the newest matching release (on the GPU), when the choice is not that."""
+        newest = self.newest
+        if newest is None or self.request.channel != "stable":
+            return None
+        if release is not None and release.version == newest.version and (gpu or not self.gpu_wanted):
+            return None
+        if not self.needs and not self.why_not:
+            return None
+        return Upgrade(newest.version, self.gpu_wanted and not self.why_not, tuple(self.needs), self.why_not)
 
     def note_existence(self, release: Release, variant: str) -> None:
         """Say when the chosen wheel's existence (not just its facts) rests on weak data. A live index confirms
@@ -133,50 +169,47 @@ class _Resolver:
                 return False
         return True
 
-    def gate(self, release: Release) -> tuple[str, str] | None:
-        """(warning code, reason) when the release has no wheel for this platform/Python/libc."""
-        if not release.variants(self.platform):
-            return "platform-unsupported", f"torch {release.version} has no wheels for {self.platform}"
-        if reason := python_gate(release, self.platform, self.machine.python):
-            return "python-unsupported", reason
-        if reason := glibc_gate(release, self.platform, self.machine):
-            return "platform-unsupported", reason
-        if reason := macos_gate(release, self.platform, self.machine):
-            return "platform-unsupported", reason
-        return None
-
-    def candidates(self) -> list[Release]:
-        """Releases matching the request whose wheels install here, newest first; gate failures explained."""
+    def wanted(self) -> list[Release]:
+        """Releases matching the request, newest first (an InputError when none does); sets ``newest``."""
         wanted = [r for r in self.matrix.releases if self.matches(r)]
         if not wanted:
             asked = ", ".join(self.request.packages)
             known = f"{self.matrix.releases[-1].version}–{self.matrix.releases[0].version}"
             raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches")
-        passing = [r for r in wanted if not self.gate(r)]
+        self.newest = wanted[0]
+        return wanted
+
+    def candidates(self) -> list[Release]:
+        """Releases matching the request whose wheels install here, newest first; every reason the newest is
+        out is a warning."""
+        wanted = self.wanted()
+        passing = [r for r in wanted if not gates(r, self.platform, self.machine)]
         if self.request.channel != "stable":
             passing = passing[:1]
-        newer_gated = [r for r in wanted if passing and _newer(r, passing[0])]
-        blocked = newer_gated if passing else wanted
-        for r in blocked[:1] if passing else blocked[:1]:
-            code, reason = self.gate(r)  # type: ignore[misc]
-            others = "" if not passing else f"; newest release that installs here: {passing[0].version}"
-            self.warn(code, reason + others)
-            self.rejected.append(Rejection("any", r.version, reason))
+        newest = wanted[0]
+        if not passing or version_key(newest.version) > version_key(passing[0].version):
+            suffix = f"; newest release that installs here: {passing[0].version}" if passing else ""
+            for blocker in gates(newest, self.platform, self.machine):
+                self.block(blocker, suffix)
+                self.rejected.append(Rejection("any", newest.version, blocker.reason))
         if not passing:
-            anywhere = next((r for r in self.matrix.releases if not self.gate(r)), None)
+            anywhere = next((r for r in self.matrix.releases if not gates(r, self.platform, self.machine)), None)
             if anywhere:
                 self.reasons.append(f"newest torch with wheels for this platform and Python: {anywhere.version}")
         return passing
 
     # -- searching ------------------------------------------------------------------------------------------
+    def verdicts(self, release: Release, policy: VendorPolicy, gpus: Sequence[Gpu]) -> list[Verdict]:
+        devices = tuple(gpus)
+        return [policy.check(self.matrix, release, v, self.platform, devices, self.machine)
+                for v in policy.variants(release, self.platform)]
+
     def search(self, releases: Sequence[Release], policy: VendorPolicy, gpus: Sequence[Gpu]) -> _Search:
         """Walk ``releases`` newest first; the first with a usable variant of the vendor's kind for ``gpus`` wins,
         its variants ordered by the vendor's preference."""
         found = _Search()
-        devices = tuple(gpus)
         for release in releases:
-            verdicts = [policy.check(self.matrix, release, v, self.platform, devices, self.machine)
-                        for v in policy.variants(release, self.platform)]
+            verdicts = self.verdicts(release, policy, gpus)
             found.per_release.append((release, verdicts))
             usable = sorted((v for v in verdicts if v.usable), reverse=True,
                             key=lambda v: policy.preference(release, self.platform, v, self.machine))
@@ -197,29 +230,72 @@ class _Resolver:
                                                f"{v.variant} usable but {found.verdict.variant} preferred "
                                                f"({_preference(found.verdict, v)})"))
 
-    def explain_newer(self, found: _Search, driver: str | None) -> None:
-        """Warn when newer matching releases were passed over for the driver or the GPU architecture."""
-        newer = [(r, vs) for r, vs in found.per_release if r is not found.release]
-        driver_blocked = [(r, v) for r, vs in newer for v in vs if v.arch_ok and v.driver_needed]
+    def explain_newest(self, found: _Search, policy: VendorPolicy, gpus: Sequence[Gpu]) -> None:
+        """When the choice is not the newest release on the GPU: each reason the newest release's builds do not
+        run on these GPUs is its own warning (with the change that would lift it)."""
+        newest = self.newest
+        if newest is None or (found.release is not None and found.release.version == newest.version):
+            return
+        searched = {r.version: vs for r, vs in found.per_release}
+        verdicts = searched.get(newest.version)
+        if verdicts is None:
+            verdicts = self.verdicts(newest, policy, gpus) if newest.variants(self.platform) else []
+        chosen = found.release.version if found.release else self.gpu_release_elsewhere(policy, gpus)
+        if not verdicts:
+            weak = newest.variants_confidence in WEAK_CONFIDENCE
+            known = (f" in this tool's data (its variant set is {newest.variants_confidence}: the index may have one; "
+                     "--online reads it)") if weak else ""
+            self.warn("no-gpu-variant-for-version", f"torch {newest.version} has no {policy.brand} GPU build "
+                      f"({policy.build}) for {self.platform}{known}; newest release that uses the GPU: {chosen}",
+                      "newest")
+            self.why_not = self.why_not or f"has no {policy.build} build for {self.platform}"
+            return
+        driver_blocked = [v for v in verdicts if v.arch_ok and v.driver_needed]
         if driver_blocked:
-            r, v = driver_blocked[0]
-            need = min((x.driver_needed for rr, x in driver_blocked if rr is r), key=numeric_key)
-            message = f"driver {driver} is too old for torch {r.version} (its builds for this GPU need ≥ {need})"
-            low_r, low_v = min(driver_blocked, key=lambda rv: numeric_key(rv[1].driver_needed or ""))
-            if numeric_key(low_v.driver_needed or "") < numeric_key(need):
-                message += f"; ≥ {low_v.driver_needed} would enable torch {low_r.version}+{low_v.variant}"
-            self.warn("driver-too-old", message)
-        for r, vs in newer:
-            if not vs:
-                self.reasons.append(f"torch {r.version} has no build for this GPU vendor on {self.platform} "
-                                    f"(variant set {r.variants_confidence})")
-        arch_blocked = [r for r, vs in newer if vs and not any(v.arch_ok for v in vs)]
-        if arch_blocked and not driver_blocked:
-            r = arch_blocked[0]
-            gpus = {g.label_with_arch for _, vs in newer for v in vs for g in v.unusable_gpus}
-            chosen = found.release.version if found.release else "none"
-            self.warn("gpu-arch-unsupported", f"torch {r.version} has no kernels for {', '.join(sorted(gpus))}; "
-                                              f"newest release that runs on it: {chosen}")
+            need = min((v.driver_needed for v in driver_blocked if v.driver_needed), key=numeric_key)
+            message = (f"driver {self.machine.nvidia_driver} is too old for torch {newest.version} (its builds for "
+                       f"this GPU need ≥ {need})")
+            passed_over = [(r, v) for r, vs in found.per_release if r is not found.release and r is not newest
+                           for v in vs if v.arch_ok and v.driver_needed]
+            if passed_over:
+                low_r, low_v = min(passed_over, key=lambda rv: numeric_key(rv[1].driver_needed or ""))
+                if numeric_key(low_v.driver_needed or "") < numeric_key(need):
+                    message += f"; ≥ {low_v.driver_needed} would enable torch {low_r.version}+{low_v.variant}"
+            self.warn("driver-too-old", message, "newest")
+            self.need(Need("nvidia_driver", self.machine.nvidia_driver, f">={need}", f"NVIDIA driver ≥ {need}"))
+        elif not any(v.arch_ok for v in verdicts):
+            unusable = sorted({g.label_with_arch for v in verdicts for g in v.unusable_gpus})
+            self.warn("gpu-arch-unsupported", f"torch {newest.version} has no kernels for {', '.join(unusable)}; "
+                                              f"newest release that runs on it: {chosen}", "newest")
+            self.why_not = self.why_not or f"has no kernels for {', '.join(unusable)}"
+
+    def gpu_release_elsewhere(self, policy: VendorPolicy, gpus: Sequence[Gpu]) -> str:
+        """For a machine where no matching release installs: the newest matching release with code for ``gpus``
+        (its wheels do not install here either), or "none"."""
+        for release in self.wanted():
+            if any(v.arch_ok for v in self.verdicts(release, policy, gpus)):
+                return f"{release.version}, which does not install here either"
+        return "none"
+
+    def explain_driver_anywhere(self, gpus: Sequence[Gpu]) -> None:
+        """For a machine where no matching release installs: whether the NVIDIA driver is below every build of
+        the newest matching release that has kernels for ``gpus`` (a second reason, named on its own)."""
+        driver = self.machine.nvidia_driver
+        if not driver or "driver-too-old" in (w.code for w in self.warnings):  # the newest release's already said
+            return
+        policy = VENDOR_POLICIES["nvidia"]
+        for release in self.wanted():
+            with_kernels = [v for v in self.verdicts(release, policy, gpus) if v.arch_ok]
+            if not with_kernels:
+                continue
+            if all(v.driver_needed for v in with_kernels):
+                need = min((v.driver_needed or "" for v in with_kernels), key=numeric_key)
+                labels = ", ".join(g.label_with_arch for g in gpus)
+                self.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {release.version} "
+                                            f"with kernels for {labels} (needs ≥ {need})", "newest")
+                if release is self.newest:
+                    self.need(Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}"))
+            return
 
     def apply(self, found: _Search) -> None:
         v = found.verdict
@@ -234,34 +310,61 @@ class _Resolver:
         m = self.machine
         if not m.os or not m.arch:
             raise InputError("machine profile: os and arch are needed to choose a wheel")
-        if m.musl:
-            self.warn("platform-unsupported", f"musl libc {m.musl}: PyTorch publishes no musllinux wheels; "
-                                              "use a glibc-based system or image")
-            return self.plan(None, None, False)
         if m.os == "macos":
             return self.apple()
         if not any(r.variants(self.platform) for r in self.matrix.releases):
             self.warn("platform-unsupported", self.matrix.platform_notes.get(
                 self.platform, f"no PyTorch wheels for {self.platform} on the PyTorch index"))
             return self.plan(None, None, False)
-        if self.jetson():
+        musl = musl_of(m)
+        if musl:
+            return self.decline(Blocker("platform-unsupported", f"{musl}: PyTorch publishes no musllinux wheels; "
+                                        "use a glibc-based system or image",
+                                        Need("libc", "musl", "glibc", "a glibc-based system or image")))
+        if self.jetson_module() is not None and not self.jetson_sbsa():
             return self.jetson_plan()
+        if self.jetson_module() is not None:
+            self.note(f"Jetson{f' L4T {m.jetson}' if m.jetson else ''} runs the SBSA CUDA stack: PyTorch's aarch64 "
+                      f"CUDA builds apply ({self.matrix.jetson.get('conf', 'inferred')})")
+            if m.nvidia_driver and "." in m.nvidia_driver:
+                branch = m.nvidia_driver.split(".")[0]
+                self.note(f"Jetson driver {m.nvidia_driver}: a Jetson's driver version follows its L4T release, not "
+                          f"the desktop driver releases, so it is compared by its branch, {branch}")
+                self.machine = m = m._replace(nvidia_driver=branch)
+                self.quiet.add(f"driver {branch} is given as its branch")
         releases = self.candidates()
-        if not releases:
-            return self.plan(None, None, False)
         if self.request.variant:
-            return self.forced(releases)
+            return self.forced(releases) if releases else self.plan(None, None, False)
         pool = self.gpu_pool()
         vendors = [g.vendor for g in pool]
-        if not pool and self.machine.nvidia_driver:
-            self.reasons.append(f"NVIDIA driver {self.machine.nvidia_driver} present but no GPU listed: "
+        if not pool and m.nvidia_driver:
+            self.reasons.append(f"NVIDIA driver {m.nvidia_driver} present but no GPU listed: "
                                 "choosing for an NVIDIA GPU of unknown model")
-            return self.nvidia(releases, [Gpu("nvidia")])
-        for vendor in VENDOR_POLICIES:
-            if vendor in vendors:
-                return self.vendor_plan(vendor, releases, [g for g in pool if g.vendor == vendor])
-        self.reasons.append("no GPU found: CPU build from the cpu index")
-        return self.cpu(releases[0])
+            pool, vendors = [Gpu("nvidia")], ["nvidia"]
+        vendor = next((v for v in VENDOR_POLICIES if v in vendors), None)
+        if vendor is None:
+            if not releases:
+                return self.plan(None, None, False)
+            self.reasons.append("no GPU found: CPU build from the cpu index")
+            return self.cpu(releases[0])
+        gpus = [g for g in pool if g.vendor == vendor]
+        self.gpu_wanted = True
+        self.warn_other_vendors(pool, vendor)
+        if not releases:  # declined for the platform: say too what the newest release needs for the GPU
+            self.explain_newest(_Search(), VENDOR_POLICIES[vendor], gpus)
+            if vendor == "nvidia":
+                self.explain_driver_anywhere(gpus)
+            return self.plan(None, None, False)
+        return {"nvidia": self.nvidia, "amd": self.amd, "intel": self.intel}[vendor](releases, gpus)
+
+    def decline(self, blocker: Blocker) -> Plan:
+        """No build: ``blocker`` and every gate of the newest matching release."""
+        self.block(blocker)
+        newest = self.wanted()[0]
+        for other in gates(newest, self.platform, self.machine):
+            if other.code == "python-unsupported":
+                self.block(other)
+        return self.plan(None, None, False)
 
     def gpu_pool(self) -> list[Gpu]:
         """Visible GPUs that count: integrated ones only when no discrete GPU exists."""
@@ -270,49 +373,141 @@ class _Resolver:
         ignored = [g for g in visible if g.integrated is True] if discrete else []
         if ignored:
             self.reasons.append("integrated GPU ignored: " + ", ".join(g.label_with_arch for g in ignored))
-        vendors = sorted({g.vendor for g in (discrete or visible)})
-        if len(vendors) > 1:
-            self.note(f"GPUs of several vendors ({', '.join(vendors)}): choosing for "
-                      f"{next(v for v in (*VENDOR_POLICIES, 'apple') if v in vendors)}")
         return discrete or visible
+
+    def warn_other_vendors(self, pool: list[Gpu], vendor: str) -> None:
+        """GPUs of another vendor than the one resolved for: a build uses one vendor's GPUs only."""
+        others = [g for g in pool if g.vendor != vendor]
+        if not others:
+            return
+        policy = VENDOR_POLICIES[vendor]
+        kinds = sorted({VENDOR_POLICIES[g.vendor].build for g in others if g.vendor in VENDOR_POLICIES})
+        needs = f"; {' and '.join(kinds)} builds for those need an environment of their own" if kinds else ""
+        self.warn("mixed-gpus", f"GPUs of several vendors: the {policy.build} build uses the {policy.brand} GPUs "
+                                f"only, not {', '.join(g.label_with_arch for g in others)}{needs}")
 
     def cpu(self, release: Release) -> Plan:
         return self.plan(release, "cpu", False)
 
-    # -- NVIDIA -----------------------------------------------------------------------------------------------
-    def vendor_plan(self, vendor: str, releases: list[Release], gpus: list[Gpu]) -> Plan:
-        """The plan for the visible GPUs of one vendor."""
-        return {"nvidia": self.nvidia, "amd": self.amd, "intel": self.intel}[vendor](releases, gpus)
+    # -- the GPU search, shared by the vendors ------------------------------------------------------------------
+    def vendor_search(self, policy: VendorPolicy, releases: list[Release], gpus: list[Gpu]
+                      ) -> tuple[_Search, list[Gpu], _Search | None]:
+        """(the search to use, the GPUs it does not serve, an older search that serves every GPU).
 
+        GPUs of one architecture: one search. Of several: the newest build for every GPU, unless a group of GPUs
+        of one architecture gets a newer build alone; then that group's (the most capable group on a tie), with
+        the all-GPU build as the alternative."""
+        found = self.search(releases, policy, gpus)
+        groups: dict[str | None, list[Gpu]] = {}
+        for gpu in gpus:
+            groups.setdefault(gpu.arch, []).append(gpu)
+        if len(groups) < 2:
+            return found, [], None
+        best: tuple[tuple[int, ...], _Search, list[Gpu]] | None = None
+        for members in groups.values():
+            alone = self.search(releases, policy, members)
+            if alone.release is None:
+                continue
+            rank = (*version_key(alone.release.version), _capability(members[0]), len(members))
+            if best is None or rank > best[0]:
+                best = (rank, alone, members)
+        if best is None:
+            return found, [], None
+        _, alone, members = best
+        assert alone.release is not None
+        if found.release is not None and version_key(found.release.version) >= version_key(alone.release.version):
+            return found, [], None
+        return alone, [g for g in gpus if g not in members], found if found.release else None
+
+    def gpu_plan(self, policy: VendorPolicy, gpus: list[Gpu], found: _Search, unserved: list[Gpu],
+                 alternative: _Search | None, vendor_warnings: Callable[[], None] | None = None) -> Plan:
+        """The plan of a usable build ``found`` for ``gpus``: reasons, notes, the newest release's blockers, the
+        mixed-GPU warnings, the vendor's own warnings (``vendor_warnings``), the integrated-GPU warning."""
+        assert found.release and found.verdict
+        self.record(found)
+        self.apply(found)
+        if policy.vendor == "nvidia":
+            self.note_verified_default(found)
+        self.explain_newest(found, policy, gpus)
+        if unserved:
+            self.warn_unserved(policy, found, gpus, unserved, alternative)
+        else:
+            self.warn_unequal(policy, found, gpus)
+        if vendor_warnings is not None:
+            vendor_warnings()
+        used = [g for g in gpus if g not in unserved]
+        if used and all(g.integrated for g in used):
+            self.warn("integrated-gpu-only", f"{', '.join(g.label_with_arch for g in used)} is an integrated GPU: "
+                                             f"{INTEGRATED_WORDS[policy.vendor]}")
+        return self.plan(found.release, found.verdict.variant, True)
+
+    def warn_unserved(self, policy: VendorPolicy, found: _Search, gpus: list[Gpu], unserved: list[Gpu],
+                      alternative: _Search | None) -> None:
+        assert found.release and found.verdict
+        keep = ",".join(self.device_indexes(policy.vendor, [g for g in gpus if g not in unserved]))
+        build = f"torch {found.release.version}+{found.verdict.variant}"
+        message = (f"no build runs on every GPU; {build} cannot use {', '.join(g.label_with_arch for g in unserved)}: "
+                   f"hide it with {policy.select.format(keep)}")
+        if alternative and alternative.release and alternative.verdict:
+            older = _releases_between(self.matrix, alternative.release, found.release)
+            message = (f"{build} (the newest for {', '.join(g.label_with_arch for g in gpus if g not in unserved)}) "
+                       f"cannot use {', '.join(g.label_with_arch for g in unserved)}: hide it with "
+                       f"{policy.select.format(keep)}; torch {alternative.release.version}+"
+                       f"{alternative.verdict.variant} runs on every GPU ({older} release{'s' if older != 1 else ''} "
+                       "older)")
+        if policy.vendor == "amd":
+            aliased = [g for g in unserved if g.gfx and self.matrix.gfx_aliases.get(g.gfx)]
+            if aliased:
+                target = self.matrix.gfx_aliases[aliased[0].gfx or ""][0]
+                message += (f"; or keep both with a per-device override for {aliased[0].gfx} only: "
+                            f"HSA_OVERRIDE_GFX_VERSION_<KFD node>={hsa_override(target)} (libhsakmt reads "
+                            "HSA_OVERRIDE_GFX_VERSION_<node> before the global one; node numbers as in "
+                            "/sys/class/kfd/kfd/topology/nodes, CPU nodes first)")
+        self.warn("mixed-gpus", message)
+
+    def warn_unequal(self, policy: VendorPolicy, found: _Search, gpus: list[Gpu]) -> None:
+        """A build that runs on every NVIDIA GPU, but on some only by just-in-time compilation of PTX."""
+        assert found.release and found.verdict
+        arch = found.release.cuda_arch(found.verdict.variant, self.platform) if policy.kind == "cuda" else None
+        if arch is None or len({g.sm for g in gpus}) < 2:
+            return
+        jit = [g for g in gpus if g.sm is not None and (how := cubin_or_ptx(arch, g.sm)) and how[0] == "ptx"]
+        if jit and len(jit) < len(gpus):
+            self.warn("mixed-gpus", f"torch {found.release.version}+{found.verdict.variant} runs "
+                                    f"{', '.join(g.label_with_arch for g in jit)} only by just-in-time compilation "
+                                    "of PTX (a slow first start, and no kernels tuned for it); the other GPUs run "
+                                    "compiled kernels")
+
+    def device_indexes(self, vendor: str, keep: list[Gpu]) -> list[str]:
+        """The indexes (in PCI bus order, hidden GPUs counted) of the ``keep`` GPUs among the vendor's devices."""
+        indexes, i = [], 0
+        for g in self.machine.gpus:
+            if g.vendor != vendor:
+                continue
+            for _ in range(g.count):
+                if g in keep:
+                    indexes.append(str(i))
+                i += 1
+        return indexes
+
+    # -- NVIDIA -----------------------------------------------------------------------------------------------
     def nvidia(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
-        driver = self.machine.nvidia_driver
         policy = VENDOR_POLICIES["nvidia"]
+        source = self.machine.sources.get("nvidia_driver", "")
+        if source.startswith(DRIVER_FROM_CUDA_VERSION):
+            self.note(f"NVIDIA driver taken as {self.machine.nvidia_driver}, {source}: a newer driver may allow "
+                      "newer builds")
         unknown = [g for g in gpus if g.sm is None]
         if unknown:
             names = ", ".join(g.label_with_arch for g in unknown)
             self.warn("gpu-arch-unknown", f"compute capability unknown for {names}: not checked against the builds' "
                       "arch lists")
-        found = self.search(releases, policy, gpus)
-        mixed: list[Gpu] = []
-        if not found.verdict and len({g.sm for g in gpus}) > 1:
-            best = max(gpus, key=lambda g: g.sm if g.sm is not None else -1)
-            strongest = [g for g in gpus if g.sm == best.sm]
-            alone = self.search(releases, policy, strongest)
-            if alone.verdict and alone.release:
-                mixed = list(policy.check(self.matrix, alone.release, alone.verdict.variant, self.platform,
-                                          tuple(gpus), self.machine).unusable_gpus)
-                found = alone
-        self.record(found)
+        found, unserved, alternative = self.vendor_search(policy, releases, gpus)
         if found.verdict and found.release:
-            self.apply(found)
-            self.note_verified_default(found)
-            self.explain_newer(found, driver)
-            if mixed:
-                self.warn_mixed(found, mixed)
-            if not driver:
-                self.warn_driver_unknown(found, releases, gpus)
-            return self.plan(found.release, found.verdict.variant, True)
-        return self.no_gpu_variant(releases, found, "nvidia", gpus)
+            return self.gpu_plan(policy, gpus, found, unserved, alternative, None if self.machine.nvidia_driver
+                                 else lambda: self.warn_driver_unknown(found, releases, gpus))
+        self.record(found)
+        return self.no_gpu_variant(releases, found, policy, gpus)
 
     def note_verified_default(self, found: _Search) -> None:
         """The driver-native variant stays chosen; when its arch list is only inferred and the release default's
@@ -331,19 +526,6 @@ class _Resolver:
         self.note(f"{v.variant} is preferred because the driver runs it natively, but its arch list for torch "
                   f"{r.version} on {self.platform} is {chosen_arch.confidence}; the release default {default} has a "
                   f"{default_arch.confidence} arch list and also runs here: --variant {default}")
-
-    def warn_mixed(self, found: _Search, unusable: list[Gpu]) -> None:
-        indices, i = [], 0
-        nvidia_visible = [g for g in self.machine.visible_gpus if g.vendor == "nvidia"]
-        for g in nvidia_visible:
-            for _ in range(g.count):
-                if g not in unusable:
-                    indices.append(str(i))
-                i += 1
-        assert found.release and found.verdict
-        self.warn("mixed-gpus", f"no build runs on every GPU; torch {found.release.version}+{found.verdict.variant} "
-                                f"cannot use {', '.join(g.label_with_arch for g in unusable)}: hide it with "
-                                f"CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES={','.join(indices)}")
 
     def warn_driver_unknown(self, found: _Search, releases: list[Release], gpus: list[Gpu]) -> None:
         v, r = found.verdict, found.release
@@ -367,32 +549,48 @@ class _Resolver:
 
     # -- AMD --------------------------------------------------------------------------------------------------
     def amd(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
+        policy = VENDOR_POLICIES["amd"]
         if self.platform not in self.matrix.rocm_platforms:
             note = self.matrix.platform_notes.get(f"{self.platform}:amd")
-            if note:
-                self.warn("platform-unsupported", note)
+            self.warn("platform-unsupported", note or f"PyTorch publishes ROCm wheels only for "
+                                                      f"{', '.join(self.matrix.rocm_platforms)}: CPU build chosen")
+            self.why_not = (f"has no ROCm build for {self.platform} (PyTorch publishes them for "
+                            f"{', '.join(self.matrix.rocm_platforms)} only)")
+            return self.cpu(releases[0])
+        if self.machine.wsl and not self.machine.rocm:
+            self.warn("platform-unsupported", self.matrix.platform_notes["wsl:amd"])
+            if self.newest is not None and policy.variants(self.newest, self.platform):
+                self.need(Need("rocm", None, "ROCm for WSL", "AMD's ROCm for WSL, whose runtime replaces the wheel's"))
             else:
-                self.warn("platform-unsupported", f"PyTorch publishes ROCm wheels only for "
-                                                  f"{', '.join(self.matrix.rocm_platforms)}: CPU build chosen")
+                self.why_not = f"has no ROCm build for {self.platform}"
             return self.cpu(releases[0])
         unknown = [g for g in gpus if not g.gfx]
         if unknown:
             self.warn("gpu-arch-unknown", "gfx target unknown for " + ", ".join(g.label_with_arch for g in unknown)
                       + ": not checked against the builds' gfx lists")
-        found = self.search(releases, VENDOR_POLICIES["amd"], gpus)
-        self.record(found)
-        if found.verdict and found.release:
-            self.apply(found)
-            self.explain_newer(found, None)
-            if found.verdict.env:
-                override = found.verdict.env["HSA_OVERRIDE_GFX_VERSION"]
+        found, unserved, alternative = self.vendor_search(policy, releases, gpus)
+        if not (found.verdict and found.release):
+            self.record(found)
+            return self.no_gpu_variant(releases, found, policy, gpus)
+        release, verdict = found.release, found.verdict
+        used = [g for g in gpus if g not in unserved]
+
+        def amd_warnings() -> None:
+            if verdict.env:
+                override = verdict.env["HSA_OVERRIDE_GFX_VERSION"]
+                needing = sorted({g.gfx or "" for g in used if g.gfx and g.gfx not in _gfx_list(found)})
                 self.warn("rocm-override-needed",
-                          f"{', '.join(sorted({g.gfx or '' for g in gpus}))} is not built into "
-                          f"{found.release.version}+{found.verdict.variant}: set HSA_OVERRIDE_GFX_VERSION={override} "
-                          "to run the code of the nearest built target")
-            self.warn_rocm_window(releases, found.release, found.verdict.variant, gpus)
-            return self.plan(found.release, found.verdict.variant, True)
-        return self.no_gpu_variant(releases, found, "amd", gpus)
+                          f"{', '.join(needing)} is not built into {release.version}+{verdict.variant}: set "
+                          f"HSA_OVERRIDE_GFX_VERSION={override} to run the code of the nearest built target")
+            if self.machine.wsl:
+                self.warn("platform-unsupported", self.matrix.platform_notes["wsl:amd-rocm"])
+            self.warn_rocm_window(releases, release, verdict.variant, used)
+            if not (self.machine.rocm or self.machine.amdgpu_driver):
+                self.warn("driver-unknown", "amdgpu kernel driver and ROCm versions unknown: the ROCm build brings its "
+                                            "own user space, but whether the kernel driver is within "
+                                            f"±{ROCM_DRIVER_WINDOW} ROCm releases of it was not checked")
+
+        return self.gpu_plan(policy, gpus, found, unserved, alternative, amd_warnings)
 
     def warn_rocm_window(self, releases: list[Release], release: Release, variant: str, gpus: list[Gpu]) -> None:
         """Warn when the chosen ROCm variant is more than ROCM_DRIVER_WINDOW ROCm releases from the machine's
@@ -403,10 +601,10 @@ class _Resolver:
         if distance is None or distance <= ROCM_DRIVER_WINDOW:
             return
         inside: tuple[Release, str] | None = None
+        policy = VENDOR_POLICIES["amd"]
         for r in releases:
-            near = [v for v in r.variants(self.platform) if variant_kind(v) == "rocm"
-                    and (rocm_distance(self.matrix, host or "", v) or 0) <= ROCM_DRIVER_WINDOW
-                    and check_rocm(self.matrix, r, v, tuple(gpus)).usable]
+            near = [v.variant for v in self.verdicts(r, policy, gpus)
+                    if (rocm_distance(self.matrix, host or "", v.variant) or 0) <= ROCM_DRIVER_WINDOW and v.usable]
             if near:
                 inside = (r, max(near, key=lambda v: rocm_version(v) or ()))
                 break
@@ -440,28 +638,45 @@ class _Resolver:
 
     # -- Intel ------------------------------------------------------------------------------------------------
     def intel(self, releases: list[Release], gpus: list[Gpu]) -> Plan:
+        policy = VENDOR_POLICIES["intel"]
         integrated_only = all(g.integrated for g in gpus)
-        found = self.search(releases, VENDOR_POLICIES["intel"], gpus)
-        if found.verdict and found.verdict.unknown_arch and integrated_only:
+        found, unserved, alternative = self.vendor_search(policy, releases, gpus)
+        if found.verdict and integrated_only and any(not g.family for g in found.verdict.unknown_arch):
             found = _Search(per_release=found.per_release)  # an unidentified iGPU is not taken for an XPU device
-        self.record(found)
         if found.verdict and found.release:
-            self.apply(found)
-            self.explain_newer(found, None)
-            if found.verdict.unknown_arch:
-                self.warn("gpu-arch-unknown", "Intel GPU family unknown for "
-                          + ", ".join(g.label_with_arch for g in found.verdict.unknown_arch)
-                          + ": xpu chosen without checking its device list")
-            return self.plan(found.release, "xpu", True)
+            release = found.release
+            unknown = [g for g in found.verdict.unknown_arch if not g.family]
+            shared = [g for g in found.verdict.unknown_arch if g.family]  # a name several chip families share
+
+            def intel_warnings() -> None:
+                if unknown:
+                    self.warn("gpu-arch-unknown", "Intel GPU family unknown for "
+                              + ", ".join(g.label_with_arch for g in unknown)
+                              + ": xpu chosen without checking its device list")
+                built = set(release.xpu.families.get(self.os, ())) if release.xpu else set()
+                for g in shared:
+                    families = family_candidates(g.family or "")
+                    has = ", ".join(f for f in families if f in built)
+                    lacks = ", ".join(f for f in families if f not in built)
+                    self.warn("gpu-arch-unknown", f"{g.label} is the name of several chips ({', '.join(families)}), "
+                              f"and torch {release.version}+xpu builds for {has}, not {lacks}: the PCI id "
+                              "(vendor:device, as detection reads it) tells which this is")
+                if not any(g.driver for g in gpus):
+                    self.warn("driver-unknown", "Intel GPU kernel driver unknown: the xpu build needs the i915 or xe "
+                                                "driver and Intel's GPU compute runtime (Level Zero)")
+
+            return self.gpu_plan(policy, gpus, found, unserved, alternative, intel_warnings)
+        self.record(found)
         if integrated_only:
             self.warn("integrated-gpu-only", "the only GPU is an integrated "
                       + ", ".join(g.label_with_arch for g in gpus)
                       + ", which PyTorch's XPU builds do not support: CPU build chosen")
+            self.gpu_wanted = False  # no GPU of this machine is one the builds use
             return self.cpu(releases[0])
-        return self.no_gpu_variant(releases, found, "intel", gpus)
+        return self.no_gpu_variant(releases, found, policy, gpus)
 
     # -- no usable GPU variant ----------------------------------------------------------------------------------
-    def no_gpu_variant(self, releases: list[Release], found: _Search, vendor: str, gpus: list[Gpu]) -> Plan:
+    def no_gpu_variant(self, releases: list[Release], found: _Search, policy: VendorPolicy, gpus: list[Gpu]) -> Plan:
         """CPU for the newest matching release, saying why and what would use the GPU."""
         chosen = releases[0]
         driver = self.machine.nvidia_driver
@@ -472,11 +687,12 @@ class _Resolver:
         # nearest release outside the request that would use the GPU
         nearest = None
         if self.req.pinned or self.req.companions:
-            outside = [r for r in self.matrix.releases if not self.gate(r) and r not in releases]
+            outside = [r for r in self.matrix.releases
+                       if not gates(r, self.platform, self.machine) and r not in releases]
             here = _index(self.matrix, chosen)
             outside.sort(key=lambda r: (abs(_index(self.matrix, r) - here), _index(self.matrix, r)))
             for r in outside:
-                probe = self.search([r], VENDOR_POLICIES[vendor], gpus)
+                probe = self.search([r], policy, gpus)
                 if probe.verdict:
                     nearest = (r, probe.verdict.variant)
                     break
@@ -486,16 +702,20 @@ class _Resolver:
                 parts.append(f"nearest release that would use the GPU: torch {nearest[0].version}+{nearest[1]}")
             if need:
                 parts.append(f"upgrading the NVIDIA driver to ≥ {need} would enable {chosen.version}")
-            elif vendor == "nvidia" and first:
+            elif policy.vendor == "nvidia" and first:
                 parts.append("no driver upgrade helps: the builds have no kernels for this GPU")
             self.warn("no-gpu-variant-for-version", "; ".join(parts))
         if need:
             self.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {chosen.version} "
                                         f"that has kernels for {labels} (needs ≥ {need})")
+            self.need(Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}"))
         elif first and not any(v.arch_ok for v in first):
             self.warn("gpu-arch-unsupported", f"torch {chosen.version} has no GPU build for {labels}")
+            self.why_not = self.why_not or f"has no kernels for {labels}"
         elif not first:
-            self.warn("gpu-arch-unsupported", f"torch {chosen.version} has no {vendor} GPU build for {self.platform}")
+            self.warn("gpu-arch-unsupported", f"torch {chosen.version} has no {policy.vendor} GPU build for "
+                                              f"{self.platform}")
+            self.why_not = self.why_not or f"has no {policy.build} build for {self.platform}"
         self.reasons.append(f"no GPU build of torch {chosen.version} runs here: CPU build from the cpu index")
         return self.cpu(chosen)
 
@@ -518,6 +738,8 @@ class _Resolver:
                 self.warn("gpu-arch-unsupported", f"{variant} requested but no {policy.brand} GPU is visible")
             else:
                 verdict = policy.check(self.matrix, release, variant, self.platform, tuple(gpus), self.machine)
+                if not verdict.usable:  # GPUs of several architectures: the build for the most capable it serves
+                    verdict = self.forced_for_some(policy, release, variant, gpus) or verdict
                 if policy.kind == "rocm":
                     self.warn_rocm_window(releases, release, variant, gpus)
         usable = bool(verdict and verdict.usable)
@@ -538,6 +760,24 @@ class _Resolver:
                 self.warn("driver-unknown", f"NVIDIA driver version unknown: {variant} needs driver ≥ "
                                             f"{self.matrix.cuda_floor(variant, self.os)}")
         return self.plan(release, variant, usable)
+
+    def forced_for_some(self, policy: VendorPolicy, release: Release, variant: str, gpus: list[Gpu]
+                        ) -> Verdict | None:
+        """A requested variant that does not serve every GPU: its verdict for the most capable group of GPUs of one
+        architecture it serves, with the mixed-gpus warning naming the others; None when it serves no group."""
+        groups: dict[str | None, list[Gpu]] = {}
+        for gpu in gpus:
+            groups.setdefault(gpu.arch, []).append(gpu)
+        if len(groups) < 2:
+            return None
+        for members in sorted(groups.values(), key=lambda ms: _capability(ms[0]), reverse=True):
+            verdict = policy.check(self.matrix, release, variant, self.platform, tuple(members), self.machine)
+            if verdict.usable:
+                found = _Search()
+                found.release, found.verdict = release, verdict
+                self.warn_unserved(policy, found, gpus, [g for g in gpus if g not in members], None)
+                return verdict
+        return None
 
     # -- Apple ------------------------------------------------------------------------------------------------
     def apple(self) -> Plan:
@@ -565,43 +805,76 @@ class _Resolver:
         return self.plan(releases[0], "default", mps)
 
     # -- Jetson -------------------------------------------------------------------------------------------------
-    def jetson(self) -> bool:
+    def jetson_module(self) -> str | None:
+        """The Jetson module the machine is (an L4T release, or an NVIDIA GPU of a Jetson family), or None."""
+        for g in self.machine.gpus:
+            if g.vendor == "nvidia" and g.family and g.family.startswith("jetson-"):
+                return g.family
         if self.machine.jetson:
-            return True
-        return any("jetson" in (g.name or "").lower() for g in self.machine.gpus if g.vendor == "nvidia")
+            return "jetson"
+        return None
+
+    def jetson_sbsa(self) -> bool:
+        """Jetson on the SBSA CUDA stack: an L4T release from ``sbsa_from_l4t`` (38) on, else (L4T unknown) a
+        Jetson GPU from ``sbsa_from_sm`` (sm_110, Thor, which ships with L4T 38) on."""
+        l4t = self.machine.jetson
+        if l4t:
+            return numeric_key(l4t) >= numeric_key(self.matrix.jetson.get("sbsa_from_l4t", "38"))
+        from_sm = int(self.matrix.jetson.get("sbsa_from_sm", "110"))
+        return any(g.sm is not None and g.sm >= from_sm for g in self.machine.gpus
+                   if g.vendor == "nvidia" and (g.family or "").startswith("jetson-"))
 
     def jetson_plan(self) -> Plan:
         l4t = self.machine.jetson
-        sbsa_from = self.matrix.jetson.get("sbsa_from_l4t", "38")
-        if l4t and numeric_key(l4t) >= numeric_key(sbsa_from):
-            self.note(f"Jetson L4T {l4t} (≥ R{sbsa_from}) uses the SBSA CUDA stack: PyTorch's aarch64 CUDA builds "
-                      f"apply ({self.matrix.jetson.get('conf', 'inferred')})")
-            releases = self.candidates()
-            if not releases:
-                return self.plan(None, None, False)
-            if self.request.variant:
-                return self.forced(releases)
-            return self.nvidia(releases, [g for g in self.gpu_pool() if g.vendor == "nvidia"])
         where = self.matrix.jetson.get("wheels", "NVIDIA's Jetson wheels")
+        sbsa = self.matrix.jetson.get("sbsa_from_l4t", "38")
         if self.request.variant == "cpu":
             releases = self.candidates()
             self.reasons.append("variant cpu requested on Jetson")
             return self.cpu(releases[0]) if releases else self.plan(None, None, False)
-        for r in self.matrix.releases:
-            if self.matches(r):
-                for v in VENDOR_POLICIES["nvidia"].variants(r, self.platform):
-                    stack = f"Jetson L4T {l4t}" if l4t else "Jetson"
-                    self.rejected.append(Rejection(v, r.version, f"{v} rejected: built for SBSA CUDA, not the "
-                                                                  f"{stack} driver stack"))
-                break
-        self.warn("platform-unsupported", f"Jetson (L4T {l4t or 'unknown'}): PyTorch's index wheels do not run on "
-                                          f"the Jetson driver stack; install {where} "
-                                          "(or request variant cpu for a CPU-only build)")
-        return self.plan(None, None, False)
+        newest = self.wanted()[0]
+        for v in VENDOR_POLICIES["nvidia"].variants(newest, self.platform):
+            stack = f"Jetson L4T {l4t}" if l4t else "Jetson"
+            self.rejected.append(Rejection(v, newest.version, f"{v} rejected: built for SBSA CUDA, not the "
+                                                              f"{stack} driver stack"))
+        self.gpu_wanted = True
+        return self.decline(Blocker(
+            "platform-unsupported", f"Jetson (L4T {l4t or 'unknown'}): PyTorch's index wheels do not run on the Jetson "
+            f"driver stack; install {where} (or request variant cpu for a CPU-only build)",
+            Need("os", f"L4T {l4t}" if l4t else "Jetson", f"L4T >={sbsa}",
+                 f"L4T ≥ {sbsa} (JetPack 7, whose SBSA CUDA stack runs PyTorch's aarch64 builds; "
+                 f"{self.matrix.jetson.get('conf', 'inferred')})")))
 
 
-def _newer(a: Release, b: Release) -> bool:
-    return version_key(a.version) > version_key(b.version)
+# Linux distributions built on musl only (os-release ID, as os_version starts); Void has a glibc edition too
+MUSL_DISTRIBUTIONS = ("alpine", "chimera", "postmarketos", "adelie")
+
+
+def musl_of(machine: Machine) -> str | None:
+    """The machine's C library when it is musl ("musl libc 1.2.5", "musl libc of alpine 3.20"), else None. A
+    profile that names a musl-only distribution ("alpine 3.20", "Alpine Linux v3.20") and no glibc is musl."""
+    if machine.musl:
+        return f"musl libc {machine.musl}"
+    if not machine.glibc and (machine.os_version or "").lower().startswith(MUSL_DISTRIBUTIONS):
+        return f"musl libc of {machine.os_version}"
+    return None
+
+
+def _gfx_list(found: _Search) -> tuple[str, ...]:
+    assert found.release and found.verdict
+    targets = found.release.gfx_targets(found.verdict.variant)
+    return targets.gfx or () if targets else ()
+
+
+def _capability(gpu: Gpu) -> int:
+    """An order for "the most capable" GPU of one vendor: compute capability, gfx number, else 0."""
+    if gpu.sm is not None:
+        return gpu.sm
+    return int(gpu.gfx[3:], 16) if gpu.gfx and all(c in "0123456789abcdef" for c in gpu.gfx[3:]) else 0
+
+
+def _releases_between(matrix: Matrix, older: Release, newer: Release) -> int:
+    return _index(matrix, older) - _index(matrix, newer)
 
 
 def _index(matrix: Matrix, release: Release) -> int:
@@ -628,4 +901,4 @@ def resolve(machine: Machine, request: Request, matrix: Matrix) -> Plan:
     return _Resolver(machine, request, matrix).run()
 
 
-__all__ = ["resolve"]
+__all__ = ["musl_of", "resolve"]

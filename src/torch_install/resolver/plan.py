@@ -54,8 +54,17 @@ class Request(NamedTuple):
 
 
 class PlanWarning(NamedTuple):
+    """One warning: its code (``WARNING_CODES``), one line, and what it is about: the chosen build ("choice"), or
+    the newest matching release and why it was passed over ("newest"). Only a blocking code about the choice
+    means the chosen build does not run or install here."""
+
     code: str
     message: str
+    about: str = "choice"  # choice | newest
+
+    @property
+    def blocking(self) -> bool:
+        return self.about == "choice" and WARNING_CODES[self.code]
 
 
 class Rejection(NamedTuple):
@@ -71,6 +80,40 @@ class Choice(NamedTuple):
     packages: Mapping[str, str] = MappingProxyType({})  # name -> exact version (with local label)
 
 
+class Need(NamedTuple):
+    """One change that would let the newest matching release run (on the GPU): what, the machine's value, the
+    value needed, and the words for it ("Python ≥ 3.11")."""
+
+    what: str  # python | nvidia_driver | rocm | glibc | macos | os | libc
+    have: str | None
+    want: str  # ">=3.11", "<=3.14", ">=580.65.06", "sm_75 or newer", "linux", "glibc"
+    text: str
+
+
+class Upgrade(NamedTuple):
+    """What it would take to get the newest matching release on the machine's GPU: the changes (``needs``) and,
+    where no change to this machine gets it onto the GPU, why not (``why_not``). ``gpu`` False: the needs get
+    the release installed, not onto a GPU (a machine without a GPU to use, or a release without code for it)."""
+
+    torch: str
+    gpu: bool
+    needs: tuple[Need, ...] = ()
+    why_not: str | None = None  # what no change here lifts, after "torch X" ("has no ROCm build for …")
+
+    def text(self) -> str:
+        """One line: "torch 2.15.0 on the GPU needs Python ≥ 3.11 and NVIDIA driver ≥ 580.65.06"."""
+        if not self.needs:
+            return f"torch {self.torch} {self.why_not or 'does not fit this machine'}"
+        where = f"torch {self.torch}" + (" on the GPU" if self.gpu else "")
+        items = [n.text for n in self.needs]
+        joined = items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+        return f"{where} needs {joined}" + (f", and {self.why_not}" if self.why_not else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"torch": self.torch, "gpu": self.gpu, "why_not": self.why_not,
+                "needs": [{"what": n.what, "from": n.have, "to": n.want, "text": n.text} for n in self.needs]}
+
+
 class Plan(NamedTuple):
     machine: Machine
     request: Request
@@ -80,6 +123,7 @@ class Plan(NamedTuple):
     warnings: tuple[PlanWarning, ...] = ()
     rejected: tuple[Rejection, ...] = ()
     notes: tuple[str, ...] = ()  # caveats: facts the choice rests on that are inferred/unverified
+    upgrade: Upgrade | None = None  # what would get the newest matching release (on the GPU); None: the choice is it
 
     @property
     def commands(self) -> dict[str, str]:
@@ -91,7 +135,7 @@ class Plan(NamedTuple):
 
     def blocking_warnings(self) -> tuple[PlanWarning, ...]:
         """Warnings that mean the chosen build does not run (or cannot be installed) on the machine."""
-        return tuple(w for w in self.warnings if w.code in BLOCKING_CODES)
+        return tuple(w for w in self.warnings if w.blocking)
 
     def to_dict(self) -> dict[str, Any]:
         choice = None
@@ -102,9 +146,11 @@ class Plan(NamedTuple):
             "choice": choice,
             "gpu_accelerated": self.gpu_accelerated,
             "reasons": list(self.reasons),
-            "warnings": [{"code": w.code, "message": w.message} for w in self.warnings],
+            "warnings": [{"code": w.code, "message": w.message, "about": w.about, "blocking": w.blocking}
+                         for w in self.warnings],
             "rejected": [{"variant": r.variant, "torch": r.torch, "reason": r.reason} for r in self.rejected],
             "notes": list(self.notes),
+            "upgrade": self.upgrade.to_dict() if self.upgrade else None,
             "machine": self.machine.to_dict(),
             "request": self.request.to_dict(),
             "commands": dict(self.commands),

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..machine import Gpu, Machine
-from ..versions import numeric_key
+from ..versions import numeric_key, release_numbers
 from .matrix import CudaArch, Matrix, Release, os_of
+from .plan import Need
 from .variants import cuda_version, rocm_version, variant_kind
 
 # Confidence values that deserve a note when a plan rests on them.
@@ -40,20 +41,48 @@ class Verdict:
         return f"Verdict({self.variant!r}, usable={self.usable}, reason={self.reason!r})"
 
 
+# Arch lists no source states (read off neighbouring builds): a GPU served only by their PTX is not counted as served.
+UNSOURCED = ("inferred", "unverified", "assumed")
+
+
 def sm_text(sm: int) -> str:
     return f"sm_{sm}"
 
 
-def runs_on(arch: CudaArch, sm: int) -> int | None:
-    """The build target that runs on a GPU of compute capability ``sm`` (×10), or None.
+def driver_meets(driver: str, floor: str) -> tuple[bool, bool]:
+    """(meets, exact): whether an NVIDIA driver meets a floor. A driver given as its branch only ("575", as people
+    write it) meets every floor of an older branch, and one of its own branch without the exact release being
+    checked (``exact`` False); a floor given as a branch ("580") is met by every driver of that branch."""
+    have, need = numeric_key(driver), numeric_key(floor)
+    if len(have) == 1 and have and need and have[0] == need[0] and len(need) > 1:
+        return True, False
+    return have >= need, True
+
+
+def cubin_or_ptx(arch: CudaArch, sm: int) -> tuple[str, int] | None:
+    """How a build runs on a GPU of compute capability ``sm`` (×10): ("cubin", target) or ("ptx", target), or None.
 
     A cubin for X.y runs on X.z with z ≥ y (same major only); PTX for X.y JIT-compiles for any CC ≥ X.y.
     """
     cubins = [c for c in arch.sm if c // 10 == sm // 10 and c % 10 <= sm % 10]
     if cubins:
-        return max(cubins)
+        return "cubin", max(cubins)
     ptx = [p for p in arch.ptx if p <= sm]
-    return max(ptx) if ptx else None
+    return ("ptx", max(ptx)) if ptx else None
+
+
+def _served_text(sm: int, how: str, target: int) -> str:
+    """How one GPU architecture runs a build: "has sm_90 kernels", "sm_89 runs its sm_86 kernels", "sm_121 runs
+    sm_120 PTX by just-in-time compilation"."""
+    if how == "ptx":
+        return f"{sm_text(sm)} runs {sm_text(target)} PTX by just-in-time compilation"
+    return f"has {sm_text(sm)} kernels" if sm == target else f"{sm_text(sm)} runs its {sm_text(target)} kernels"
+
+
+def runs_on(arch: CudaArch, sm: int) -> int | None:
+    """The build target that runs on a GPU of compute capability ``sm`` (×10), or None (see ``cubin_or_ptx``)."""
+    found = cubin_or_ptx(arch, sm)
+    return found[1] if found else None
 
 
 def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gpus: tuple[Gpu, ...],
@@ -68,19 +97,24 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
     if floor is None:
         v.notes.append(f"no driver floor known for {variant}")
     problems: list[str] = []
-    if driver and floor and numeric_key(driver) < numeric_key(floor):
-        v.driver_needed = floor
-        problems.append(f"needs driver ≥ {floor}, found {driver}")
+    if driver and floor:
+        meets, exact = driver_meets(driver, floor)
+        if not meets:
+            v.driver_needed = floor
+            problems.append(f"needs driver ≥ {floor}, found {driver}")
+        elif not exact:
+            v.notes.append(f"driver {driver} is given as its branch: it meets the {variant} floor {floor} only if it "
+                           "is that release or newer (not checked)")
     for gpu in gpus:
         gpu_floor = matrix.gpu_driver_floor_for(gpu.sm)
-        if driver and gpu_floor and numeric_key(driver) < numeric_key(gpu_floor.driver):
+        if driver and gpu_floor and not driver_meets(driver, gpu_floor.driver)[0]:
             if not v.driver_needed or numeric_key(gpu_floor.driver) > numeric_key(v.driver_needed):
                 v.driver_needed = gpu_floor.driver
             problems.append(f"{gpu.label_with_arch} ({gpu_floor.arch}) needs driver ≥ {gpu_floor.driver}, "
                             f"found {driver}")
             break
     full = matrix.cuda_full_driver(variant, os)
-    v.native = bool(driver and full and numeric_key(driver) >= numeric_key(full))
+    v.native = bool(driver and full and driver_meets(driver, full)[0])
     arch = release.cuda_arch(variant, platform)
     unusable: list[Gpu] = []
     unknown: list[Gpu] = []
@@ -90,15 +124,27 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
         if arch.confidence in WEAK_CONFIDENCE:
             v.notes.append(f"arch list of {release.version}+{variant} on {platform} is {arch.confidence}"
                            + (f" ({arch.note})" if arch.note else ""))
+        jit_only: list[Gpu] = []
         for gpu in gpus:
+            served = cubin_or_ptx(arch, gpu.sm) if gpu.sm is not None else None
             if gpu.sm is None:
                 unknown.append(gpu)
-            elif runs_on(arch, gpu.sm) is None:
+            elif served is None:
                 unusable.append(gpu)
-        if unusable:
+            elif served[0] == "ptx" and arch.confidence in UNSOURCED:
+                jit_only.append(gpu)
+        if jit_only:
+            unusable += jit_only
+            problems.append(f"{', '.join(g.label_with_arch for g in jit_only)} would run only by just-in-time "
+                            f"compilation of PTX, and the arch list of {release.version}+{variant} is "
+                            f"{arch.confidence}")
+            unusable_no_kernels = [g for g in unusable if g not in jit_only]
+        else:
+            unusable_no_kernels = unusable
+        if unusable_no_kernels:
             built = " ".join(sm_text(s) for s in arch.sm) + (
                 " + PTX " + " ".join(sm_text(p) for p in arch.ptx) if arch.ptx else "")
-            names = ", ".join(g.label_with_arch for g in unusable)
+            names = ", ".join(g.label_with_arch for g in unusable_no_kernels)
             problems.append(f"no kernels for {names} (builds {built})")
     v.unusable_gpus = tuple(unusable)
     v.unknown_arch = tuple(unknown)
@@ -110,9 +156,12 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
     cv = cuda_version(variant)
     how = []
     if arch is not None:
-        used = sorted({target for g in gpus if g.sm is not None and (target := runs_on(arch, g.sm)) is not None})
-        if used:
-            how.append("runs " + ", ".join(sm_text(s) for s in used) + " kernels")
+        ways: dict[int, tuple[str, int]] = {}
+        for g in gpus:
+            if g.sm is not None and (way := cubin_or_ptx(arch, g.sm)) is not None:
+                ways[g.sm] = way
+        if ways:
+            how.append(", ".join(_served_text(sm, kind, target) for sm, (kind, target) in sorted(ways.items())))
     if driver:
         mode = "natively" if v.native else "under minor-version compatibility"
         how.append(f"driver {driver} runs CUDA {cv[0]}.{cv[1]} {mode}" if cv else f"driver {driver}")
@@ -155,13 +204,24 @@ def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, 
                            f"(a community workaround, {matrix.gfx_aliases_confidence})")
         else:
             unusable.append(gpu)
+    needed = v.env.get("HSA_OVERRIDE_GFX_VERSION")
+    mistargeted = [g for g in gpus if needed and g.gfx and g.gfx in targets.gfx and hsa_override(g.gfx) != needed]
     v.unknown_arch = tuple(unknown)
-    v.unusable_gpus = tuple(unusable)
-    v.arch_ok = not unusable
     if unusable:
+        v.unusable_gpus = tuple(unusable)
+        v.arch_ok = False
         v.usable = False
         v.reason = (f"{variant} rejected: no code for " + ", ".join(g.label_with_arch for g in unusable)
                     + f" (builds {' '.join(targets.gfx)})")
+        return v
+    if mistargeted:  # the override applies to every GPU of the process: it would make these run foreign code
+        needing = [g for g in gpus if g.gfx and g.gfx not in targets.gfx]
+        v.unusable_gpus = tuple(needing)
+        v.arch_ok = False
+        v.usable = False
+        v.reason = (f"{variant} rejected: {', '.join(g.label_with_arch for g in needing)} needs "
+                    f"HSA_OVERRIDE_GFX_VERSION={needed}, which applies to every GPU in the process, and "
+                    f"{', '.join(g.label_with_arch for g in mistargeted)} runs its own code")
         return v
     direct = sorted({g.gfx for g in gpus if g.gfx and g.gfx in targets.gfx})
     aliased = sorted({g.gfx for g in gpus if g.gfx and g.gfx not in targets.gfx})
@@ -178,7 +238,7 @@ ROCM_DRIVER_WINDOW = 2
 
 def rocm_series(version: str) -> tuple[int, int] | None:
     """ROCm release series of a version or variant: "6.2.4" / "rocm6.2.4" -> (6, 2); None when unreadable."""
-    parts = numeric_key(version)
+    parts = release_numbers(version)
     return (parts[0], parts[1]) if len(parts) >= 2 else None
 
 
@@ -204,8 +264,14 @@ def check_xpu(release: Release, platform: str, gpus: tuple[Gpu, ...]) -> Verdict
         return v
     if release.xpu.confidence in WEAK_CONFIDENCE:
         v.notes.append(f"XPU device list of torch {release.version} is {release.xpu.confidence}")
-    unusable = [g for g in gpus if g.family and g.family not in families]
-    v.unknown_arch = tuple(g for g in gpus if not g.family)
+    unusable = [g for g in gpus if g.family and not set(family_candidates(g.family)) & set(families)]
+    unsure = [g for g in gpus if g.family and g not in unusable
+              and not set(family_candidates(g.family)) <= set(families)]
+    v.unknown_arch = tuple(g for g in gpus if not g.family or g in unsure)
+    for g in gpus:
+        if g.family and "|" in g.family and g not in unusable and g not in unsure:
+            v.notes.append(f"{g.label} is one of several chips ({', '.join(family_candidates(g.family))}); the "
+                           f"build has code for each")
     v.unusable_gpus = tuple(unusable)
     v.arch_ok = not unusable
     if unusable:
@@ -213,8 +279,47 @@ def check_xpu(release: Release, platform: str, gpus: tuple[Gpu, ...]) -> Verdict
         v.reason = (f"xpu rejected: torch {release.version} on {os} builds for {', '.join(families)}; "
                     f"not {', '.join(g.label_with_arch for g in unusable)}")
         return v
-    v.reason = f"xpu: builds for {', '.join(sorted({g.family for g in gpus if g.family}))}"
+    built = sorted({f for g in gpus if g.family for f in family_candidates(g.family) if f in families})
+    v.reason = f"xpu: builds for {', '.join(built)}"
     return v
+
+
+def family_candidates(family: str) -> tuple[str, ...]:
+    """The Intel device families a GPU's ``family`` allows: one, or several joined by "|" where a marketing name
+    is shared by chips of several families ("meteor-lake|arrow-lake" for a bare "Intel Arc Graphics")."""
+    return tuple(family.split("|"))
+
+
+class Blocker(NamedTuple):
+    """Why a release is out for this machine: a plan warning code, one line, and what change would lift it."""
+
+    code: str
+    reason: str
+    need: Need | None = None
+
+
+def _python_key(python: str) -> tuple[int, ...]:
+    return numeric_key(python)
+
+
+def python_need(release: Release, platform: str, python: str) -> Need:
+    """The Python a release has wheels for, in the words of an upgrade: "Python ≥ 3.11", "Python ≤ 3.14", or a GIL
+    (or free-threaded) build of the machine's version."""
+    tags = release.python_tags(platform)
+    free = python.endswith("t")
+    same_kind = [t for t in tags if t.endswith("t") == free]
+    if not same_kind:  # a free-threaded Python where the release has only GIL builds (or the reverse)
+        other = python.rstrip("t") + ("" if free else "t")
+        kind = "a GIL build" if free else "a free-threaded build"
+        target = other if other in tags else (tags[-1] if tags else other)
+        return Need("python", python, target, f"{kind} of Python ({target})")
+    low, high = min(same_kind, key=_python_key), max(same_kind, key=_python_key)
+    kind = "free-threaded Python" if free else "Python"
+    if _python_key(python) < _python_key(low):
+        return Need("python", python, f">={low}", f"{kind} ≥ {low.rstrip('t')}")
+    if _python_key(python) > _python_key(high):
+        return Need("python", python, f"<={high}", f"{kind} ≤ {high.rstrip('t')}")
+    return Need("python", python, " or ".join(same_kind), f"{kind} {' or '.join(t.rstrip('t') for t in same_kind)}")
 
 
 def python_gate(release: Release, platform: str, python: str | None) -> str | None:
@@ -243,6 +348,24 @@ def macos_gate(release: Release, platform: str, machine: Machine) -> str | None:
     return None
 
 
+def gates(release: Release, platform: str, machine: Machine) -> list[Blocker]:
+    """Every reason the release's wheels do not install on the machine (platform, Python, glibc, macOS)."""
+    if not release.variants(platform):
+        return [Blocker("platform-unsupported", f"torch {release.version} has no wheels for {platform}")]
+    found: list[Blocker] = []
+    if machine.python and (reason := python_gate(release, platform, machine.python)):
+        found.append(Blocker("python-unsupported", reason, python_need(release, platform, machine.python)))
+    if reason := glibc_gate(release, platform, machine):
+        need = release.glibc[platform]
+        found.append(Blocker("platform-unsupported", reason, Need("glibc", machine.glibc, f">={need}",
+                                                                  f"glibc ≥ {need}")))
+    if reason := macos_gate(release, platform, machine):
+        need = release.macos[platform]
+        found.append(Blocker("platform-unsupported", reason, Need("macos", machine.os_version, f">={need}",
+                                                                  f"macOS ≥ {need}")))
+    return found
+
+
 # -- vendor policy -------------------------------------------------------------------------------------------
 
 class VendorPolicy(NamedTuple):
@@ -255,6 +378,7 @@ class VendorPolicy(NamedTuple):
     build: str  # for messages: CUDA
     check: Callable[[Matrix, Release, str, str, tuple[Gpu, ...], Machine], Verdict]
     preference: Callable[[Release, str, Verdict, Machine], tuple[object, ...]]
+    select: str  # the variables that keep only some of the vendor's GPUs visible, "{}" for their indexes
 
     def variants(self, release: Release, platform: str) -> list[str]:
         """The release's variants of this vendor's kind on the platform, in index order."""
@@ -275,10 +399,10 @@ def _rocm_preference(release: Release, platform: str, v: Verdict, machine: Machi
 VENDOR_POLICIES: dict[str, VendorPolicy] = {
     "nvidia": VendorPolicy("nvidia", "cuda", "NVIDIA", "CUDA",
                            lambda m, r, v, p, g, machine: check_cuda(m, r, v, p, g, machine.nvidia_driver),
-                           _cuda_preference),
+                           _cuda_preference, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES={}"),
     "amd": VendorPolicy("amd", "rocm", "AMD", "ROCm", lambda m, r, v, p, g, machine: check_rocm(m, r, v, g),
-                        _rocm_preference),
+                        _rocm_preference, "HIP_VISIBLE_DEVICES={}"),
     "intel": VendorPolicy("intel", "xpu", "Intel", "XPU", lambda m, r, v, p, g, machine: check_xpu(r, p, g),
-                          lambda r, p, v, machine: ()),
+                          lambda r, p, v, machine: (), "ZE_AFFINITY_MASK={}"),
 }  # in the order a machine with GPUs of several vendors is resolved for
 POLICY_OF_KIND = {policy.kind: policy for policy in VENDOR_POLICIES.values()}
