@@ -266,6 +266,18 @@ def build_fixtures(where: Path = FIXTURES) -> None:
     b.file("/etc/os-release", os_release("amzn", "2023", "Amazon Linux 2023.6.20241121"))
     b.pci("0000:00:04.0", "1d0f", "8061", PCI_NVME, "nvme")
     b.pci("0000:00:05.0", "1d0f", "ec20", PCI_NIC, "ena")
+    # Hyper-V VM (Azure-style vPCI, or on-premises DDA): every assigned device on a PCI domain of its own, each
+    # GPU at bus 00 device 00 of its domain; a Microsoft synthetic video adapter, no bridges.
+    b = SysrootBuilder(where / "hyperv-a100-l40s", host_facts(python="3.12.3", libc="glibc 2.35",
+                                                              release="6.5.0-1025-azure"))
+    b.file("/etc/os-release", os_release("ubuntu", "22.04", "Ubuntu 22.04.4 LTS"))
+    b.nvidia_driver("570.124.06", OPEN.format(arch="x86_64", v="570.124.06", date="Wed Feb 26 01:22:53 UTC 2025"))
+    b.pci("0001:00:00.0", "10de", "20b5", PCI_3D, "nvidia")
+    b.nvidia_gpu_info("0001:00:00.0", "NVIDIA A100 80GB PCIe", _uuid(0xa100), 0)
+    b.pci("0002:00:00.0", "10de", "26b9", PCI_3D, "nvidia")
+    b.nvidia_gpu_info("0002:00:00.0", "NVIDIA L40S", _uuid(0x40), 1)
+    b.pci("c05b:00:00.0", "15b3", "101e", PCI_NIC, "mlx5_core")
+
     build_amd_fixtures(where)
     build_intel_fixtures(where)
     build_other_os_fixtures(where)

@@ -60,7 +60,7 @@ class Found:
         return record
 
     def find_gpu(self, slot: str | None = None, vendor: str | None = None) -> GpuRecord | None:
-        """The GPU at a PCI slot (domain-insensitive), else None."""
+        """The GPU at a PCI address, else None."""
         if slot is None:
             return None
         key = _slot_key(slot)
@@ -82,10 +82,16 @@ class Found:
             self.notes.append(line)
 
 
-def _slot_key(slot: str) -> str:
-    """'0000:01:00.0', '00000000:01:00.0' and '01:00.0' name the same device."""
+def _slot_key(slot: str) -> tuple[int, str]:
+    """A PCI address with its domain as a number: '0000:01:00.0', nvidia-smi's '00000000:01:00.0' and a bare
+    '01:00.0' (domain 0) name one device; '0001:00:00.0' and '0002:00:00.0' (a Hyper-V VM gives every device a
+    domain of its own) are two."""
     parts = slot.lower().split(":")
-    return ":".join(parts[-2:])
+    try:
+        domain = int(parts[-3], 16) if len(parts) >= 3 else 0
+    except ValueError:
+        domain = -1
+    return domain, ":".join(parts[-2:])
 
 
 def build_machine(found: Found) -> Machine:
