@@ -26,6 +26,41 @@ SCHEMA = 1
 
 # manylinux tag -> glibc floor (PEP 600 / PEP 599 / PEP 571 / PEP 513 legacy aliases)
 _LEGACY_MANYLINUX = {"manylinux1": "2.5", "manylinux2010": "2.12", "manylinux2014": "2.17"}
+# torch's manylinux1 x86_64 wheels (2.0-2.6) need glibc 2.17 whatever the tag says: their bundled libraries
+# reference GLIBC_2.17 (libgomp in 2.0-2.5, libc10 in 2.6; RELEASE.md: "manylinux2014 compatible, glibc-2.17")
+TORCH_GLIBC_FLOOR = "2.17"
+
+DEFAULT_INDEX_PAGES = HERE / "reference" / "default-index"  # scripts/capture_default_index.py
+
+# Arch lists read from build scripts where the reference copies another platform's. aarch64 cu129: every
+# aarch64_ci_build.sh revision omits 7.0/7.5/8.6; the one with a 12.9 case sets 8.0;9.0;10.0;12.0 (2.8 go-live:
+# CUDA_AARCH64_ARCHES = ['12.9-aarch64']); 2.12.1/2.13.0 have no list of their own (test-infra #8164/#8215 add
+# the variant only), so they take the last known aarch64 12.9 list, inferred. Windows cu128/cu129: the stored
+# cuda128.bat/cuda129.bat set 7.5;8.0;8.6;9.0;10.0;12.0 without PTX; sm_70 came back for Linux only
+# (pytorch#157558); the .bat revisions are undated, so inferred.
+ARCH_OVERRIDES: dict[tuple[str, str, str], dict[str, Any]] = {
+    ("2.8.0", "linux_aarch64", "cu129"): {"sm": [80, 90, 100, 120], "ptx": [], "conf": "source-file",
+                                          "note": "aarch64_ci_build.sh 12.9 case"},
+    ("2.12.1", "linux_aarch64", "cu129"): {"sm": [80, 90, 100, 120], "ptx": [], "conf": "inferred",
+                                           "note": "the last aarch64 12.9 list (aarch64_ci_build.sh)"},
+    ("2.13.0", "linux_aarch64", "cu129"): {"sm": [80, 90, 100, 120], "ptx": [], "conf": "inferred",
+                                           "note": "the last aarch64 12.9 list (aarch64_ci_build.sh)"},
+    **{(v, "windows_x86_64", c): {"sm": [75, 80, 86, 90, 100, 120], "ptx": [], "conf": "inferred",
+                                  "note": f"{c.replace('cu', 'cuda')}.bat (undated revision); no sm_70 on Windows"}
+       for v, c in (("2.8.0", "cu128"), ("2.9.0", "cu128"), ("2.9.1", "cu128"), ("2.10.0", "cu128"),
+                    ("2.8.0", "cu129"), ("2.9.0", "cu129"))},
+}
+
+# Pythons the PyTorch index has beyond the default index's (test-infra release/2.13:
+# PREVIEW_PYTHON_ARCHES_DICT["release"] = ["3.15", "3.15t"] for Linux x86_64 and aarch64; #8263: "those wheels
+# only exist on download.pytorch.org").
+INDEX_ONLY_PYTHON = {"2.13.0": {"linux_x86_64": ["3.15", "3.15t"], "linux_aarch64": ["3.15", "3.15t"]}}
+
+# The macOS the MPS backend needs, by torch minor: 12.3 before 2.5 (the MPS docs), 13.0 from 2.5 (pytorch#139425,
+# maintainer), 14.0 from 2.10 ("The MPS backend is supported on macOS 14.0+", pytorch#177819; RELEASE.md OS
+# table); the switch between 2.6 and 2.9 is not pinned down, so those are inferred.
+MPS_MACOS = [((2, 10), "14.0", "maintainer-statement"), ((2, 6), "13.0", "inferred"),
+             ((2, 5), "13.0", "maintainer-statement"), ((2, 0), "12.3", "secondary")]
 
 # Intel XPU AOT device names -> device family ids used by Machine.gpus[].family
 XPU_AOT_FAMILIES = {
@@ -92,6 +127,99 @@ def _glibc(tags: list[str]) -> str | None:
             if legacy:
                 floors.append(tuple(int(x) for x in legacy.split(".")))
     return ".".join(map(str, min(floors))) if floors else None
+
+
+def _default_index_files() -> dict[str, list[tuple[str, Any, str]]]:
+    """project -> [(version, tags, platform key)] of its wheels on the default index (the captured pages)."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    out: dict[str, list[tuple[str, Any, str]]] = {}
+    for project in ("torch", "torchvision", "torchaudio"):
+        page = json.loads((DEFAULT_INDEX_PAGES / f"{project}.json").read_text(encoding="utf-8"))
+        rows = out.setdefault(project, [])
+        for entry in page["files"]:
+            try:
+                _, version, _, tags = parse_wheel_filename(entry["filename"])
+            except InvalidWheelFilename:
+                continue
+            rows.append((str(version), tags, entry["filename"]))
+    return out
+
+
+def _platform_of(plat: str) -> str | None:
+    if plat.startswith("manylinux") or plat.startswith("linux"):
+        return "linux_aarch64" if plat.endswith("aarch64") else "linux_x86_64" if plat.endswith("x86_64") else None
+    if plat == "win_amd64":
+        return "windows_x86_64"
+    if plat.startswith("macosx_"):
+        return "macos_arm64" if plat.endswith("arm64") else "macos_x86_64" if plat.endswith("x86_64") else None
+    return None
+
+
+def _python_of(tag: Any) -> str | None:
+    """"3.13t" for cp313-cp313t, "3.12" for cp312-cp312; None for py3/abi3 (any Python)."""
+    if not tag.interpreter.startswith("cp") or tag.abi == "abi3":
+        return None
+    digits = tag.interpreter[2:]
+    free = digits.endswith("t") or tag.abi.endswith("t")
+    digits = digits.rstrip("t")
+    return f"{digits[0]}.{digits[1:]}" + ("t" if free else "")
+
+
+def _macos_by_python(files: list[tuple[str, Any, str]], version: str) -> dict[str, dict[str, str]]:
+    """platform -> Python -> macOS floor, where a Python's wheels need more than the release's lowest."""
+    floors: dict[str, dict[str, tuple[int, int]]] = {}
+    for v, tags, _ in files:
+        if v != version:
+            continue
+        for tag in tags:
+            m = re.match(r"macosx_(\d+)_(\d+)_", tag.platform)
+            python = _python_of(tag)
+            platform = _platform_of(tag.platform)
+            if m and python and platform:
+                floor = (int(m[1]), int(m[2]))
+                seen = floors.setdefault(platform, {})
+                seen[python] = min(seen.get(python, floor), floor)
+    out: dict[str, dict[str, str]] = {}
+    for platform, by_python in floors.items():
+        lowest = min(by_python.values())
+        higher = {py: f"{f[0]}.{f[1]}" for py, f in by_python.items() if f > lowest}
+        if higher:
+            out[platform] = higher
+    return out
+
+
+def _companion_gaps(files: dict[str, list[tuple[str, Any, str]]], companions: dict[str, str],
+                    pythons: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:
+    """companion -> platform -> the Pythons torch has wheels for there and the companion version has none."""
+    gaps: dict[str, dict[str, list[str]]] = {}
+    for name, version in companions.items():
+        have: dict[str, set[str | None]] = {}
+        for v, tags, _ in files.get(name, []):
+            if v != version:
+                continue
+            for tag in tags:
+                platform = _platform_of(tag.platform) if tag.platform != "any" else "*"
+                if platform:
+                    have.setdefault(platform, set()).add(_python_of(tag))
+        if not have:
+            continue
+        for platform, torch_pythons in pythons.items():
+            got = have.get(platform, set()) | have.get("*", set())
+            if None in got or not got:  # abi3/py3 wheels, or no wheel of this platform at all to judge by
+                continue
+            missing = [py for py in torch_pythons if py not in got]
+            if missing:
+                gaps.setdefault(name, {})[platform] = missing
+    return gaps
+
+
+def _mps_macos(version: str) -> dict[str, str]:
+    minor = tuple(int(x) for x in version.split(".")[:2])
+    for since, macos, conf in MPS_MACOS:
+        if minor >= since:
+            return {"macos": macos, "conf": conf}
+    return {}
 
 
 def _macos(tags: list[str]) -> str | None:
@@ -187,7 +315,9 @@ def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dic
             if not variant.startswith("cu"):
                 continue
             entry = (r.get("cuda_arch_lists") or {}).get(platform, {}).get(variant)
-            arch = _arch_entry(entry) if entry else _fill_arch(releases, i, platform, variant)
+            override = ARCH_OVERRIDES.get((r["version"], platform, variant))
+            arch = dict(override) if override else _arch_entry(entry) if entry else _fill_arch(releases, i, platform,
+                                                                                               variant)
             if arch:
                 cuda.setdefault(platform, {})[variant] = arch
     rocm = {}
@@ -198,13 +328,23 @@ def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dic
         else:
             rocm[variant] = {"gfx": None, "conf": "unverified"}
     comp = r["companions"]
+    files = _default_index_files()
+    python = {p: list(v) for p, v in py.items()}
+    for platform, extra in INDEX_ONLY_PYTHON.get(r["version"], {}).items():
+        python[platform] = python.get(platform, []) + [x for x in extra if x not in python.get(platform, [])]
+    glibc = {p: g for p, t in tags.items() if p.startswith("linux") and (g := _glibc(t))}
+    if glibc.get("linux_x86_64") and _key(glibc["linux_x86_64"]) < _key(TORCH_GLIBC_FLOOR):
+        glibc["linux_x86_64"] = TORCH_GLIBC_FLOOR
+    companions = {k: v for k in ("torchvision", "torchaudio") if (v := comp.get(f"{k}_recommended"))}
     out: dict[str, Any] = {
         "v": r["version"],
         "date": r["release_date"],
         "requires_python": r["python"]["requires_python"],
-        "python": py,
-        "glibc": {p: g for p, t in tags.items() if p.startswith("linux") and (g := _glibc(t))},
+        "python": python,
+        "glibc": glibc,
         "macos": {p: m for p, t in tags.items() if p.startswith("macos") and (m := _macos(t))},
+        "macos_python": _macos_by_python(files["torch"], r["version"]),
+        "mps": _mps_macos(r["version"]),
         "variants": variants,
         "variants_conf": r.get("index_variants_confidence", "unverified"),
         "secondary": r.get("index_variants_secondary_only") or [],
@@ -213,9 +353,14 @@ def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dic
         "cuda": cuda,
         "rocm": rocm,
         "xpu": _xpu(ref["xpu"]["per_minor"].get(r["minor"])),
-        "companions": {k: v for k in ("torchvision", "torchaudio") if (v := comp.get(f"{k}_recommended"))},
+        "companions": companions,
+        "companion_gaps": _companion_gaps(files, companions, py),
     }
     return out
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split("."))
 
 
 def _variant_order(label: str) -> tuple[int, tuple[int, ...]]:

@@ -103,7 +103,7 @@ def test_python_glibc_macos_and_companions(matrix):
     assert "3.10" not in r.python_tags("linux_x86_64") and "3.15t" in r.python_tags("linux_x86_64")
     assert r.glibc["linux_x86_64"] == "2.28" and r.macos["macos_arm64"] == "14.0"
     assert dict(r.companions) == {"torchvision": "0.29.2", "torchaudio": "2.11.1"}
-    assert matrix.release("2.0.0").glibc["linux_x86_64"] == "2.5"
+    assert matrix.release("2.0.0").glibc["linux_x86_64"] == "2.17"  # manylinux1 tag, GLIBC_2.17 symbols
     assert matrix.release("2.12.1").python_tags("linux_x86_64").count("3.13t") == 0
 
 

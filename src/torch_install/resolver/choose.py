@@ -126,8 +126,8 @@ class _Resolver:
     def note_existence(self, release: Release, variant: str) -> None:
         """Say when the chosen wheel's existence (not just its facts) rests on weak data. A live index confirms
         what it lists, and the default index's macOS wheels are read from the default index itself."""
-        if variant == "default" or self.matrix.provenance is not None:
-            return
+        if variant in ("default", "cpu") or self.matrix.provenance is not None:
+            return  # every release has a cpu build: nothing a user could check or act on
         build = f"torch {release.version}+{variant}"
         if variant in release.secondary:
             self.note(f"that {build} wheels exist rests on a secondary or inferred source only, not on PyTorch's "
@@ -183,20 +183,24 @@ class _Resolver:
         """Releases matching the request whose wheels install here, newest first; every reason the newest is
         out is a warning."""
         wanted = self.wanted()
-        passing = [r for r in wanted if not gates(r, self.platform, self.machine)]
+        passing = [r for r in wanted if not self.gates(r)]
         if self.request.channel != "stable":
             passing = passing[:1]
         newest = wanted[0]
         if not passing or version_key(newest.version) > version_key(passing[0].version):
             suffix = f"; newest release that installs here: {passing[0].version}" if passing else ""
-            for blocker in gates(newest, self.platform, self.machine):
+            for blocker in self.gates(newest):
                 self.block(blocker, suffix)
                 self.rejected.append(Rejection("any", newest.version, blocker.reason))
         if not passing:
-            anywhere = next((r for r in self.matrix.releases if not gates(r, self.platform, self.machine)), None)
+            anywhere = next((r for r in self.matrix.releases if not self.gates(r)), None)
             if anywhere:
                 self.reasons.append(f"newest torch with wheels for this platform and Python: {anywhere.version}")
         return passing
+
+    def gates(self, release: Release) -> list[Blocker]:
+        """Every reason the release (with the requested companions) does not install here."""
+        return gates(release, self.platform, self.machine, tuple(self.req.companions))
 
     # -- searching ------------------------------------------------------------------------------------------
     def verdicts(self, release: Release, policy: VendorPolicy, gpus: Sequence[Gpu]) -> list[Verdict]:
@@ -361,7 +365,7 @@ class _Resolver:
         """No build: ``blocker`` and every gate of the newest matching release."""
         self.block(blocker)
         newest = self.wanted()[0]
-        for other in gates(newest, self.platform, self.machine):
+        for other in self.gates(newest):
             if other.code == "python-unsupported":
                 self.block(other)
         return self.plan(None, None, False)
@@ -688,7 +692,7 @@ class _Resolver:
         nearest = None
         if self.req.pinned or self.req.companions:
             outside = [r for r in self.matrix.releases
-                       if not gates(r, self.platform, self.machine) and r not in releases]
+                       if not self.gates(r) and r not in releases]
             here = _index(self.matrix, chosen)
             outside.sort(key=lambda r: (abs(_index(self.matrix, r) - here), _index(self.matrix, r)))
             for r in outside:
@@ -800,9 +804,33 @@ class _Resolver:
         if self.request.variant and self.request.variant not in ("default", "cpu"):
             raise InputError(f"variant {self.request.variant} does not exist for {self.platform}: macOS wheels come "
                              "from the default index (variant default)")
-        mps = self.platform == "macos_arm64"
-        self.reasons.append("macOS: the default index's wheel" + (" (CPU + MPS on Apple silicon)" if mps else " (CPU)"))
-        return self.plan(releases[0], "default", mps)
+        if self.platform != "macos_arm64":
+            self.reasons.append("macOS: the default index's wheel (CPU)")
+            return self.plan(releases[0], "default", False)
+        self.gpu_wanted = True
+        chosen = next((r for r in releases if self.mps_runs(r)), None)
+        newest = releases[0]
+        if chosen is not newest:
+            need = newest.mps_macos[0] if newest.mps_macos else "?"
+            text = (f"torch {newest.version}'s MPS backend needs macOS ≥ {need}, found {self.machine.os_version}"
+                    + (f" ({newest.mps_macos[1]})" if newest.mps_macos and newest.mps_macos[1] in WEAK_CONFIDENCE
+                       else ""))
+            self.need(Need("macos", self.machine.os_version, f">={need}", f"macOS ≥ {need}"))
+            if chosen is None:
+                self.warn("platform-unsupported", f"{text}, and no matching release's MPS runs here: the build runs on "
+                                                  "the CPU only")
+                self.reasons.append("macOS: the default index's wheel (CPU only: MPS needs a newer macOS)")
+                return self.plan(newest, "default", False)
+            self.warn("platform-unsupported", f"{text}; newest release whose MPS runs here: {chosen.version}",
+                      "newest")
+        self.reasons.append("macOS: the default index's wheel (CPU + MPS on Apple silicon)")
+        return self.plan(chosen, "default", True)
+
+    def mps_runs(self, release: Release) -> bool:
+        """Whether the release's MPS backend runs on the machine's macOS (unknown macOS or floor: assumed so)."""
+        if not release.mps_macos or not self.machine.os_version:
+            return True
+        return numeric_key(self.machine.os_version) >= numeric_key(release.mps_macos[0])
 
     # -- Jetson -------------------------------------------------------------------------------------------------
     def jetson_module(self) -> str | None:

@@ -93,6 +93,13 @@ class Release(NamedTuple):
     xpu: XpuSupport | None = None
     companions: Mapping[str, str] = _EMPTY  # torchvision/torchaudio -> version matching this torch
     confidence: str = "verified"  # the release's existence
+    macos_python: Mapping[str, Mapping[str, str]] = _EMPTY  # macOS platform -> Python -> a higher macOS floor
+    mps_macos: tuple[str, str] | None = None  # (the macOS the MPS backend needs, confidence)
+    companion_gaps: Mapping[str, Mapping[str, tuple[str, ...]]] = _EMPTY  # companion -> platform -> Pythons it lacks
+
+    def macos_floor(self, platform: str, python: str | None) -> str | None:
+        """The macOS the wheel for this Python needs: some Python tags need more than the release's lowest."""
+        return self.macos_python.get(platform, _EMPTY).get(python or "") or self.macos.get(platform)
 
     def variants(self, platform: str) -> list[str]:
         """Index variants for the platform (cpu first, then CUDA, ROCm, xpu); macOS: ["default"]."""
@@ -308,6 +315,10 @@ def _freeze_release(d: dict[str, Any]) -> Release:
         xpu=XpuSupport(MappingProxyType({o: tuple(xpu.get(o, ())) for o in ("linux", "windows")}),
                        xpu.get("conf", "unverified")) if xpu else None,
         companions=MappingProxyType(d.get("companions", {})),
+        macos_python=MappingProxyType({p: MappingProxyType(v) for p, v in d.get("macos_python", {}).items()}),
+        mps_macos=(d["mps"]["macos"], d["mps"].get("conf", "unverified")) if d.get("mps") else None,
+        companion_gaps=MappingProxyType({c: MappingProxyType({p: tuple(v) for p, v in by.items()})
+                                         for c, by in d.get("companion_gaps", {}).items()}),
     )
 
 

@@ -342,14 +342,25 @@ def glibc_gate(release: Release, platform: str, machine: Machine) -> str | None:
 
 
 def macos_gate(release: Release, platform: str, machine: Machine) -> str | None:
-    need = release.macos.get(platform)
+    need = release.macos_floor(platform, machine.python)
     if machine.os_version and need and numeric_key(machine.os_version) < numeric_key(need):
-        return f"torch {release.version} wheels need macOS ≥ {need}, found {machine.os_version}"
+        which = f" for Python {machine.python}" if need != release.macos.get(platform) else ""
+        return f"torch {release.version} wheels{which} need macOS ≥ {need}, found {machine.os_version}"
     return None
 
 
-def gates(release: Release, platform: str, machine: Machine) -> list[Blocker]:
-    """Every reason the release's wheels do not install on the machine (platform, Python, glibc, macOS)."""
+def companion_gate(release: Release, platform: str, python: str | None, companion: str) -> str | None:
+    """Why the release's companion (torchvision, torchaudio) has no wheel for this Python here, or None."""
+    if python and python in release.companion_gaps.get(companion, {}).get(platform, ()):
+        version = release.companions.get(companion, "")
+        return f"{companion} {version} (the match of torch {release.version}) has no wheels for Python {python} on " \
+               f"{platform}"
+    return None
+
+
+def gates(release: Release, platform: str, machine: Machine, companions: tuple[str, ...] = ()) -> list[Blocker]:
+    """Every reason the release's wheels (and those of the requested ``companions``) do not install on the
+    machine (platform, Python, glibc, macOS)."""
     if not release.variants(platform):
         return [Blocker("platform-unsupported", f"torch {release.version} has no wheels for {platform}")]
     found: list[Blocker] = []
@@ -360,9 +371,12 @@ def gates(release: Release, platform: str, machine: Machine) -> list[Blocker]:
         found.append(Blocker("platform-unsupported", reason, Need("glibc", machine.glibc, f">={need}",
                                                                   f"glibc ≥ {need}")))
     if reason := macos_gate(release, platform, machine):
-        need = release.macos[platform]
+        need = release.macos_floor(platform, machine.python) or ""
         found.append(Blocker("platform-unsupported", reason, Need("macos", machine.os_version, f">={need}",
                                                                   f"macOS ≥ {need}")))
+    for companion in companions:
+        if reason := companion_gate(release, platform, machine.python, companion):
+            found.append(Blocker("python-unsupported", reason))
     return found
 
 
