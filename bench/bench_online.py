@@ -1,8 +1,10 @@
 """Benchmark `plan --online` against a loopback index the size of download.pytorch.org/whl/torch/.
 
 Prints median wall times (ms) of the CLI as a subprocess: the offline plan, a cold online plan (empty cache:
-fetch, parse, merge), and a warm one (fresh cache: no request). The target for a warm plan is within 20 ms
-of the offline plan. Commands run with byte code cached, as an installed package does.
+fetch, parse, merge), and a warm one (fresh cache: no request), each without and with the default index (a
+loopback replica serving its captured torch page, ~1,000 files) as the second source, and `python -c pass` for
+scale. The target for a warm plan is within 20 ms of the offline plan, and the default index's share within
+20 ms. Commands run with byte code cached, as an installed package does.
 Run: .venv/bin/python bench/bench_online.py [runs]
 """
 
@@ -76,6 +78,10 @@ def main() -> None:
     try:
         rows = index_rows()
         base = serve_index(server, rows)
+        pages = Path(__file__).resolve().parents[1] / "scripts" / "reference" / "default-index"
+        server.expect_request("/simple/torch/").respond_with_data(
+            (pages / "torch.json").read_text(encoding="utf-8"), content_type="application/vnd.pypi.simple.v1+json")
+        default_index = server.url_for("/simple/")
         with tempfile.TemporaryDirectory() as tmp:
             target = Path(tmp) / "target.json"
             target.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35",
@@ -83,17 +89,26 @@ def main() -> None:
                                                                                "compute_capability": "8.9"}]}))
             # as installed: byte code cached (in a private prefix, so the source tree stays clean)
             env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-            env.update(TORCH_INSTALL_CACHE_DIR=str(Path(tmp) / "warm"), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pyc"))
+            env.update(TORCH_INSTALL_CACHE_DIR=str(Path(tmp) / "warm"), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pyc"),
+                       TORCH_INSTALL_DEFAULT_INDEX="none")
+            both = {**env, "TORCH_INSTALL_DEFAULT_INDEX": default_index,
+                    "TORCH_INSTALL_CACHE_DIR": str(Path(tmp) / "warm-both")}
             plan = [*CLI, "plan", "--format", "json", "--target", str(target)]
             online = [*plan, "--online", "--index-base", base]
             cold_ms = timed(online, env, runs, fresh_cache=Path(tmp) / "cold")
-            subprocess.run(online, env=env, capture_output=True, check=False)  # fill the warm cache
-            offline, warm = [], []
-            for _ in range(runs):  # interleaved, so load on the machine affects both alike
+            cold_both_ms = timed(online, both, runs, fresh_cache=Path(tmp) / "cold-both")
+            subprocess.run(online, env=env, capture_output=True, check=False)  # fill the warm caches
+            subprocess.run(online, env=both, capture_output=True, check=False)
+            offline, warm, warm_both, nothing = [], [], [], []
+            for _ in range(runs):  # interleaved, so load on the machine affects all alike
                 offline.append(timed(plan, env, 1))
                 warm.append(timed(online, env, 1))
+                warm_both.append(timed(online, both, 1))
+                nothing.append(timed([sys.executable, "-c", "pass"], env, 1))
             offline_ms = tuple(statistics.median(x[i] for x in offline) for i in (0, 1))
             warm_ms = tuple(statistics.median(x[i] for x in warm) for i in (0, 1))
+            warm_both_ms = tuple(statistics.median(x[i] for x in warm_both) for i in (0, 1))
+            pass_ms = tuple(statistics.median(x[i] for x in nothing) for i in (0, 1))
         size = sum(len(r[1]) for r in rows)
         print(f"index: {len(rows)} files on {base}/torch/ (~{size // 1024} KiB of names), {runs} runs, median")
         print("                       wall ms   CPU ms")
@@ -101,6 +116,12 @@ def main() -> None:
         print(f"online plan, cold     {cold_ms[0]:7.1f}  {cold_ms[1]:7.1f}   (fetch + parse + merge, empty cache)")
         print(f"online plan, warm     {warm_ms[0]:7.1f}  {warm_ms[1]:7.1f}   (vs offline: wall "
               f"{warm_ms[0] - offline_ms[0]:+.1f}, CPU {warm_ms[1] - offline_ms[1]:+.1f}; target ≤ +20)")
+        print(f"+ default index, cold {cold_both_ms[0]:7.1f}  {cold_both_ms[1]:7.1f}   (vs cold without it: wall "
+              f"{cold_both_ms[0] - cold_ms[0]:+.1f}, CPU {cold_both_ms[1] - cold_ms[1]:+.1f})")
+        print(f"+ default index, warm {warm_both_ms[0]:7.1f}  {warm_both_ms[1]:7.1f}   (vs warm without it: wall "
+              f"{warm_both_ms[0] - warm_ms[0]:+.1f}, CPU {warm_both_ms[1] - warm_ms[1]:+.1f}; target ≤ +20)")
+        print(f"python -c pass        {pass_ms[0]:7.1f}  {pass_ms[1]:7.1f}   (warm online with both sources: "
+              f"{warm_both_ms[0] / pass_ms[0]:.1f}x wall)")
     finally:
         server.stop()
 

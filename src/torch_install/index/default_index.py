@@ -1,9 +1,10 @@
 """The default index: the one the user's installer would use for a plain ``pip install torch``.
 
-In order: ``PIP_INDEX_URL``, pip's configuration files (``PIP_CONFIG_FILE``, the site, user and virtual
-environment ``pip.conf``/``pip.ini``, ``index-url`` under ``[install]`` or ``[global]``), uv's ``UV_DEFAULT_INDEX``
-and ``UV_INDEX_URL``; else the public index pip itself defaults to (read from pip, so this module names no
-registry). The URL is a PEP 503/691 simple-API root ending in ``/``.
+In order: ``TORCH_INSTALL_DEFAULT_INDEX`` (a URL, or ``none`` to read none), ``PIP_INDEX_URL``, pip's
+configuration files (``PIP_CONFIG_FILE``, the site, user and virtual environment ``pip.conf``/``pip.ini``,
+``index-url`` under ``[install]`` or ``[global]``), uv's ``UV_DEFAULT_INDEX`` and ``UV_INDEX_URL``; else the
+public index pip itself defaults to (read from pip, so this module names no registry). The URL is a PEP 503/691
+simple-API root ending in ``/``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,15 @@ import configparser
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..machine import Machine
+    from .client import IndexClient
+    from .facts import IndexFacts
+
+
+OVERRIDE_ENV = "TORCH_INSTALL_DEFAULT_INDEX"
 
 
 def _pip_config_files(environ: Mapping[str, str]) -> list[Path]:
@@ -56,6 +66,10 @@ def _pips_own_default() -> str | None:
 def default_index_url(environ: Mapping[str, str] | None = None) -> tuple[str, str] | None:
     """(simple-API root URL ending in "/", where it was configured), or None when none is known."""
     env = os.environ if environ is None else environ
+    chosen = env.get(OVERRIDE_ENV)
+    if chosen is not None:  # this tool's own setting: a URL, or "none" to read no default index
+        return None if chosen.strip().lower() in ("", "none", "off") else (chosen.strip().rstrip("/") + "/",
+                                                                             OVERRIDE_ENV)
     candidates = [(env.get("PIP_INDEX_URL"), "PIP_INDEX_URL"), (_from_pip_config(env), "pip configuration"),
                   (env.get("UV_DEFAULT_INDEX"), "UV_DEFAULT_INDEX"), (env.get("UV_INDEX_URL"), "UV_INDEX_URL")]
     for url, where in candidates:
@@ -63,3 +77,27 @@ def default_index_url(environ: Mapping[str, str] | None = None) -> tuple[str, st
             return url.strip().rstrip("/") + "/", where
     own = _pips_own_default()
     return (own.rstrip("/") + "/", "pip's default") if own else None
+
+
+def learn_default(client: IndexClient, machine: Machine) -> IndexFacts:
+    """What the default index offers this target: torch's releases, their Pythons and platform floors, read from
+    its project page (PEP 691 JSON, else PEP 503). Cached like the PyTorch index's facts. Raises IndexUnavailable
+    when neither network nor cache can say."""
+    from ..wheel_tags import target_key, target_tags
+    from .facts import facts_from_json, facts_from_wheels, facts_to_json, latest_key
+    from .pages import parse_wheels
+
+    listing = client.listing("torch")
+    key = f"default-facts|{listing.url}@{listing.fetched_at}|{machine.platform}|{target_key(machine)}"
+    cached = client.cache.get_derived(key) if client.cache else None
+    facts = facts_from_json(cached) if cached is not None else None
+    if facts is None:
+        wheels = parse_wheels(listing.files, "torch")
+        facts = facts_from_wheels(wheels, target_tags(machine), machine.platform or "", client.base,
+                                  listing.fetched_at, unlabelled="default")
+        if client.cache:
+            client.cache.put_derived(key, facts_to_json(facts))
+    if client.cache and not listing.stale:  # what learn.warm_facts reads on the next run
+        client.cache.put_derived(latest_key(client.base, False, machine),
+                                 {"pages": {listing.url: listing.fetched_at}, "facts": facts_to_json(facts)})
+    return facts._replace(stale_error=listing.error if listing.stale else None, pages=(listing.url,))

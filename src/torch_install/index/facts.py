@@ -9,9 +9,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..resolver.variants import variant_of_label, variant_order
-from ..wheel_tags import TargetTags, python_of_tag, python_sort_key
+from ..wheel_tags import TargetTags, python_of_tag, python_sort_key, target_key
 
 if TYPE_CHECKING:  # the page module (dataclasses, urllib.parse) is not imported on a warm lookup
+    from ..machine import Machine
     from .pages import Wheel
 
 FACTS_FORMAT = 1
@@ -42,12 +43,13 @@ class IndexFacts(NamedTuple):
 
 
 def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: str, base: str, fetched_at: float,
-                      pre_releases: bool = False) -> IndexFacts:
+                      pre_releases: bool = False, unlabelled: str | None = None) -> IndexFacts:
     """Group the wheels matching the target's tags by release; pre-/dev releases only when asked for.
 
     A release with wheels for the platform but none for the target's Python is kept with the variants and
     Pythons it does have (so the resolver can say "no wheels for Python 3.11 (has 3.12)"); its Python list
-    lacks the target's, so it is never chosen."""
+    lacks the target's, so it is never chosen. ``unlabelled``: the variant of wheels without a local label (the
+    default index's: "default"), else those are skipped off macOS."""
     from packaging.version import InvalidVersion, Version  # only when pages are parsed, not on a warm lookup
 
     found: dict[str, dict[str, Any]] = {}
@@ -61,7 +63,7 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
             continue
         if parsed.is_prerelease and not pre_releases:
             continue
-        variant = variant_of_label(wheel.label, platform)
+        variant = unlabelled if unlabelled and not wheel.label else variant_of_label(wheel.label, platform)
         if variant is None:
             continue
         entry = found.setdefault(wheel.version, {"variants": set(), "python": set(), "rp": None, "glibc": [],
@@ -92,6 +94,10 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
         releases.append(ReleaseFacts(version, tuple(sorted(entry["variants"], key=variant_order)), pythons,
                                      entry["rp"], glibc, macos))
     return IndexFacts(base, tuple(releases), fetched_at)
+
+
+def latest_key(root: str, pre: bool, machine: "Machine") -> str:
+    return f"latest|{root}|{pre}|{machine.platform}|{target_key(machine)}"
 
 
 def facts_to_json(facts: IndexFacts) -> dict[str, Any]:

@@ -8,13 +8,15 @@ client and page parsers only when a page must be read).
 """
 
 # NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..errors import EnvironmentFailure, InputError
 from ..resolver.matrix import Matrix
 from ..resolver.variants import variant_order
 from ..wheel_tags import target_key, target_tags
 from .cache import IndexCache
-from .facts import IndexFacts, facts_from_json, facts_from_wheels, facts_to_json
+from .facts import IndexFacts, facts_from_json, facts_from_wheels, facts_to_json, latest_key
 from .merge import merge
 
 if TYPE_CHECKING:
@@ -87,19 +89,15 @@ def learn(client: "IndexClient", machine: "Machine", matrix: Matrix, channel: st
         if client.cache:
             client.cache.put_derived(key + target_key(machine), facts_to_json(facts))
     if client.cache and not stale:
-        client.cache.put_derived(_latest_key(client.base, pre, machine), {
+        client.cache.put_derived(latest_key(client.base, pre, machine), {
             "pages": {x.url: x.fetched_at for x in listings}, "facts": facts_to_json(facts)})
     return facts._replace(stale_error=stale, pages=tuple(x.url for x in listings))
-
-
-def _latest_key(root: str, pre: bool, machine: "Machine") -> str:
-    return f"latest|{root}|{pre}|{machine.platform}|{target_key(machine)}"
 
 
 def warm_facts(cache: IndexCache, root: str, machine: "Machine", pre: bool, offline: bool) -> IndexFacts | None:
     """The facts last learnt for this target, if every page they came from is still fresh in the cache
     (any age with ``offline``): a warm lookup that reads a few small files and imports no network code."""
-    value = cache.get_derived(_latest_key(root, pre, machine))
+    value = cache.get_derived(latest_key(root, pre, machine))
     if not isinstance(value, dict) or not isinstance(value.get("pages"), dict) or not value["pages"]:
         return None
     for url, fetched_at in value["pages"].items():
@@ -117,9 +115,50 @@ def _date(epoch: float) -> str:
 
 
 def online_matrix(matrix: Matrix, machine: "Machine", base: str, *, channel: str = "stable", offline: bool = False,
-                  allow_insecure: bool = False, client: "IndexClient | None" = None) -> OnlineResult:
-    """The matrix extended from the index at ``base``; on failure the cached, then the embedded data, with a
-    one-line warning. Never raises for a network problem."""
+                  allow_insecure: bool = False, client: "IndexClient | None" = None,
+                  default_client: "IndexClient | None" = None,
+                  environ: "Mapping[str, str] | None" = None) -> OnlineResult:
+    """The matrix extended from the PyTorch index at ``base`` and, for stable releases, from the default index
+    (``default_index.py``: the one the user's installer uses); each source that fails falls back to its cached,
+    then the embedded data, with one warning line. Never raises for a network problem."""
+    result = _from_pytorch_index(matrix, machine, base, channel=channel, offline=offline,
+                                 allow_insecure=allow_insecure, client=client)
+    if channel != "stable" or not machine.platform:
+        return result
+    from .default_index import default_index_url, learn_default
+    from .merge import merge_default
+
+    found = default_index_url(environ)
+    if found is None:
+        return result
+    root, where = found
+    facts = None
+    if default_client is None:  # warm: the facts last learnt, while their page is fresh (no network code)
+        facts = warm_facts(IndexCache(), root.rstrip("/"), machine, False, offline)
+    try:
+        if facts is None:
+            if default_client is None:
+                from .client import make_client
+                from .urls import check_index_url
+
+                default_client = make_client(check_index_url(root, allow_insecure, what=where), offline,
+                                             allow_insecure)
+            facts = learn_default(default_client, machine)
+    except (EnvironmentFailure, InputError) as exc:  # IndexUnavailable is an EnvironmentFailure
+        why = "not in the cache (--offline)" if offline else f"unreachable ({exc})"
+        return result._replace(warning="; ".join(w for w in (result.warning, f"default index {why}") if w))
+    merged = merge_default(result.matrix, facts, machine.platform, where)
+    warning = result.warning
+    if facts.stale_error:
+        warning = "; ".join(w for w in (warning, f"default index unreachable ({facts.stale_error}); using cached "
+                                                 f"data from {_date(facts.fetched_at)}") if w)
+    return result._replace(matrix=merged, warning=warning)
+
+
+def _from_pytorch_index(matrix: Matrix, machine: "Machine", base: str, *, channel: str, offline: bool,
+                        allow_insecure: bool, client: "IndexClient | None") -> OnlineResult:
+    """The matrix extended from the PyTorch index at ``base``; on failure the cached, then the embedded data, with a
+    one-line warning."""
     if not machine.platform:
         return OnlineResult(matrix, None, warning="index not consulted: the target's OS or architecture is unknown; "
                                                   "using the embedded matrix")

@@ -191,6 +191,42 @@ def merge(matrix: Matrix, facts: IndexFacts, platform: str) -> Matrix:
     return matrix._replace(releases=tuple(kept), provenance=MappingProxyType(provenance))
 
 
+def merge_default(matrix: Matrix, facts: IndexFacts, platform: str, where: str) -> Matrix:
+    """The matrix with what the default index (configured at ``where``) says of torch for the target: on macOS,
+    where its wheels are the build, each release's Pythons and macOS floor; everywhere, the releases the
+    embedded data lacks, learned (their PyTorch-index variants, unless that index was read, are the newest known
+    release's, assumed)."""
+    provenance = dict(matrix.provenance or {})
+    assumptions = _Assumptions(matrix, platform)
+    macos = platform.startswith("macos")
+    releases = {r.version: r for r in matrix.releases}
+    donor = next((r for r in matrix.releases if r.variants(platform)), None)
+    for found in facts.releases:
+        known = releases.get(found.version)
+        if known is not None:
+            if macos and found.python:
+                known = known._replace(python=MappingProxyType({**known.python, platform: found.python}),
+                                       macos=MappingProxyType({**known.macos, platform: found.macos})
+                                       if found.macos else known.macos)
+                releases[found.version] = known
+            continue
+        release = _new_release(found, platform)._replace(variants_confidence=ASSUMED)
+        header = f"torch {found.version}: learned from the default index ({where}), not in the embedded matrix"
+        if macos:
+            release = release._replace(variant_lists=MappingProxyType({platform: ("default",)}))
+            provenance[f"{found.version}+default"] = (header,)
+        elif donor is not None:
+            release = _assume_variants(assumptions, release, donor.variants(platform), provenance)
+            for variant in release.variants(platform):
+                lines = provenance.get(f"{found.version}+{variant}", ())
+                provenance[f"{found.version}+{variant}"] = (header, f"its PyTorch-index variants assumed from torch "
+                                                            f"{donor.version}", *lines[1:])
+        if release.variants(platform):
+            releases[found.version] = release
+    ordered = sorted(releases.values(), key=lambda r: version_key(r.version), reverse=True)
+    return matrix._replace(releases=tuple(ordered), provenance=MappingProxyType(provenance))
+
+
 def assumptions_for(matrix: Matrix, torch: str, variant: str) -> tuple[str, ...]:
     """The provenance lines a plan choosing ``torch`` ``variant`` rests on (none for an embedded matrix)."""
     return tuple(f"index: {line}" for line in (matrix.provenance or {}).get(f"{torch}+{variant}", ()))

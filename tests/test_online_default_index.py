@@ -1,0 +1,127 @@
+"""`--online` reads the default index too (a loopback replica serving its captured pages): a release published
+there after the embedded data is learned and planned, labelled as learned; the default index is the one the
+user's installer is configured with; a default index that is down costs one warning line."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from resolve_cases import TEST_MATRIX
+from servers import closed_port
+from torch_install.cli import main
+from torch_install.index.default_index import default_index_url
+from torch_install.index.learn import online_matrix
+from torch_install.machine import Gpu, Machine
+from torch_install.resolver import Request, resolve
+from torch_install.resolver.matrix import version_key
+
+PAGES = Path(__file__).resolve().parents[1] / "scripts" / "reference" / "default-index"
+JSON_TYPE = "application/vnd.pypi.simple.v1+json"
+# The product as it was before the newest captured release: the frozen test matrix without 2.15.0
+OLDER = TEST_MATRIX._replace(releases=TEST_MATRIX.releases[1:])
+NEWEST = TEST_MATRIX.releases[0].version
+LINUX = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35")
+MAC = Machine(os="macos", arch="arm64", python="3.12", os_version="15.5", gpus=(Gpu("apple", "Apple M2", family="m2",
+                                                                                      integrated=True),))
+
+
+@pytest.fixture
+def replica(httpserver, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> str:
+    for project in ("torch", "torchvision", "torchaudio"):
+        body = (PAGES / f"{project}.json").read_text(encoding="utf-8")
+        httpserver.expect_request(f"/simple/{project}/").respond_with_data(body, content_type=JSON_TYPE)
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_RETRIES", "0")
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_TIMEOUT", "2")
+    url = httpserver.url_for("/simple/")
+    monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", url)
+    return url
+
+
+def pytorch_index_down() -> str:
+    return f"http://127.0.0.1:{closed_port()}/whl"
+
+
+@pytest.mark.parametrize(("machine", "variant"), [(LINUX, "cpu"), (MAC, "default")])
+def test_a_release_newer_than_the_data_is_learned_and_planned(replica: str, machine: Machine, variant: str) -> None:
+    result = online_matrix(OLDER, machine, pytorch_index_down())
+    assert result.matrix.releases[0].version == NEWEST
+    plan = resolve(machine, Request(), result.matrix)
+    assert plan.choice is not None and (plan.choice.torch, plan.choice.variant) == (NEWEST, variant)
+    lines = (result.matrix.provenance or {}).get(f"{NEWEST}+{variant}", ())
+    assert lines[0] == (f"torch {NEWEST}: learned from the default index (TORCH_INSTALL_DEFAULT_INDEX), not in the "
+                        "embedded matrix")
+    assert "index unreachable" in (result.warning or "")  # the PyTorch index is down; the default index is not
+
+
+def test_the_plan_says_its_release_was_learned(replica: str, capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from torch_install.resolver import matrix
+
+    monkeypatch.setattr(matrix, "load_matrix", lambda: OLDER)  # a torch-install older than the release
+    target = tmp_path / "mac.json"
+    target.write_text(MAC.to_json())
+    assert main(["plan", "--online", "--index-base", pytorch_index_down(), "--target", str(target),
+                 "--format", "json"]) in (0, 1)
+    plan = json.loads(capsys.readouterr().out)
+    assert any("learned from the default index" in n for n in plan["notes"])
+
+
+def test_macos_pythons_and_floors_come_from_the_default_index(replica: str) -> None:
+    shrunk = OLDER._replace(releases=tuple(r._replace(python={**r.python, "macos_arm64": ("3.12",)})
+                                           if r.version == "2.10.0" else r for r in OLDER.releases))
+    result = online_matrix(shrunk, MAC, pytorch_index_down())
+    assert "3.13" in result.matrix.release("2.10.0").python_tags("macos_arm64")
+
+
+def test_the_default_index_is_cached(replica: str, httpserver) -> None:
+    online_matrix(OLDER, LINUX, pytorch_index_down())
+    served = len(httpserver.log)
+    again = online_matrix(OLDER, LINUX, pytorch_index_down(), offline=True)
+    assert len(httpserver.log) == served and again.matrix.releases[0].version == NEWEST
+
+
+def test_a_default_index_that_is_down_is_one_warning(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_RETRIES", "0")
+    monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", f"http://127.0.0.1:{closed_port()}/simple/")
+    result = online_matrix(OLDER, LINUX, pytorch_index_down())
+    assert result.matrix.releases == OLDER.releases
+    assert result.warning is not None and "default index unreachable" in result.warning
+
+
+def test_the_default_index_is_the_installers() -> None:
+    assert default_index_url({"PIP_INDEX_URL": "https://mirror.example/simple"}) == (
+        "https://mirror.example/simple/", "PIP_INDEX_URL")
+    assert default_index_url({"UV_DEFAULT_INDEX": "https://uv.example/simple/"}) == (
+        "https://uv.example/simple/", "UV_DEFAULT_INDEX")
+    assert default_index_url({"TORCH_INSTALL_DEFAULT_INDEX": "none", "PIP_INDEX_URL": "https://x.example/"}) is None
+
+
+def test_pip_configuration_is_read(tmp_path: Path) -> None:
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nindex-url = https://global.example/simple\n[install]\nindex-url = "
+                    "https://install.example/simple\n")
+    assert default_index_url({"PIP_CONFIG_FILE": str(conf), "HOME": str(tmp_path)}) == (
+        "https://install.example/simple/", "pip configuration")
+
+
+def test_a_plain_http_default_index_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", "http://mirror.example/simple/")
+    result = online_matrix(OLDER, LINUX, pytorch_index_down())
+    assert "plain http is refused" in (result.warning or "")
+
+
+@pytest.mark.skipif(os.environ.get("TORCH_INSTALL_TEST_DEFAULT_INDEX") != "1",
+                    reason="opt-in: TORCH_INSTALL_TEST_DEFAULT_INDEX=1 reads the real default index")
+def test_the_real_default_index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("TORCH_INSTALL_DEFAULT_INDEX")
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
+    result = online_matrix(OLDER, LINUX, pytorch_index_down())
+    assert version_key(result.matrix.releases[0].version) >= version_key(NEWEST)
+    assert "default index" not in (result.warning or "")
