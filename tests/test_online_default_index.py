@@ -125,3 +125,68 @@ def test_the_real_default_index(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     result = online_matrix(OLDER, LINUX, pytorch_index_down())
     assert version_key(result.matrix.releases[0].version) >= version_key(NEWEST)
     assert "default index" not in (result.warning or "")
+    assert result.matrix.release(NEWEST).pypi["linux_x86_64"] == TEST_MATRIX.release(NEWEST).pypi["linux_x86_64"]
+
+
+def wheel_bytes(version: str, requires: list[str]) -> bytes:
+    """A wheel in the real format (zip, .dist-info/METADATA first, a large payload after it, RECORD last), with the
+    Requires-Dist lines torch's wheel of that release declares."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as wheel:
+        lines = ["Metadata-Version: 2.4", "Name: torch", f"Version: {version}", "Requires-Python: >=3.11",
+                 *(f"Requires-Dist: {r}" for r in requires)]
+        wheel.writestr(f"torch-{version}.dist-info/METADATA", "\n".join(lines) + "\n")
+        wheel.writestr("torch/lib/libtorch_cuda.so", bytes(range(256)) * 4096, zipfile.ZIP_STORED)
+        wheel.writestr(f"torch-{version}.dist-info/RECORD", "")
+    return buffer.getvalue()
+
+
+def serve_with_ranges(httpserver, path: str, body: bytes) -> list[str]:
+    """Serve ``body`` at ``path`` answering Range requests (206) as a file host does; returns the ranges asked."""
+    from werkzeug import Response
+
+    asked: list[str] = []
+
+    def handler(request):  # type: ignore[no-untyped-def]
+        wanted = request.headers.get("Range", "")
+        asked.append(wanted)
+        if not wanted.startswith("bytes="):
+            return Response(body, 200)
+        first, _, last = wanted[6:].partition("-")
+        start, end = (len(body) - int(last), len(body) - 1) if not first else (int(first), min(int(last or
+                                                                                                   len(body) - 1),
+                                                                                               len(body) - 1))
+        return Response(body[start:end + 1], 206, headers={"Content-Range": f"bytes {start}-{end}/{len(body)}"})
+
+    httpserver.expect_request(path + ".metadata").respond_with_data("", status=404)
+    httpserver.expect_request(path).respond_with_handler(handler)
+    return asked
+
+
+def test_the_default_wheels_build_is_read_from_its_metadata_by_range_requests(replica: str, httpserver) -> None:
+    page = json.loads((PAGES / "torch.json").read_text(encoding="utf-8"))
+    name = f"torch-{NEWEST}-cp312-cp312-manylinux_2_28_x86_64.whl"
+    entry = next(f for f in page["files"] if f["filename"] == name)
+    path = "/" + entry["url"].split("../../", 1)[1]  # relative to /simple/torch/
+    asked = serve_with_ranges(httpserver, path, wheel_bytes(NEWEST, [
+        'cuda-toolkit[cublas,cudart,cufft,curand,cusolver,cusparse]==13.2.2; platform_system == "Linux"',
+        'triton==3.7.0; platform_system == "Linux" and python_version < "3.16"']))
+    result = online_matrix(OLDER, LINUX, pytorch_index_down())
+    learned = result.matrix.release(NEWEST)
+    assert learned is not None and learned.pypi["linux_x86_64"] == "cu132"
+    assert asked and all(a.startswith("bytes=") for a in asked)  # never the whole wheel
+    lines = (result.matrix.provenance or {})[f"{NEWEST}+cpu"]
+    assert "the default index's wheel is a cu132 build (its METADATA's pins)" in lines
+
+
+@pytest.mark.parametrize(("requires", "build"), [
+    (['nvidia-cuda-runtime-cu12==12.8.90; platform_system == "Linux" and platform_machine == "x86_64"'], "cu128"),
+    (["cuda-toolkit[cudart]==13.0.2; platform_system == \"Linux\""], "cu130"),
+    (["filelock", "sympy>=1.13.3"], "cpu")])
+def test_the_build_a_wheels_pins_name(requires: list[str], build: str) -> None:
+    from torch_install.index.wheel_metadata import build_of
+
+    assert build_of(requires) == build

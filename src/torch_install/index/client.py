@@ -49,6 +49,7 @@ class Page:
     content_type: str
     etag: str | None = None
     last_modified: str | None = None
+    content_range: str | None = None  # "bytes 0-99/1234" for a 206 answer to a range request
 
 
 def _short(exc: BaseException) -> str:
@@ -68,10 +69,15 @@ class Fetcher:
     backoff: float = BACKOFF
     max_bytes: int = MAX_BYTES
 
-    def get(self, url: str, etag: str | None = None, last_modified: str | None = None) -> Page:
+    def get(self, url: str, etag: str | None = None, last_modified: str | None = None,
+            byte_range: str | None = None) -> Page:
+        """GET ``url`` (conditional with ``etag``/``last_modified``; only the bytes ``byte_range`` names, like
+        "0-99" or "-65536", when given)."""
         import requests
 
         headers = {"Accept": ACCEPT, "User-Agent": "torch-install"}
+        if byte_range:
+            headers = {"User-Agent": "torch-install", "Range": f"bytes={byte_range}"}
         if etag:
             headers["If-None-Match"] = etag
         if last_modified:
@@ -118,12 +124,13 @@ class Fetcher:
                                 response.headers.get("Last-Modified"))
                 if response.status_code in _RETRY_STATUS:
                     raise _Retryable(f"HTTP {response.status_code} {response.reason or ''}".rstrip())
-                if response.status_code != 200:
+                if response.status_code not in (200, 206):
                     raise IndexUnavailable(f"{current}: HTTP {response.status_code} {response.reason or ''}".rstrip(),
                                            response.status_code)
                 body = self._read_body(response, current, started)
-                return Page(current, 200, body, response.headers.get("Content-Type", "text/html"),
-                            response.headers.get("ETag"), response.headers.get("Last-Modified"))
+                return Page(current, response.status_code, body, response.headers.get("Content-Type", "text/html"),
+                            response.headers.get("ETag"), response.headers.get("Last-Modified"),
+                            response.headers.get("Content-Range"))
         raise IndexUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
 
     def _read_body(self, response: Any, url: str, started: float) -> bytes:

@@ -10,6 +10,7 @@ simple-API root ending in ``/``.
 from __future__ import annotations
 
 import configparser
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -79,7 +80,10 @@ def default_index_url(environ: Mapping[str, str] | None = None) -> tuple[str, st
     return (own.rstrip("/") + "/", "pip's default") if own else None
 
 
-def learn_default(client: IndexClient, machine: Machine) -> IndexFacts:
+MAX_BUILDS_READ = 3  # releases newer than the embedded data whose default build is read, newest first
+
+
+def learn_default(client: IndexClient, machine: Machine, newer_than: str | None = None) -> IndexFacts:
     """What the default index offers this target: torch's releases, their Pythons and platform floors, read from
     its project page (PEP 691 JSON, else PEP 503). Cached like the PyTorch index's facts. Raises IndexUnavailable
     when neither network nor cache can say."""
@@ -88,16 +92,38 @@ def learn_default(client: IndexClient, machine: Machine) -> IndexFacts:
     from .pages import parse_wheels
 
     listing = client.listing("torch")
-    key = f"default-facts|{listing.url}@{listing.fetched_at}|{machine.platform}|{target_key(machine)}"
+    key = f"default-facts|{listing.url}@{listing.fetched_at}|{machine.platform}|{target_key(machine)}|{newer_than}"
     cached = client.cache.get_derived(key) if client.cache else None
     facts = facts_from_json(cached) if cached is not None else None
     if facts is None:
         wheels = parse_wheels(listing.files, "torch")
         facts = facts_from_wheels(wheels, target_tags(machine), machine.platform or "", client.base,
                                   listing.fetched_at, unlabelled="default")
+        facts = _with_default_builds(client, facts, machine, newer_than)
         if client.cache:
             client.cache.put_derived(key, facts_to_json(facts))
     if client.cache and not listing.stale:  # what learn.warm_facts reads on the next run
         client.cache.put_derived(latest_key(client.base, False, machine),
                                  {"pages": {listing.url: listing.fetched_at}, "facts": facts_to_json(facts)})
     return facts._replace(stale_error=listing.error if listing.stale else None, pages=(listing.url,))
+
+
+def _with_default_builds(client: IndexClient, facts: IndexFacts, machine: Machine, newer_than: str | None
+                         ) -> IndexFacts:
+    """``facts`` with the default build of the releases newer than ``newer_than`` (off macOS, where the default
+    index's wheel is one build among the PyTorch index's), read from their METADATA; a wheel that cannot be read
+    leaves it unknown."""
+    if newer_than is None or (machine.platform or "").startswith("macos"):
+        return facts
+    from ..resolver.matrix import version_key
+    from .pages import IndexUnavailable
+    from .wheel_metadata import wheel_build
+
+    releases, read = [], 0
+    for release in facts.releases:
+        if release.wheel_url and read < MAX_BUILDS_READ and version_key(release.version) > version_key(newer_than):
+            read += 1
+            with contextlib.suppress(IndexUnavailable):  # unreadable: the default build stays unknown
+                release = release._replace(default_build=wheel_build(client.fetcher, release.wheel_url))
+        releases.append(release)
+    return facts._replace(releases=tuple(releases))

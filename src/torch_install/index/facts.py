@@ -27,6 +27,8 @@ class ReleaseFacts(NamedTuple):
     requires_python: str | None = None
     glibc: str | None = None  # lowest manylinux glibc among the matching wheels
     macos: str | None = None  # lowest macOS among the matching wheels
+    default_build: str | None = None  # the default index's wheel for the target: cu130, cpu (its CUDA pins)
+    wheel_url: str | None = None  # one wheel of it matching the target's tags
 
 
 class IndexFacts(NamedTuple):
@@ -81,6 +83,7 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
         if target.tags is None or wheel.tags & target.tags:
             entry["variants"].add(variant)
             entry["rp"] = entry["rp"] or wheel.file.requires_python
+            entry["url"] = entry.get("url") or wheel.file.url
     releases = []
     for version in sorted(found, key=Version, reverse=True):
         entry = found[version]
@@ -92,7 +95,7 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
         macos = "{}.{}".format(*min(entry["macos"])) if entry["macos"] else None
         pythons = tuple(sorted(entry["python"], key=python_sort_key))
         releases.append(ReleaseFacts(version, tuple(sorted(entry["variants"], key=variant_order)), pythons,
-                                     entry["rp"], glibc, macos))
+                                     entry["rp"], glibc, macos, wheel_url=entry.get("url")))
     return IndexFacts(base, tuple(releases), fetched_at)
 
 
@@ -102,15 +105,16 @@ def latest_key(root: str, pre: bool, machine: "Machine") -> str:
 
 def facts_to_json(facts: IndexFacts) -> dict[str, Any]:
     return {"format": FACTS_FORMAT, "base": facts.base, "fetched_at": facts.fetched_at,
-            "releases": [[r.version, list(r.variants), list(r.python), r.requires_python, r.glibc, r.macos]
-                         for r in facts.releases]}
+            "releases": [[r.version, list(r.variants), list(r.python), r.requires_python, r.glibc, r.macos,
+                          r.default_build, r.wheel_url] for r in facts.releases]}
 
 
 def facts_from_json(data: Any) -> IndexFacts | None:
     try:
         if data["format"] != FACTS_FORMAT:
             return None
-        releases = tuple(ReleaseFacts(r[0], tuple(r[1]), tuple(r[2]), r[3], r[4], r[5]) for r in data["releases"])
+        releases = tuple(ReleaseFacts(r[0], tuple(r[1]), tuple(r[2]), r[3], r[4], r[5], *r[6:8])
+                         for r in data["releases"])
         return IndexFacts(data["base"], releases, float(data["fetched_at"]))
     except (KeyError, TypeError, IndexError, ValueError):
         return None

@@ -143,7 +143,8 @@ def online_matrix(matrix: Matrix, machine: "Machine", base: str, *, channel: str
 
                 default_client = make_client(check_index_url(root, allow_insecure, what=where), offline,
                                              allow_insecure)
-            facts = learn_default(default_client, machine)
+            facts = learn_default(default_client, machine, newer_than=result.matrix.releases[0].version
+                                  if result.matrix.releases else None)
     except (EnvironmentFailure, InputError) as exc:  # IndexUnavailable is an EnvironmentFailure
         why = "not in the cache (--offline)" if offline else f"unreachable ({exc})"
         return result._replace(warning="; ".join(w for w in (result.warning, f"default index {why}") if w))

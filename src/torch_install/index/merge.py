@@ -217,10 +217,14 @@ def merge_default(matrix: Matrix, facts: IndexFacts, platform: str, where: str) 
             provenance[f"{found.version}+default"] = (header,)
         elif donor is not None:
             release = _assume_variants(assumptions, release, donor.variants(platform), provenance)
+            built: tuple[str, ...] = ()
+            if found.default_build:
+                release = release._replace(pypi=MappingProxyType({platform: found.default_build}))
+                built = (f"the default index's wheel is a {found.default_build} build (its METADATA's pins)",)
             for variant in release.variants(platform):
                 lines = provenance.get(f"{found.version}+{variant}", ())
-                provenance[f"{found.version}+{variant}"] = (header, f"its PyTorch-index variants assumed from torch "
-                                                            f"{donor.version}", *lines[1:])
+                provenance[f"{found.version}+{variant}"] = (header, *built, f"its PyTorch-index variants assumed "
+                                                            f"from torch {donor.version}", *lines[1:])
         if release.variants(platform):
             releases[found.version] = release
     ordered = sorted(releases.values(), key=lambda r: version_key(r.version), reverse=True)

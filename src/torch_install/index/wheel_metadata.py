@@ -1,0 +1,102 @@
+"""Which build a wheel of the default index is, from the packages its METADATA pins: ``nvidia-cuda-runtime-cu12==
+12.8.90`` is cu128, ``cuda-toolkit[…]==13.0.2`` is cu130, no NVIDIA pin is cpu.
+
+The METADATA comes from the index's PEP 658 file (``<wheel URL>.metadata``) where it has one, else from the wheel
+itself through HTTP range requests: the end of the zip (its central directory), then the one member. Every request
+is bounded, and so is the total read (``MAX_TOTAL``); nothing is downloaded whole, nothing is unpacked to disk.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from typing import Any
+
+from .client import Fetcher, Page
+from .pages import IndexUnavailable
+
+MAX_TOTAL = 16 << 20  # bytes read from one wheel, central directory included
+MAX_METADATA = 1 << 20
+_CUDA_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu\d+)?\s*==\s*(\d+)\.(\d+)", re.IGNORECASE)
+_CUDA_TOOLKIT = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*==\s*(\d+)\.(\d+)", re.IGNORECASE)
+
+
+def build_of(requires_dist: list[str]) -> str:
+    """The variant a wheel with these Requires-Dist lines is: ``cuXY`` from its CUDA pins, else ``cpu``."""
+    for line in requires_dist:
+        found = _CUDA_RUNTIME.match(line.strip()) or _CUDA_TOOLKIT.match(line.strip())
+        if found:
+            return f"cu{found[1]}{found[2]}"
+    return "cpu"
+
+
+def requires_dist(metadata: str) -> list[str]:
+    lines = metadata.splitlines()
+    return [line.split(":", 1)[1].strip() for line in lines if line.lower().startswith("requires-dist:")]
+
+
+class _RangeFile(io.RawIOBase):
+    """A read-only, seekable view of a remote file through range requests, at most ``MAX_TOTAL`` bytes in all."""
+
+    def __init__(self, fetcher: Fetcher, url: str) -> None:
+        super().__init__()
+        self.fetcher, self.url, self.pos, self.read_total = fetcher, url, 0, 0
+        tail = self._get("-65536")
+        found = re.match(r"bytes (\d+)-(\d+)/(\d+)", tail.content_range or "")
+        if tail.status != 206 or not found:
+            raise IndexUnavailable(f"{url}: the server does not answer range requests")
+        self.size = int(found[3])
+        self.cache = (int(found[1]), tail.body)
+
+    def _get(self, byte_range: str) -> Page:
+        page = self.fetcher.get(self.url, byte_range=byte_range)
+        self.read_total += len(page.body)
+        if self.read_total > MAX_TOTAL:
+            raise IndexUnavailable(f"{self.url}: reading its METADATA would take over {MAX_TOTAL >> 20} MiB")
+        return page
+
+    def seekable(self) -> bool:
+        return True
+
+    def readable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.pos = offset if whence == 0 else self.pos + offset if whence == 1 else self.size + offset
+        return self.pos
+
+    def readinto(self, buffer: Any) -> int:
+        want = min(len(buffer), self.size - self.pos)
+        if want <= 0:
+            return 0
+        start, data = self.cache
+        if not (start <= self.pos and self.pos + want <= start + len(data)):
+            page = self._get(f"{self.pos}-{self.pos + max(want, 65536) - 1}")
+            start, data = self.cache = (self.pos, page.body)
+        chunk = data[self.pos - start:self.pos - start + want]
+        buffer[:len(chunk)] = chunk
+        self.pos += len(chunk)
+        return len(chunk)
+
+
+def wheel_build(fetcher: Fetcher, wheel_url: str) -> str:
+    """The build (``cu130``, ``cpu``) of the wheel at ``wheel_url``; IndexUnavailable when it cannot be read."""
+    try:
+        page = fetcher.get(wheel_url + ".metadata")
+        if len(page.body) <= MAX_METADATA:
+            return build_of(requires_dist(page.body.decode("utf-8", errors="replace")))
+    except IndexUnavailable as exc:
+        if exc.status not in (403, 404):
+            raise
+    try:
+        with zipfile.ZipFile(_RangeFile(fetcher, wheel_url)) as wheel:
+            names = [n for n in wheel.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
+            if len(names) != 1 or wheel.getinfo(names[0]).file_size > MAX_METADATA:
+                raise IndexUnavailable(f"{wheel_url}: no single .dist-info/METADATA of a sensible size")
+            return build_of(requires_dist(wheel.read(names[0]).decode("utf-8", errors="replace")))
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise IndexUnavailable(f"{wheel_url}: not a readable wheel ({exc})") from None
