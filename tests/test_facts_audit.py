@@ -120,7 +120,9 @@ def test_python_315_on_the_index_for_2_13(python: str) -> None:
 @pytest.mark.parametrize(("pci_id", "vendor", "arch"), [
     ("10de:2e03", "nvidia", "sm_121"), ("10de:2e06", "nvidia", "sm_121"), ("10de:20bd", "nvidia", "sm_80"),
     ("1002:75a8", "amd", "gfx950"), ("8086:e215", "intel", "battlemage"), ("8086:b0ff", "intel", "panther-lake"),
-    ("8086:0bd0", "intel", "ponte-vecchio")])
+    ("8086:0bd0", "intel", "ponte-vecchio"), ("10de:1e35", "nvidia", "sm_75"), ("10de:21c3", "nvidia", "sm_75"),
+    ("8086:56a7", "intel", "alchemist"), ("8086:4f89", "intel", "alchemist"), ("8086:46b6", "intel", "xe-lp"),
+    ("8086:9840", "intel", "gen11"), ("1002:6fdf", "amd", "gfx803")])
 def test_pci_ids_the_tables_lacked(pci_id: str, vendor: str, arch: str) -> None:
     gpu = complete_machine(Machine(os="linux", gpus=(Gpu(vendor, pci_id=pci_id),))).gpus[0]
     assert gpu.arch == arch
