@@ -122,7 +122,7 @@ def test_automatic_container_mode_keeps_platform_flags(tmp_path, capsys):
     code = main(["plan", "--sysroot", str(root), "--os", "macos", "--arch", "x86_64", "--python", "3.12",
                  "--format", "json"])
     plan = json.loads(capsys.readouterr().out)
-    assert code == 1
+    assert code == 0  # a choice, with warnings
     assert (plan["machine"]["os"], plan["machine"]["arch"]) == ("macos", "x86_64")
     assert plan["choice"]["torch"] == "2.2.2"  # the last release with Intel Mac wheels
     code = main(["plan", "--sysroot", str(root), "--python", "3.10", "--format", "json"])
@@ -146,7 +146,7 @@ def test_container_mode_requirements_golden(tmp_path, capsys):
 
     root = _cuda_image(tmp_path, CUDA_12_4_1)
     code = main(["plan", "--for-container", "--sysroot", str(root), "--format", "requirements"])
-    assert code == 1  # warnings: GPU model unknown, newest release needs a newer driver
+    assert code == 0  # a choice (warnings: GPU model unknown, newest release needs a newer driver)
     assert capsys.readouterr().out == (
         "# cu126 build of torch 2.14.1 for linux x86_64 (glibc 2.35); Python 3.12; nvidia GPU; "
         "NVIDIA driver 550.54.15\n"

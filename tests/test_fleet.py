@@ -59,4 +59,13 @@ def test_fleet_finds_the_build_that_runs_everywhere_and_names_the_breaking_node(
     assert (broken.torch, broken.variant) == ("2.15.0", "cu130") and [p.machine for p in broken.problems] == [0]
     assert "driver-too-old" in broken.problems[0].reason
     assert "Breaks:   torch 2.15.0 cu130 on machine 1" in render(result, "text")
-    assert exit_code(result) in (0, 1)
+    assert exit_code(result) == 0 == exit_code(result, strict=True)  # a common build, and its plans do not warn
+
+
+def test_a_fleet_without_a_common_build_exits_4():
+    from torch_install.fleet import exit_code, resolve_fleet
+
+    musl = Machine(os="linux", arch="x86_64", python="3.12", musl="1.2.5")
+    result = resolve_fleet([musl, Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35")], Request(),
+                           TEST_MATRIX)
+    assert result.choice is None and exit_code(result) == 4

@@ -20,7 +20,7 @@ import pytest
 
 from torch_install import install
 from torch_install import interpreter as interpreter_module
-from torch_install.errors import EnvironmentFailure, InputError
+from torch_install.errors import EnvironmentFailure, InputError, NoBuild
 from torch_install.interpreter import Interpreter, query_interpreter, this_interpreter
 from torch_install.machine import Machine
 from torch_install.resolver.plan import Choice, Plan, Request
@@ -242,8 +242,9 @@ def test_installer_runs_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_plan_without_choice_installs_nothing() -> None:
     plan = Plan(machine=Machine(), request=Request(), choice=None, gpu_accelerated=False)
-    with pytest.raises(EnvironmentFailure, match="nothing to install"):
+    with pytest.raises(NoBuild, match="nothing to install") as raised:
         install.plan_argv(plan, this_interpreter())
+    assert raised.value.exit_code == 4
 
 
 def test_cli_install_failure_exits_3_and_keeps_the_previous_torch(env: Path, wheels: dict[str, Path],

@@ -6,6 +6,7 @@ EXIT_OK = 0
 EXIT_WARNINGS = 1  # completed with warnings; doctor: problems found
 EXIT_USAGE = 2  # usage or input error
 EXIT_ENVIRONMENT = 3  # network, installer or other environment failure
+EXIT_NO_BUILD = 4  # no build of the request fits the machine
 
 
 class TorchInstallError(Exception):
@@ -18,6 +19,12 @@ class InputError(TorchInstallError):
     """A bad flag, file or field (exit 2)."""
 
     exit_code = EXIT_USAGE
+
+
+class NoBuild(TorchInstallError):
+    """No build of the request fits the machine (exit 4): nothing to install."""
+
+    exit_code = EXIT_NO_BUILD
 
 
 class EnvironmentFailure(TorchInstallError):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import EXIT_OK, EXIT_WARNINGS
+from .errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS
 from .machine import Machine
 from .render import render as render_plan
 from .render.plan import gpu_description
@@ -142,10 +142,14 @@ def to_dict(result: FleetPlan) -> dict[str, Any]:
             "plans": [p.to_dict() for p in result.plans]}
 
 
-def exit_code(result: FleetPlan) -> int:
-    if result.choice is None or result.choice.variant == "cpu" and any(m.gpus for m in result.machines):
-        return EXIT_WARNINGS
-    return EXIT_WARNINGS if any(p.warnings for p in result.plans) else EXIT_OK
+def exit_code(result: FleetPlan, strict: bool = False) -> int:
+    """4 when no single build runs on every machine; else 0, or 1 with ``strict`` when a machine's plan warns or
+    the common build is CPU on machines with GPUs."""
+    if result.choice is None:
+        return EXIT_NO_BUILD
+    warned = result.choice.variant == "cpu" and any(m.gpus for m in result.machines) or any(p.warnings
+                                                                                           for p in result.plans)
+    return EXIT_WARNINGS if strict and warned else EXIT_OK
 
 
 # --------------------------------------------------------------------------------------------------------------

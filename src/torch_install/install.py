@@ -16,7 +16,7 @@ import shlex
 import subprocess
 import sys
 
-from .errors import EnvironmentFailure, InputError
+from .errors import EnvironmentFailure, InputError, NoBuild
 from .interpreter import MARKER, Interpreter
 from .resolver.commands import INSTALLERS, installer_argv
 from .resolver.plan import Plan, install_args
@@ -37,7 +37,7 @@ def plan_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip", need
     uv is looked up on PATH; without ``need_uv`` (a dry run) a missing uv is written as plain ``uv``.
     """
     if plan.choice is None:
-        raise EnvironmentFailure("nothing to install: no build fits this machine (see 'torch-install plan')")
+        raise NoBuild("nothing to install: no build fits this machine (see 'torch-install plan')")
     if installer not in INSTALLERS:
         raise InputError(f"--installer {installer}: not one of {', '.join(INSTALLERS)}")
     uv = "uv"

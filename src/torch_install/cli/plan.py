@@ -6,7 +6,7 @@ import argparse
 import re
 from typing import TYPE_CHECKING
 
-from ..errors import EXIT_OK, EXIT_WARNINGS, InputError
+from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
 from ..resolver.request import CHANNELS
 from . import common, targets
 
@@ -29,9 +29,11 @@ def _add_request_options(parser: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     plan = sub.add_parser("plan", help="print the PyTorch build for this (or a target) machine, and why",
                           description="Resolve the newest PyTorch build that runs on the machine and explain the "
-                                      "choice. Exit code 1 when the plan has warnings.")
+                                      "choice. Exit code 0 when a build is chosen (warnings too, unless --strict), "
+                                      "4 when no build fits.")
     _add_request_options(plan)
     plan.add_argument("--format", default="text", metavar="FORMAT", help=f"output format: {_format_names()}")
+    plan.add_argument("--strict", action="store_true", help="exit 1 when the plan has warnings")
     plan.add_argument("--hashes", action="store_true",
                       help="with --format requirements: add --hash=sha256: options read from the index")
     targets.add_target_options(plan)
@@ -151,7 +153,14 @@ def run(args: argparse.Namespace) -> int:
                                                            allow_insecure=args.allow_insecure_index)))
     else:
         common.write(render(plan, args.format))
-    return EXIT_WARNINGS if plan.warnings or plan.choice is None else EXIT_OK
+    return exit_code(plan.choice is not None, bool(plan.warnings), args.strict)
+
+
+def exit_code(chosen: bool, warnings: bool, strict: bool) -> int:
+    """0 for a choice (with warnings too, unless ``strict``: then 1), 4 when no build fits."""
+    if not chosen:
+        return EXIT_NO_BUILD
+    return EXIT_WARNINGS if strict and warnings else EXIT_OK
 
 
 def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
@@ -160,7 +169,7 @@ def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Reque
     from .. import fleet
     result = fleet.resolve_fleet(machines, request, common.matrix_for(args, machines[0]))
     common.write(fleet.render(result, args.format))
-    return int(fleet.exit_code(result))
+    return int(fleet.exit_code(result, getattr(args, "strict", False)))
 
 
 def run_install(args: argparse.Namespace) -> int:
