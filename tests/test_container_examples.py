@@ -44,8 +44,8 @@ def test_example_resolves(name, tmp_path, capsys):
         (tmp_path / path).write_text(text)
     code = main([*argv, "--sysroot", str(tmp_path)])
     out = capsys.readouterr().out
-    assert code in (0, 1), out
-    expected = {"Dockerfile.cuda": r"^RUN python -m pip install --no-cache-dir torch==2\.14\.1\+cu126 --index-url "
+    assert code == 0, out  # a chosen build: the RUN step goes on
+    expected = {"Dockerfile.cuda": r"^RUN python3 -m pip install --no-cache-dir torch==2\.14\.1\+cu126 --index-url "
                                    r"https://download\.pytorch\.org/whl/cu126$",
                 "Dockerfile.rocm": r"^torch==[\d.]+\+rocm[\d.]+$",
                 "Dockerfile.cpu": r"^torch==[\d.]+\+cpu$"}[name]

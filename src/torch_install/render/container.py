@@ -46,7 +46,8 @@ def render_dockerfile(plan: Plan) -> str:
         lines += [f"#   {line}" for line in newest]
     lines += [f"# Warning [{w.code}]: {w.message}" for w in plan.warnings]
     lines += [f"# Note: {n}" for n in (*plan.notes, *plan.machine.notes)]
-    args = installer_argv("pip", "install", ["--no-cache-dir", *install_args(plan, "pip")])
+    # python3: Debian/Ubuntu-based CUDA and ROCm images have no plain `python`; every Linux image has python3
+    args = installer_argv("pip", "install", ["--no-cache-dir", *install_args(plan, "pip")], "python3")
     return "\n".join([*(one_line(line) for line in lines), f"RUN {shlex.join(args)}"])
 
 
