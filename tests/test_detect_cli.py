@@ -106,8 +106,83 @@ def test_archive_escaping_its_directory_is_refused(capsys, tmp_path: Path) -> No
     _tar(evil, [(tarfile.TarInfo("../../outside.txt"), b"x")])
     code, out, err = cli(capsys, "detect", "--sysroot", str(evil))
     assert code == 2 and out == ""
-    assert len(err.splitlines()) == 1 and "not a readable capture archive" in err
+    assert len(err.splitlines()) == 1 and "'../../outside.txt': a path outside the capture" in err
     assert not (tmp_path.parent / "outside.txt").exists()
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, link
+    info.mode = 0o755 if kind == tarfile.DIRTYPE else 0o644
+    return info
+
+
+def test_the_cve_2025_4517_chain_writes_nothing_outside(capsys, tmp_path: Path) -> None:
+    """Directories and symlinks nested past PATH_MAX, a hard link to a file outside, then a write through it: the
+    chain that bypasses tarfile's data filter on Pythons before 3.11.13/3.12.11/3.13.4."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's file\n")
+    comp = "d" * 200
+    members: list[tuple[tarfile.TarInfo, bytes]] = []
+    path = ""
+    for step in "abcdefghijklmnop":
+        members.append((_member(os.path.join(path, comp), tarfile.DIRTYPE), b""))
+        members.append((_member(os.path.join(path, step), tarfile.SYMTYPE, comp), b""))
+        path = os.path.join(path, comp)
+    longlink = os.path.join(*"abcdefghijklmnop", "l" * 254)
+    members += [(_member(longlink, tarfile.SYMTYPE, os.path.join(*[".."] * 16)), b""),
+                (_member("escape", tarfile.SYMTYPE, os.path.join(longlink, "..", "..")), b""),
+                (_member("flaglink", tarfile.LNKTYPE, os.path.join("escape", str(victim).lstrip("/"))), b""),
+                (_member("flaglink"), b"overwritten\n"),
+                (_member("_host.json"), b'{"system": "Linux", "machine": "x86_64"}\n')]
+    evil = tmp_path / "evil.tar.gz"
+    _tar(evil, members)
+    code, out, err = cli(capsys, "detect", "--sysroot", str(evil))
+    assert code == 2 and out == "" and "a link (a capture holds files, directories and PCI driver links only)" in err
+    assert victim.read_text() == "the user's file\n"
+
+
+@pytest.mark.parametrize(("member", "words"), [
+    (_member("sys/bus/pci/devices/0000:01:00.0/driver", tarfile.SYMTYPE, "/etc"), "a link"),
+    (_member("sys/bus/pci/devices/0000:01:00.0/driver", tarfile.SYMTYPE, "../../../../../../etc"), "a link"),
+    (_member("proc/version", tarfile.LNKTYPE, "etc/passwd"), "a hard link"),
+    (_member("dev/nvidia0", tarfile.CHRTYPE), "a special file"),
+    (_member("fifo", tarfile.FIFOTYPE), "a special file"),
+    (_member("/etc/passwd"), "a path outside the capture"),
+    (_member("sys/../../x"), "a path outside the capture"),
+])
+def test_members_a_capture_cannot_hold_are_refused(capsys, tmp_path: Path, member: tarfile.TarInfo,
+                                                   words: str) -> None:
+    evil = tmp_path / "evil.tar"
+    _tar(evil, [(member, b"")])
+    code, _, err = cli(capsys, "detect", "--sysroot", str(evil))
+    assert code == 2 and words in err
+
+
+def test_a_write_through_a_driver_link_is_refused(capsys, tmp_path: Path) -> None:
+    link = "sys/bus/pci/devices/0000:01:00.0/driver"
+    evil = tmp_path / "evil.tar.gz"
+    _tar(evil, [(_member(link, tarfile.SYMTYPE, "../../../bus/pci/drivers/nvidia"), b""),
+                (_member(f"{link}/new_id"), b"x")])
+    code, _, err = cli(capsys, "detect", "--sysroot", str(evil))
+    assert code == 2 and "a path through a link" in err
+
+
+def test_a_huge_pax_header_is_refused_before_it_is_read(capsys, tmp_path: Path) -> None:
+    evil = tmp_path / "pax.tar.gz"
+    with tarfile.open(evil, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("proc/version")
+        info.pax_headers = {"comment": "a" * (2 << 20)}
+        tar.addfile(info, io.BytesIO(b""))
+    code, _, err = cli(capsys, "detect", "--sysroot", str(evil))
+    assert code == 2 and "an archive header of" in err
+
+
+def test_a_capture_with_its_driver_links_replays(capsys, tmp_path: Path) -> None:
+    capture = tmp_path / "c.tar.gz"
+    assert cli(capsys, "detect", "--sysroot", str(FIXTURES / "rtx5090"), "--capture", str(capture))[0] == 0
+    code, out, _ = cli(capsys, "detect", "--sysroot", str(capture), "--json")
+    assert code == 0 and json.loads(out)["gpus"][0]["driver"] == "nvidia"
 
 
 def test_oversized_archive_is_refused(capsys, tmp_path: Path, monkeypatch) -> None:

@@ -161,32 +161,127 @@ def write_capture(probe: Probe, path: str | Path) -> int:
     return len(members)
 
 
+# A capture holds regular files, directories and the `driver` links of PCI devices (../../../bus/pci/drivers/X).
+_DRIVER_LINK = re.compile(r"^(?:\.\./)+bus/pci/drivers/[A-Za-z0-9_.-]+$")
+MAX_HEADER_BYTES = 64 * 1024  # a PAX or GNU long-name header; a capture's are a few hundred bytes
+_LONG_HEADERS = (b"x", b"g", b"L", b"K")
+
+
+def _header_size(block: bytes) -> int:
+    field = block[124:136]
+    if field[0] & 0x80:  # GNU base-256
+        return int.from_bytes(field[1:], "big")
+    digits = field.split(b"\0", 1)[0].strip()
+    return int(digits, 8) if digits and all(48 <= c <= 55 for c in digits) else 0
+
+
+def _check_headers(path: Path) -> None:
+    """Walk the tar headers before tarfile parses them: a PAX or long-name header over MAX_HEADER_BYTES (tarfile
+    would read it whole into memory) or a total over MAX_ARCHIVE_BYTES is refused, reading at most that much."""
+    import gzip
+
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+    opener = gzip.open if gzipped else open
+    read = 0
+    with opener(path, "rb") as stream:
+        while True:
+            block = stream.read(512)
+            if len(block) < 512 or block == b"\0" * 512:
+                return
+            size = _header_size(block)
+            if block[156:157] in _LONG_HEADERS and size > MAX_HEADER_BYTES:
+                raise InputError(f"--sysroot {path}: an archive header of {size} bytes (a capture's are small)")
+            read += 512 + size
+            if read > MAX_ARCHIVE_BYTES + MAX_MEMBERS * 512:
+                raise InputError(f"--sysroot {path}: archive too large for a capture")
+            left = -(-size // 512) * 512
+            while left:
+                chunk = stream.read(min(left, 1 << 20))
+                if not chunk:
+                    return
+                left -= len(chunk)
+
+
+def _member_problem(member: tarfile.TarInfo, links: set[str]) -> str | None:
+    """Why a member has no place in a capture, or None."""
+    name = member.name
+    parts = name.split("/")
+    if name.startswith("/") or "\\" in name or any(p in ("..", "") for p in parts[:-1]) or parts[-1] == "..":
+        return f"{name!r}: a path outside the capture"
+    if any("/".join(parts[:i]) in links for i in range(1, len(parts))):
+        return f"{name!r}: a path through a link"
+    if member.isdir() or member.isreg():
+        return None
+    if member.issym() and parts[-1] == "driver" and _DRIVER_LINK.match(member.linkname) and \
+            member.linkname.count("../") <= len(parts) - 1:
+        return None
+    kind = "hard link" if member.islnk() else "link" if member.issym() else "special file"
+    return f"{name!r}: a {kind} (a capture holds files, directories and PCI driver links only)"
+
+
+def _extract(archive: tarfile.TarFile, members: list[tarfile.TarInfo], root: str) -> None:
+    """Write the checked members under ``root`` (files 0644, directories 0755), never following a link."""
+    import os
+
+    for member in members:
+        target = os.path.join(root, *member.name.rstrip("/").split("/"))
+        if member.isdir():
+            os.makedirs(target, mode=0o755, exist_ok=True)
+            continue
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        if os.path.lexists(target):
+            if os.path.isdir(target) and not os.path.islink(target):
+                raise InputError(f"{member.name!r}: a file over a directory")
+            os.unlink(target)
+        if member.issym():
+            os.symlink(member.linkname, target)
+            continue
+        source = archive.extractfile(member)
+        data = source.read(MAX_ARCHIVE_BYTES + 1) if source else b""
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(target, flags, 0o644)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+
+
 @contextmanager
 def sysroot_dir(path: str | Path) -> Iterator[str]:
     """A captured tree as a directory: the directory itself, or a capture archive extracted to a temporary
-    directory (removed afterwards). Anything else is an InputError naming the path."""
+    directory (removed afterwards). Anything else is an InputError naming the path.
+
+    Members are checked by this module, not by tarfile's filters (bypassable before Python 3.11.13/3.12.11/3.13.4,
+    CVE-2025-4517): regular files, directories and PCI ``driver`` links inside the tree only; no hard link, no
+    other link, no path through a link, no header larger than a capture's."""
     path = Path(path)
     if path.is_dir():
         yield str(path)
         return
     if not path.is_file() or not path.name.endswith((".tar.gz", ".tgz", ".tar")):
         raise InputError(f"--sysroot {path}: not a directory or a .tar.gz capture")
-    if not hasattr(tarfile, "data_filter"):
-        raise InputError(f"--sysroot {path}: this Python's tarfile cannot extract safely; extract it and pass the "
-                         "directory")
     with tempfile.TemporaryDirectory(prefix="torch-install-sysroot-") as tmp:
         try:
+            _check_headers(path)
             with tarfile.open(path) as archive:
                 members: list[tarfile.TarInfo] = []
+                links: set[str] = set()
                 total = 0
                 for member in archive:  # checked header by header: a bomb is refused before it is inflated
+                    member.name = member.name.removeprefix("./")
+                    if not member.name or member.name == ".":
+                        continue
+                    problem = _member_problem(member, links)
+                    if problem:
+                        raise InputError(f"--sysroot {path}: {problem}")
+                    if member.issym():
+                        links.add(member.name)
                     members.append(member)
                     total += member.size
                     if len(members) > MAX_MEMBERS or total > MAX_ARCHIVE_BYTES:
                         raise InputError(f"--sysroot {path}: archive too large for a capture "
                                          f"(limits: {MAX_MEMBERS} entries, {MAX_ARCHIVE_BYTES >> 20} MiB)")
-                archive.extractall(tmp, members=members, filter="data")
-        except (tarfile.TarError, OSError, EOFError) as exc:
+                _extract(archive, members, tmp)
+        except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
             raise InputError(f"--sysroot {path}: not a readable capture archive ({exc})") from None
         yield tmp
 
