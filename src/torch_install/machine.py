@@ -225,6 +225,9 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
     data = _windows_driver_version(data)
     problems = _check_fields("", data, _MACHINE_TYPES)
     problems += [p for k, v in data.items() if k in _MACHINE_TYPES if (p := _check_value("", k, v))]
+    if data.get("os") == "macos" and isinstance(data.get("os_version"), str) and not re.fullmatch(
+            r"(1[0-9]|[2-9][0-9])(\.\d{1,3}){0,2}", data["os_version"]):
+        problems.append(f"os_version: {data['os_version']!r} is not a macOS version like \"14.5\"")
     if isinstance(data.get("schema"), int) and data["schema"] != SCHEMA_VERSION:
         problems.append(f"schema: version {data['schema']} is not supported (this torch-install reads 1)")
     gpus: list[Gpu] = []
@@ -282,10 +285,27 @@ def load_machine(path: "str | Path") -> Machine:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read machine profile ({exc.__class__.__name__}: {exc})") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply for a machine profile") from None
+    except _DuplicateKey as exc:
+        raise InputError(f"{path}: key {exc.args[0]!r} appears twice in one object") from None
     return machine_from_dict(data, origin=str(path))
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 PLATFORM_FIELDS = ("os", "arch", "python", "glibc")

@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Inspect an environment's PyTorch without importing it, compare it with the machine, and "
                     "print each problem with its evidence and the one command that fixes it. Exit code 0: "
                     "healthy; 1: problems found; 2: usage or input error.")
-    parser.add_argument("--python", metavar="PATH",
+    parser.add_argument("--python", metavar="PATH", type=targets.non_empty,
                         help="inspect the environment of this interpreter (another venv or conda env) "
                              "instead of the one running torch-install")
     parser.add_argument("--json", action="store_true", help="print the report as JSON (docs/doctor-json.md)")
@@ -43,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
     probe = None
     if args.target:
         # --python names the environment here, not the target's Python: only the profile describes the machine
+        from .plan import check_consistent
+
         machine = targets.machine(argparse.Namespace(target=args.target, sysroot=args.sysroot))
+        check_consistent(machine, None)  # the same contradictions as plan
         environ = dict(os.environ)
     else:
         from ..completion import complete_machine

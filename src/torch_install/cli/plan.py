@@ -48,7 +48,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "installer transaction; a failed install leaves the old torch in place.")
     _add_request_options(install)
     install.add_argument("--installer", choices=("pip", "uv"), default="pip", help="installer to run (default pip)")
-    install.add_argument("--python", metavar="PATH", help="interpreter to install into (default: this one)")
+    install.add_argument("--python", metavar="PATH", type=targets.non_empty,
+                         help="interpreter to install into (default: this one)")
     install.add_argument("--dry-run", action="store_true", help="print the command and exit")
     install.set_defaults(func=run_install)
 

@@ -30,8 +30,15 @@ _FLAG_FIELDS = (("os", "os"), ("arch", "arch"), ("python", "python"), ("nvidia_d
 TARGET_FLAGS = ("--target FILE", "--gpu NAME", "--nvidia-driver VERSION", "--rocm VERSION", "--variant ID")
 
 
+def non_empty(value: str) -> str:
+    """An argparse type: a path or value that is not empty (an empty one is a usage error, not "this machine")."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("empty value")
+    return value
+
+
 def add_sysroot_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sysroot", metavar="DIR",
+    parser.add_argument("--sysroot", metavar="DIR", type=non_empty,
                         help="detect on a captured tree (from 'detect --capture') instead of this machine")
 
 

@@ -162,10 +162,20 @@ class Plan(NamedTuple):
 # from another index
 
 def requirement_lines(plan: Plan) -> list[str]:
-    """One pinned requirement per chosen package: ``name==version`` (bare name when the version is open)."""
+    """One pinned requirement per chosen package: ``name==version``; where the version is left to the installer (a
+    pre-release channel), the requirement as the user gave it (``torch>=2.9``), else the bare name."""
     if plan.choice is None:
         return []
-    return [f"{name}=={version}" if version else name for name, version in plan.choice.packages.items()]
+    from packaging.requirements import InvalidRequirement, Requirement  # only for an open version
+
+    given: dict[str, str] = {}
+    for text in plan.request.packages:
+        try:
+            given.setdefault(Requirement(text).name.lower(), str(Requirement(text)))
+        except InvalidRequirement:
+            continue
+    packages = plan.choice.packages
+    return [f"{name}=={version}" if version else given.get(name, name) for name, version in packages.items()]
 
 
 def install_args(plan: Plan, installer: str = "pip") -> list[str]:

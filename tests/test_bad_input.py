@@ -1,0 +1,61 @@
+"""Bad input is one line and exit 2, never a guess: duplicate keys, deep nesting and an impossible macOS version in
+a profile, empty paths, contradictions under doctor --target; and a pre-release plan keeps the user's specifiers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from torch_install.cli import main
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 1 and "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"os": "linux", "os": "macos", "arch": "x86_64"}', "key 'os' appears twice in one object"),
+    ('{"os": "linux", "gpus": [{"vendor": "nvidia", "vendor": "amd"}]}', "key 'vendor' appears twice"),
+    ('{"os": "linux", "notes": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    ('{"os": "macos", "arch": "arm64", "python": "3.12", "os_version": "1000000"}', "is not a macOS version"),
+    ('{"os": "macos", "arch": "arm64", "python": "3.12", "os_version": "14.5.1.9"}', "is not a macOS version"),
+])
+def test_profiles_that_no_machine_writes(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
+                                         words: str) -> None:
+    target = tmp_path / "p.json"
+    target.write_text(text)
+    assert words in one_line_error(capsys, ["plan", "--offline", "--target", str(target)])
+
+
+@pytest.mark.parametrize("argv", [["plan", "--sysroot", ""], ["detect", "--sysroot", " "],
+                                  ["doctor", "--python", ""], ["install", "--dry-run", "--python", ""]])
+def test_an_empty_path_is_an_error_not_this_machine(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2 and "empty value" in capsys.readouterr().err
+
+
+def test_doctor_target_runs_the_contradiction_checks_of_plan(capsys: pytest.CaptureFixture[str],
+                                                             tmp_path: Path) -> None:
+    target = tmp_path / "p.json"
+    target.write_text(json.dumps({"os": "macos", "arch": "arm64", "python": "3.12", "nvidia_driver": "550.54.15"}))
+    assert "is contradictory" in one_line_error(capsys, ["doctor", "--target", str(target)])
+
+
+def test_a_real_macos_version_is_taken(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "p.json"
+    target.write_text(json.dumps({"os": "macos", "arch": "arm64", "python": "3.12", "os_version": "15.5"}))
+    assert main(["plan", "--offline", "--target", str(target), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["choice"] is not None
+
+
+def test_a_pre_release_plan_keeps_the_version_specifiers(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "--offline", "--channel", "nightly", "torch>=2.9", "torchvision", "--os", "linux",
+                 "--arch", "x86_64", "--python", "3.12", "--format", "pip"]) == 0
+    assert capsys.readouterr().out.strip() == ("python -m pip install 'torch>=2.9' torchvision --pre --index-url "
+                                               "https://download.pytorch.org/whl/nightly/cpu")
