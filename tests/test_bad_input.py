@@ -59,3 +59,22 @@ def test_a_pre_release_plan_keeps_the_version_specifiers(capsys: pytest.CaptureF
                  "--arch", "x86_64", "--python", "3.12", "--format", "pip"]) == 0
     assert capsys.readouterr().out.strip() == ("python -m pip install 'torch>=2.9' torchvision --pre --index-url "
                                                "https://download.pytorch.org/whl/nightly/cpu")
+
+
+# Output cannot be forged: control characters and line breaks from a profile or capture are escaped in text mode
+FORGED = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35", "notes": ["x\nCommand: rm -rf /"],
+          "gpus": [{"vendor": "nvidia", "name": "NVIDIA \u001b]0;owned\u0007\u001b[2J GTX 1080",
+                    "compute_capability": "6.1"}]}
+
+
+@pytest.mark.parametrize("command", ["detect", "plan", "doctor"])
+def test_text_output_escapes_what_a_profile_holds(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                  command: str) -> None:
+    target = tmp_path / "p.json"
+    target.write_text(json.dumps(FORGED))
+    main([command, "--target", str(target), *(["--offline"] if command == "plan" else [])])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert not any(line.startswith("Command: rm") for line in out.splitlines())
+    if command != "plan":  # plan shows no machine notes; detect and doctor show the GPU's name, escaped
+        assert "\\x1b]0;owned\\x07" in out

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..display import one_line
 from ..errors import InputError
 from . import common, targets
 
@@ -166,7 +167,7 @@ def render_summary(machine: Machine, verbose: bool = False) -> str:
         lines.append(f"note: {note}")
     if machine.assumed:
         lines.append(f"assumed from this machine: {', '.join(machine.assumed)}")
-    return "\n".join(lines)
+    return "\n".join(one_line(line) for line in lines)  # control characters from a capture or profile escaped
 
 
 def _platform_parts(machine: Machine) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from ..display import one_line
 from . import Report
 
 _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
@@ -61,7 +62,7 @@ def render_text(report: Report) -> str:
         lines.append(f"  {report.fix.command}")
         if report.fix.space_free_gb is not None:
             lines.append(f"  ({report.fix.space_free_gb:.1f} GB free where packages go)")
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(one_line(line) for line in lines).rstrip() + "\n"  # nothing from the machine forges a line
 
 
 def render_json(report: Report) -> str:
