@@ -201,21 +201,29 @@ class IndexClient:
             raise IndexUnavailable(f"{url}: not in the cache, and --offline forbids the network")
         try:
             page = self.fetcher.get(url, entry.etag if entry else None, entry.last_modified if entry else None)
+            if page.status == 304:
+                if not entry or not self.cache:
+                    raise IndexUnavailable(f"{url}: HTTP 304 to a request that was not conditional")
+                renewed = self.cache.touch(url, page.etag, page.last_modified)
+                return Listing(url, renewed.fetched_at, lambda: renewed.files, from_cache=True)
+            files = tuple(parse_page(page.body, page.content_type, url))
+            if not _lists_wheels_of(files, project):  # a maintenance or error page served with 200: never cached
+                raise IndexUnavailable(f"{url}: the page lists no {project} wheel (a maintenance or error page?)")
         except IndexUnavailable as exc:
             if entry:
                 return Listing(url, entry.fetched_at, lambda: entry.files, from_cache=True, stale=True,
                                error=str(exc))
             raise
-        if page.status == 304:
-            if not entry or not self.cache:
-                raise IndexUnavailable(f"{url}: HTTP 304 to a request that was not conditional")
-            renewed = self.cache.touch(url, page.etag, page.last_modified)
-            return Listing(url, renewed.fetched_at, lambda: renewed.files, from_cache=True)
-        files = tuple(parse_page(page.body, page.content_type, url))
         now = time.time()
         if self.cache:
             self.cache.put(url, files, page.etag, page.last_modified, now)
         return Listing(url, now, lambda: files)
+
+
+def _lists_wheels_of(files: tuple[IndexFile, ...], project: str) -> bool:
+    """Whether a project page lists at least one wheel of the project (``torch-…whl``)."""
+    prefix = project.lower().replace("-", "_") + "-"
+    return any(f.filename.lower().startswith(prefix) and f.filename.endswith(".whl") for f in files)
 
 
 def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, Any]:
