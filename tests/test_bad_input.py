@@ -78,3 +78,22 @@ def test_text_output_escapes_what_a_profile_holds(capsys: pytest.CaptureFixture[
     assert not any(line.startswith("Command: rm") for line in out.splitlines())
     if command != "plan":  # plan shows no machine notes; detect and doctor show the GPU's name, escaped
         assert "\\x1b]0;owned\\x07" in out
+
+
+def test_command_sidecars_that_link_out_of_a_capture_are_not_read(tmp_path: Path) -> None:
+    import os
+    import shutil
+
+    from sysroot import FIXTURES
+    from torch_install.probe import Probe, command_slug
+
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURES / "gtx1080", root, symlinks=True)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host secret\n")
+    base = root / "_commands" / command_slug(["nvidia-smi"])
+    base.parent.mkdir(exist_ok=True)
+    base.write_text("ok\n")
+    os.symlink(secret, str(base) + ".stderr")
+    result = Probe(root=root).run(["nvidia-smi"])
+    assert result.stdout == "ok\n" and "host secret" not in result.stderr

@@ -304,14 +304,15 @@ class Probe:
         base = os.path.join(self._root, "_commands", command_slug(argv))
         if not self._inside(base):
             return CommandResult(tuple(argv), None, error="not found")
-        if os.path.exists(base + ".timeout"):
+        if os.path.lexists(base + ".timeout") and self._inside(base + ".timeout"):
             return CommandResult(tuple(argv), None, error=f"timed out after {self.timeout:g} s and was killed")
         try:
             stdout = _read_bytes(base).decode("utf-8", "replace")
         except OSError:
             return CommandResult(tuple(argv), None, error="not found")
-        stderr = _read_or(base + ".stderr", "")
-        rc_text = _read_or(base + ".rc", "0").strip()
+        # the sidecars obey the tree's rule too: a link out of the tree is not read (nor copied into a capture)
+        stderr = _read_or(base + ".stderr", "") if self._inside(base + ".stderr") else ""
+        rc_text = (_read_or(base + ".rc", "0") if self._inside(base + ".rc") else "0").strip()
         return CommandResult(tuple(argv), int(rc_text) if rc_text.lstrip("-").isdigit() else 1, stdout, stderr)
 
 
