@@ -97,3 +97,12 @@ def test_command_sidecars_that_link_out_of_a_capture_are_not_read(tmp_path: Path
     os.symlink(secret, str(base) + ".stderr")
     result = Probe(root=root).run(["nvidia-smi"])
     assert result.stdout == "ok\n" and "host secret" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["detect", "plan", "doctor"])
+def test_a_directory_that_is_no_capture_is_an_error_not_an_empty_machine(capsys: pytest.CaptureFixture[str],
+                                                                        tmp_path: Path, command: str) -> None:
+    (tmp_path / "etc").mkdir()
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--sysroot", str(tmp_path)])
+    assert exited.value.code == 2 and "not a captured tree (no _host.json" in capsys.readouterr().err

@@ -104,7 +104,9 @@ def test_cli_for_container_without_target_or_hint_exits_2(tmp_path, capsys, monk
     for name in ("CUDA_VERSION", "NVIDIA_REQUIRE_CUDA", "NV_CUDA_CUDART_VERSION", "NV_CUDA_COMPAT_PACKAGE",
                  "ROCM_VERSION", "ROCM_PATH", "ONEAPI_ROOT", "CMPLR_ROOT"):
         monkeypatch.delenv(name, raising=False)
-    tree(tmp_path, {}, {"/etc/os-release": "ID=ubuntu\nVERSION_ID=\"22.04\"\n"})
+    tree(tmp_path, {}, {"/etc/os-release": "ID=ubuntu\nVERSION_ID=\"22.04\"\n",
+                        "_host.json": json.dumps({"system": "Linux", "machine": "x86_64", "python_version": "3.12.3",
+                                                  "libc": "glibc 2.35"})})
     code = main(["plan", "--for-container", "--sysroot", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2 and "no target machine and no base-image hint" in err and "Traceback" not in err

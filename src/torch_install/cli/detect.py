@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "'namespace :: feature :: value' lines; nfd: Node Feature Discovery labels "
                              "(resolves this machine's build)")
     parser.add_argument("-v", "--verbose", action="store_true", help="show where each fact came from")
-    parser.add_argument("--sysroot", metavar="DIR|FILE.tar.gz", type=targets.non_empty,
+    parser.add_argument("--sysroot", metavar="DIR|FILE.tar.gz", type=targets.sysroot_path,
                         help="detect on a captured tree or a capture archive instead of this machine")
     parser.add_argument("--capture", metavar="FILE.tar.gz",
                         help="also write every file and command output detection read (identifiers redacted), "

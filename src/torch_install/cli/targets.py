@@ -37,8 +37,19 @@ def non_empty(value: str) -> str:
     return value
 
 
+def sysroot_path(value: str) -> str:
+    """An argparse type for --sysroot: a captured tree (a directory with the capture's ``_host.json``) or an
+    archive path (checked when it is opened); an empty value or a directory that is no capture is a usage error,
+    not an empty machine."""
+    value = non_empty(value)
+    if os.path.isdir(value) and not os.path.isfile(os.path.join(value, "_host.json")):
+        raise argparse.ArgumentTypeError(f"{value}: not a captured tree (no _host.json; "
+                                         "'torch-install detect --capture FILE' makes one)")
+    return value
+
+
 def add_sysroot_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sysroot", metavar="DIR", type=non_empty,
+    parser.add_argument("--sysroot", metavar="DIR", type=sysroot_path,
                         help="detect on a captured tree (from 'detect --capture') instead of this machine")
 
 
