@@ -87,3 +87,26 @@ def test_shared_homes_and_look_alikes_are_kept() -> None:
     for text in ("/Users/Shared/Library", "C:\\Users\\Public\\Documents", "0000:41:00.0", "22:23:50",
                  "fe80::3eec:efff:fe1a:2b3c", "/opt/rocm-6.4.1/lib", "2024-03-05"):
         assert redactor.redact_text(text) == text
+
+
+def test_a_host_named_like_a_distribution_leaves_os_release_alone() -> None:
+    from torch_install.capture import Redactor
+
+    text = 'ID=ubuntu\nPRETTY_NAME="Ubuntu 22.04.5 LTS"\n'
+    assert Redactor("ubuntu").redact_text(text) == text
+
+
+def test_the_host_name_is_redacted_as_a_whole_word_only() -> None:
+    from torch_install.capture import Redactor
+
+    redactor = Redactor("node7")
+    assert redactor.redact_text("node7 up; node7.cluster; node77; xnode7") == (
+        "redacted-host up; redacted-host.cluster; node77; xnode7")
+
+
+def test_the_kernel_builder_in_proc_version_is_redacted() -> None:
+    from torch_install.capture import Redactor
+
+    line = "Linux version 6.8.0-custom (alice@workstation) (gcc (GCC) 13.2.0, GNU ld 2.42) #1 SMP\n"
+    assert Redactor(None).redact_text(line) == ("Linux version 6.8.0-custom (user@redacted-host) (gcc (GCC) 13.2.0, "
+                                                "GNU ld 2.42) #1 SMP\n")

@@ -36,6 +36,13 @@ _HW_ADDRESS = re.compile(rb"(?i)(?<![0-9a-f:-])[0-9a-f]{2}([:-])[0-9a-f]{2}(?:\1
 _POSIX_HOME = re.compile(rb"(/home/|/Users/)([^/\\\s:;,\"'<>|=()\[\]]+)")
 _WINDOWS_HOME = re.compile(rb"(?i)\b([a-z]:(?:\\\\|\\|/)Users(?:\\\\|\\|/))([^/\\\r\n\t:;,\"'<>|=]+)")
 _SHARED_HOMES = {b"shared", b"public", b"default", b"all users", b"default user"}  # not a person's name
+# Host names that are words the captured files use for other things (a distribution's ID, "localhost"): replacing
+# them would rewrite /etc/os-release's ID=ubuntu, so they are left alone (they identify no one either).
+_COMMON_HOSTNAMES = {b"ubuntu", b"debian", b"fedora", b"centos", b"rhel", b"rocky", b"almalinux", b"alpine",
+                     b"arch", b"archlinux", b"opensuse", b"suse", b"linux", b"localhost", b"raspberrypi", b"jetson",
+                     b"container", b"docker", b"default"}
+# The kernel builder in /proc/version: "Linux version 6.8.0 (alice@workstation) (gcc …)"
+_KERNEL_BUILDER = re.compile(rb"(Linux version \S+ \()[^()\s@]+@[^()\s]+(\))")
 
 
 class Redactor:
@@ -45,7 +52,10 @@ class Redactor:
         self._uuids: dict[bytes, bytes] = {}
         self._addresses: dict[bytes, bytes] = {}
         self._users: dict[bytes, bytes] = {}
-        self._hostname = hostname.encode() if hostname and len(hostname) >= 3 else None
+        name = hostname.encode() if hostname and len(hostname) >= 3 else None
+        # whole words only: a host "gpu" must not rewrite "nvidia-gpu"; common words are not redacted at all
+        self._hostname = re.compile(rb"(?<![A-Za-z0-9_.-])" + re.escape(name) + rb"(?![A-Za-z0-9_-])") \
+            if name and name.lower() not in _COMMON_HOSTNAMES else None
 
     def _uuid(self, match: re.Match[bytes]) -> bytes:
         key = match.group(2).lower()
@@ -78,7 +88,8 @@ class Redactor:
         data = _UUID.sub(self._uuid, data)
         data = _SERIAL.sub(lambda m: m.group(1) + b"[redacted]", data)
         if self._hostname:
-            data = data.replace(self._hostname, b"redacted-host")
+            data = self._hostname.sub(b"redacted-host", data)
+        data = _KERNEL_BUILDER.sub(rb"\1user@redacted-host\2", data)
         return self._personal(data)
 
     def _personal(self, data: bytes) -> bytes:
