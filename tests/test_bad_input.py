@@ -106,3 +106,16 @@ def test_a_directory_that_is_no_capture_is_an_error_not_an_empty_machine(capsys:
     with pytest.raises(SystemExit) as exited:
         main([command, "--sysroot", str(tmp_path)])
     assert exited.value.code == 2 and "not a captured tree (no _host.json" in capsys.readouterr().err
+
+
+def test_install_says_what_it_installs_and_why_before_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["install", "--dry-run", "--offline", "--variant", "cpu"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("Choice:   torch ") and "\nWhy:      " in err
+    assert out.strip().endswith("--index-url https://download.pytorch.org/whl/cpu")
+
+
+@pytest.mark.parametrize("command", [["plan", "--offline"], ["matrix", "--offline"]])
+def test_json_is_an_alias_of_format_json(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    assert main([*command, "--json"]) == 0
+    assert isinstance(json.loads(capsys.readouterr().out), (dict, list))

@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     f"Variants marked {ASSUMED_MARK} were found on the index; their rules are assumed.")
     parser.add_argument("--limit", type=int, default=12, metavar="N", help="newest N releases (default 12; 0: all)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    parser.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     parser.add_argument("--channel", choices=CHANNELS, default="stable",
                         help="index channel read with --online (default stable)")
     common.add_index_options(parser)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                       "4 when no build fits.")
     _add_request_options(plan)
     plan.add_argument("--format", default="text", metavar="FORMAT", help=f"output format: {_format_names()}")
+    plan.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     plan.add_argument("--strict", action="store_true", help="exit 1 when the plan has warnings")
     plan.add_argument("--hashes", action="store_true",
                       help="with --format requirements: add --hash=sha256: options read from the index")
@@ -185,10 +187,18 @@ def run_install(args: argparse.Namespace) -> int:
     machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
     check_consistent(machine, request.variant)
     plan = resolve_plan(machine, request, common.matrix_for(args, machine))
-    for warning in plan.warnings:
-        common.warn(f"[{warning.code}] {warning.message}")
+    if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
+        for warning in plan.warnings:
+            common.warn(f"[{warning.code}] {warning.message}")
     argv = install.plan_argv(plan, interpreter, args.installer, need_uv=not args.dry_run)
     install.check_installable(plan, interpreter, args.installer)
+    from ..render.plan import render_text
+
+    for line in render_text(plan).splitlines():  # what is about to be installed, and why, before the installer runs
+        if line.startswith(("Choice:", "Why:")):
+            sys.stderr.write(line + "\n")
+    for warning in plan.warnings:
+        common.warn(f"[{warning.code}] {warning.message}")
 
     common.write(shlex.join(argv))
     if args.dry_run:

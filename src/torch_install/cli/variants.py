@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "must (PEP 825) for the machine, and explain the order. Runs no provider plugin.")
     parser.add_argument("source", metavar="FILE|URL", help="a local file, or an https URL (http only for loopback)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    parser.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     parser.add_argument("--enable-optional", metavar="NAMESPACE", action="append", default=[],
                         help="turn on an optional provider namespace")
     targets.add_target_options(parser)
