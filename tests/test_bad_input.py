@@ -119,3 +119,19 @@ def test_install_says_what_it_installs_and_why_before_the_command(capsys: pytest
 def test_json_is_an_alias_of_format_json(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     assert main([*command, "--json"]) == 0
     assert isinstance(json.loads(capsys.readouterr().out), (dict, list))
+
+
+@pytest.mark.parametrize(("base", "pip_tail", "uv_tail"), [
+    ("http://mirror.example/whl", "--trusted-host mirror.example", "--allow-insecure-host mirror.example"),
+    ("http://mirror.example:8080/whl", "--trusted-host mirror.example:8080",
+     "--allow-insecure-host mirror.example:8080"),
+    ("http://127.0.0.1:8080/whl", "/whl/cpu", "/whl/cpu"),  # loopback: pip trusts it already
+    ("https://mirror.example/whl", "/whl/cpu", "/whl/cpu")])
+def test_an_allowed_plain_http_mirror_is_trusted_in_the_commands(capsys: pytest.CaptureFixture[str], base: str,
+                                                                  pip_tail: str, uv_tail: str) -> None:
+    argv = ["plan", "--offline", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--index-base", base,
+            "--allow-insecure-index", "--format"]
+    assert main([*argv, "pip"]) == 0
+    assert capsys.readouterr().out.strip().endswith(pip_tail)
+    assert main([*argv, "uv"]) == 0
+    assert capsys.readouterr().out.strip().endswith(uv_tail)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 
 from ..errors import InputError
+from ..hosts import is_loopback
 from ..resolver.plan import DEFAULT_INDEX_BASE
 
 INDEX_BASE_ENV = "TORCH_INSTALL_INDEX_BASE"
@@ -24,20 +25,6 @@ def redact_url(url: str) -> str:
     if "@" not in authority:
         return url
     return f"{scheme}://***@{authority.rpartition('@')[2]}{slash}{path}"
-
-
-def is_loopback(host: str | None) -> bool:
-    """Whether a host is this machine: ``localhost`` or a loopback IP address (not a name like 127.example.com)."""
-    if not host:
-        return False
-    if host.lower() == "localhost":
-        return True
-    import ipaddress
-
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def transport_allowed(url: str, allow_insecure: bool = False) -> bool:

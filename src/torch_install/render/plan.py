@@ -10,6 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from ..display import one_line
+from ..hosts import insecure_host
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
 from ..resolver.choose import musl_of
 from ..resolver.commands import PRE_RELEASE_CHANNEL
@@ -39,6 +40,8 @@ def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None =
         lines.append("--pre")
     if plan.choice.index_url:
         lines.append(f"--index-url {plan.choice.index_url}")
+        if insecure_host(plan.choice.index_url):
+            lines.append(f"--trusted-host {insecure_host(plan.choice.index_url)}")
     pins = requirement_lines(plan)
     if hashes:
         pins = [" \\\n    ".join([pin, *(f"--hash=sha256:{h}" for h in hashes.get(name, ()))])

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ..hosts import insecure_host
 from ..machine import Machine
 from .commands import INSTALLERS, PRE_RELEASE_CHANNEL, installer_argv
 
@@ -185,6 +186,9 @@ def install_args(plan: Plan, installer: str = "pip") -> list[str]:
         args += ["--pre"] if installer == "pip" else ["--prerelease", "allow"]
     if plan.choice is not None and plan.choice.index_url:
         args += ["--index-url", plan.choice.index_url]
+        trusted = insecure_host(plan.choice.index_url)  # a plain-http mirror the user allowed (--allow-insecure-index)
+        if trusted:
+            args += ["--trusted-host", trusted] if installer == "pip" else ["--allow-insecure-host", trusted]
     return args
 
 
