@@ -135,3 +135,18 @@ def test_an_allowed_plain_http_mirror_is_trusted_in_the_commands(capsys: pytest.
     assert capsys.readouterr().out.strip().endswith(pip_tail)
     assert main([*argv, "uv"]) == 0
     assert capsys.readouterr().out.strip().endswith(uv_tail)
+
+
+def test_the_doctors_fix_uses_the_mirror(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = str(env / "bin" / "python")
+    main(["doctor", "--python", python, "--json", "--index-base", "https://mirror.example/whl"])
+    assert "--index-url https://mirror.example/whl/" in json.loads(capsys.readouterr().out)["fix"]["command"]
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_BASE", "http://mirror.example/whl")
+    main(["doctor", "--python", python, "--json", "--allow-insecure-index"])
+    assert "--allow-insecure-host mirror.example" in json.loads(capsys.readouterr().out)["fix"]["command"]  # uv: no pip

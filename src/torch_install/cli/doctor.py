@@ -18,6 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="inspect the environment of this interpreter (another venv or conda env) "
                              "instead of the one running torch-install")
     parser.add_argument("--json", action="store_true", help="print the report as JSON (docs/doctor-json.md)")
+    parser.add_argument("--index-base", metavar="URL",
+                        help="PyTorch wheel index base for the fix (mirrors); default $TORCH_INSTALL_INDEX_BASE or "
+                             "PyTorch's")
+    parser.add_argument("--allow-insecure-index", action="store_true",
+                        help="allow a plain-http index base that is not loopback")
     parser.add_argument("--import-torch", action="store_true",
                         help="also import torch in a child process and run one tiny GPU kernel")
     parser.add_argument("--import-timeout", metavar="SECONDS", type=float, default=60.0,
@@ -58,8 +63,11 @@ def run(args: argparse.Namespace) -> int:
         machine = complete_machine(detect(probe))
         environ = dict(probe.environ)
     installed = inspect(args.python, environ=os.environ)
+    from ..index.urls import index_base_from
+
+    base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
     report = diagnose(machine, installed, load_matrix(), probe=probe, environ=environ,
-                      import_torch_timeout=args.import_timeout if args.import_torch else None)
+                      import_torch_timeout=args.import_timeout if args.import_torch else None, index_base=base)
     from ..doctor.report import render_json, render_text
 
     common.write(render_json(report) if args.json else render_text(report))

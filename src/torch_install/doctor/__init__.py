@@ -102,7 +102,7 @@ class Report:
 def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: Probe | None = None,
              environ: Mapping[str, str] | None = None,
              plan_for: Callable[[tuple[str, ...]], Plan] | None = None,
-             import_torch_timeout: float | None = None) -> Report:
+             import_torch_timeout: float | None = None, index_base: str | None = None) -> Report:
     """Run every check; fill in the fix. ``import_torch_timeout`` set: also import torch in a child process.
 
     ``machine.python`` is replaced by the inspected interpreter's Python. ``plan_for`` maps requirement
@@ -111,7 +111,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     environ = dict(environ if environ is not None else (probe.environ if probe is not None else {}))
     machine = machine._replace(python=installed.interpreter.python)
     if plan_for is None:
-        plan_for = default_planner(machine, matrix)
+        plan_for = default_planner(machine, matrix, index_base)
     ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
                   plan_for=plan_for)
     findings = run_checks(ctx)
@@ -152,13 +152,16 @@ def _disk_findings(fix: Fix | None) -> list[Finding]:
                     "free some space (e.g. `python -m pip cache purge`) before running the fix")]
 
 
-def default_planner(machine: Machine, matrix: Matrix) -> Callable[[tuple[str, ...]], Plan]:
-    """Requirement strings -> the resolver's plan for ``machine`` (memoized)."""
+def default_planner(machine: Machine, matrix: Matrix, index_base: str | None = None
+                    ) -> Callable[[tuple[str, ...]], Plan]:
+    """Requirement strings -> the resolver's plan for ``machine`` (memoized), on ``index_base`` (a mirror) when
+    given."""
     cache: dict[tuple[str, ...], Plan] = {}
+    base = {"index_base": index_base} if index_base else {}
 
     def plan_for(packages: tuple[str, ...]) -> Plan:
         if packages not in cache:
-            cache[packages] = resolve(machine, Request(packages=packages), matrix)
+            cache[packages] = resolve(machine, Request(packages=packages, **base), matrix)
         return cache[packages]
 
     return plan_for
