@@ -150,3 +150,23 @@ def test_the_doctors_fix_uses_the_mirror(capsys: pytest.CaptureFixture[str], mon
     monkeypatch.setenv("TORCH_INSTALL_INDEX_BASE", "http://mirror.example/whl")
     main(["doctor", "--python", python, "--json", "--allow-insecure-index"])
     assert "--allow-insecure-host mirror.example" in json.loads(capsys.readouterr().out)["fix"]["command"]  # uv: no pip
+
+
+def test_an_integer_python_cannot_convert_is_input_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    target = tmp_path / "p.json"
+    target.write_text('{"schema": 1' + "0" * 5000 + "}")
+    assert "not a machine profile (Exceeds the limit (4300 digits)" in one_line_error(
+        capsys, ["plan", "--offline", "--target", str(target)])
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "1e9"])
+def test_an_import_timeout_that_is_no_time_is_input_error(capsys: pytest.CaptureFixture[str], value: str) -> None:
+    assert "--import-timeout: must be a number of seconds from 0 to 3600" in one_line_error(
+        capsys, ["doctor", "--import-torch", "--import-timeout", value])
+
+
+def test_a_variants_file_with_a_huge_integer_is_input_error(capsys: pytest.CaptureFixture[str],
+                                                           tmp_path: Path) -> None:
+    bad = tmp_path / "torch-2.15.0-variants.json"
+    bad.write_text('{"x": 1' + "0" * 5000 + "}")
+    assert "not a variants file" in one_line_error(capsys, ["variants", str(bad)])

@@ -290,6 +290,8 @@ def load_machine(path: "str | Path") -> Machine:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply for a machine profile") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (4,300)
+        raise InputError(f"{path}: not a machine profile ({str(exc).split(':')[0]})") from None
     except _DuplicateKey as exc:
         raise InputError(f"{path}: key {exc.args[0]!r} appears twice in one object") from None
     return machine_from_dict(data, origin=str(path))

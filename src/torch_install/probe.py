@@ -131,7 +131,7 @@ class Probe:
             if not self._inside(path):
                 return {}
             data = json.loads(read_regular(path, MAX_READ).decode("utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             return {}
         return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 

@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     from ..errors import InputError
 
-    if args.import_timeout <= 0:
-        raise InputError("--import-timeout: must be a positive number of seconds")
+    if not 0 < args.import_timeout <= 3600:  # nan and inf fail this too
+        raise InputError("--import-timeout: must be a number of seconds from 0 to 3600")
     from ..doctor import diagnose
     from ..doctor.inspect import inspect
     from ..probe import Probe

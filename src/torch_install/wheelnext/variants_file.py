@@ -207,6 +207,8 @@ def read_variants_text(text: str, origin: str) -> VariantsFile:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{origin}: not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # a 4,300-digit integer, or nesting past the recursion limit
+        raise InputError(f"{origin}: not a variants file ({str(exc).split(':')[0] or 'nested too deeply'})") from None
     return parse_variants(data, origin)
 
 
