@@ -170,3 +170,36 @@ def test_a_variants_file_with_a_huge_integer_is_input_error(capsys: pytest.Captu
     bad = tmp_path / "torch-2.15.0-variants.json"
     bad.write_text('{"x": 1' + "0" * 5000 + "}")
     assert "not a variants file" in one_line_error(capsys, ["variants", str(bad)])
+
+
+def _script(tmp_path: Path, name: str, body: str) -> str:
+    path = tmp_path / name
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.skipif(not Path("/bin/sh").exists(), reason="needs a POSIX shell")
+def test_a_command_that_prints_without_end_is_killed_at_the_output_cap(tmp_path: Path) -> None:
+    import time
+
+    from torch_install.child_process import MAX_OUTPUT, run_captured
+
+    started = time.monotonic()
+    done = run_captured([_script(tmp_path, "forever", "while :; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done\n")], 60)
+    assert done.returncode == -9 and len(done.stdout) == MAX_OUTPUT and "output over" in done.stderr
+    assert time.monotonic() - started < 30
+
+
+@pytest.mark.skipif(not Path("/usr/bin/setsid").exists(), reason="needs setsid")
+def test_a_grandchild_that_leaves_the_group_and_holds_the_pipes_is_not_waited_for(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    from torch_install.child_process import run_captured
+
+    started = time.monotonic()
+    done = run_captured([_script(tmp_path, "setsid", "setsid sleep 20 &\necho answer\n")], 60)
+    took = time.monotonic() - started
+    subprocess.run(["pkill", "-f", "sleep 20"], check=False)
+    assert done.returncode == 0 and done.stdout == "answer\n" and took < 5

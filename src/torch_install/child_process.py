@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Mapping
+    from typing import IO
 
 
 @dataclass(frozen=True)
@@ -32,28 +33,75 @@ class Captured:
         return self.returncode is None
 
 
-def run_captured(argv: list[str], timeout: float, env: Mapping[str, str] | None = None) -> Captured:
-    """Run ``argv`` and wait at most ``timeout`` seconds; output is decoded as UTF-8 (bad bytes replaced).
+MAX_OUTPUT = 8 << 20  # bytes kept of each stream; a command printing more is killed (``doctor --python /usr/bin/yes``)
+_GRACE = 1.0  # seconds to collect what a finished command left in its pipes
 
+
+def run_captured(argv: list[str], timeout: float, env: Mapping[str, str] | None = None) -> Captured:
+    """Run ``argv`` and wait at most ``timeout`` seconds in all; output is decoded as UTF-8 (bad bytes replaced).
+
+    Each stream is read by its own thread into at most ``MAX_OUTPUT`` bytes; a command that prints more is
+    killed (exit -9, the streams kept so far, a line saying why). Past the deadline the command's process group
+    is killed; a grandchild that left the group (``setsid``) and holds the pipes open is not waited for.
     A command that cannot be started raises ``OSError`` (``FileNotFoundError``, ``PermissionError`` …):
     each caller words that failure for its own user.
     """
     import subprocess  # only when a command really runs: detection on files never pays for it
+    import threading
+    import time
 
     posix = os.name == "posix"
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                             env=dict(env) if env is not None else None, start_new_session=posix)
-    with proc:
+    buffers = (bytearray(), bytearray())
+    overflow = threading.Event()
+
+    def pump(stream: IO[bytes], buffer: bytearray) -> None:
         try:
-            stdout, stderr = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.communicate()
-            return Captured(None)
-        except BaseException:  # Ctrl-C while waiting: the command must not outlive us in its own group
-            _kill_group(proc)
-            raise
-    return Captured(proc.returncode, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
+            while chunk := stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536):
+                room = MAX_OUTPUT - len(buffer)
+                buffer += chunk[:room]
+                if len(chunk) > room:
+                    overflow.set()
+                    return
+        except (OSError, ValueError):  # the pipe closed under us: the command was killed
+            return
+
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [threading.Thread(target=pump, args=(stream, buffer), daemon=True)
+               for stream, buffer in zip((proc.stdout, proc.stderr), buffers, strict=True)]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + timeout
+    try:
+        while proc.poll() is None:
+            if overflow.is_set():
+                _kill_group(proc)
+                proc.wait()
+                return Captured(-9, _text(buffers[0]), _text(buffers[1]) + f"\n[output over {MAX_OUTPUT >> 20} "
+                                                                           "MiB: killed]")
+            if time.monotonic() >= deadline:
+                _kill_group(proc)
+                proc.wait()
+                return Captured(None)
+            overflow.wait(min(0.02, max(0.0, deadline - time.monotonic())))
+        grace = min(deadline, time.monotonic() + _GRACE)
+        for reader in readers:  # what it left in the pipes; a grandchild holding them is not waited for
+            reader.join(max(0.0, grace - time.monotonic()))
+        if overflow.is_set():
+            return Captured(-9, _text(buffers[0]), _text(buffers[1]) + f"\n[output over {MAX_OUTPUT >> 20} MiB]")
+        return Captured(proc.returncode, _text(buffers[0]), _text(buffers[1]))
+    except BaseException:  # Ctrl-C while waiting: the command must not outlive us in its own group
+        _kill_group(proc)
+        raise
+    finally:
+        for stream, reader in zip((proc.stdout, proc.stderr), readers, strict=True):
+            if not reader.is_alive():  # a reader still blocked (a grandchild holds the pipe) keeps its stream
+                stream.close()
+
+
+def _text(data: bytearray) -> str:
+    return bytes(data).decode("utf-8", "replace")
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
