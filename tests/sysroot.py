@@ -142,6 +142,11 @@ _KFD_CPU_FIELDS = ("cpu_cores_count", "simd_count", "mem_banks_count", "caches_c
 _KFD_GPU_FIELDS = (*_KFD_CPU_FIELDS, "max_engine_clk_fcompute", "local_mem_size", "fw_version", "capability",
                    "debug_prop", "sdma_fw_version", "unique_id", "num_xcc", "max_engine_clk_ccompute")
 AMD = 4098  # KFD vendor_id: 0x1002
+# What amdkfd reports alike for the RDNA GPUs and APUs of the fixtures (one SDMA pair, wave32, 64 kB LDS)
+_RDNA_NODE: dict[str, int | str] = dict(mem_banks_count=1, io_links_count=1, max_waves_per_simd=16, lds_size_in_kb=64,
+                                        num_gws=64, wave_front_size=32, simd_per_cu=2, max_slots_scratch_cu=32,
+                                        vendor_id=AMD, num_sdma_engines=2, num_cp_queues=8, capability=671588992,
+                                        debug_prop=1495, num_xcc=1)
 # PowerShell's ConvertTo-Json of Win32_VideoController rows, as Windows PowerShell 5.1 indents it.
 _CIM_ROW = ('    {{\n        "Name":  "{name}",\n        "PNPDeviceID":  "{pnp}",\n'
             '        "DriverVersion":  "{driver}",\n        "Status":  "{status}",\n'
@@ -314,21 +319,16 @@ def build_amd_fixtures(where: Path) -> None:
     b.pci("0000:03:00.0", "1002", "744c", PCI_VGA, "amdgpu", depth=4)
     b.pci("0000:13:00.0", "1002", "164e", PCI_VGA, "amdgpu", depth=4)
     b.kfd_cpu_node(0, 16, 0, 2)
-    b.kfd_gpu_node(1, 4672, simd_count=192, mem_banks_count=1, caches_count=206, io_links_count=1,
-                   simd_id_base=2147488032, max_waves_per_simd=16, lds_size_in_kb=64, num_gws=64, wave_front_size=32,
-                   array_count=12, simd_arrays_per_engine=2, cu_per_simd_array=8, simd_per_cu=2,
-                   max_slots_scratch_cu=32, gfx_target_version=110000, vendor_id=AMD, device_id=0x744c,
-                   location_id=0x0300, drm_render_minor=128, num_sdma_engines=2, num_sdma_queues_per_engine=6,
-                   num_cp_queues=8, max_engine_clk_fcompute=2482, fw_version=2140, capability=671588992,
-                   debug_prop=1495, sdma_fw_version=20, unique_id=11673270660693242239, num_xcc=1,
+    b.kfd_gpu_node(1, 4672, **_RDNA_NODE, simd_count=192, caches_count=206, simd_id_base=2147488032, array_count=12,
+                   simd_arrays_per_engine=2, cu_per_simd_array=8, gfx_target_version=110000, device_id=0x744c,
+                   location_id=0x0300, drm_render_minor=128, num_sdma_queues_per_engine=6,
+                   max_engine_clk_fcompute=2482, fw_version=2140, sdma_fw_version=20, unique_id=11673270660693242239,
                    max_engine_clk_ccompute=2400)
-    b.kfd_gpu_node(2, 53810, simd_count=4, mem_banks_count=1, caches_count=6, io_links_count=1,
-                   simd_id_base=2147488048, max_waves_per_simd=16, lds_size_in_kb=64, num_gws=64, wave_front_size=32,
-                   array_count=1, simd_arrays_per_engine=1, cu_per_simd_array=2, simd_per_cu=2,
-                   max_slots_scratch_cu=32, gfx_target_version=100306, vendor_id=AMD, device_id=0x164e,
-                   location_id=0x1300, drm_render_minor=129, num_sdma_engines=2, num_sdma_queues_per_engine=2,
-                   num_cp_queues=8, max_engine_clk_fcompute=2200, fw_version=111, capability=671588992,
-                   debug_prop=1495, sdma_fw_version=9, unique_id=0, num_xcc=1, max_engine_clk_ccompute=2400)
+    b.kfd_gpu_node(2, 53810, **_RDNA_NODE, simd_count=4, caches_count=6, simd_id_base=2147488048, array_count=1,
+                   simd_arrays_per_engine=1, cu_per_simd_array=2, gfx_target_version=100306, device_id=0x164e,
+                   location_id=0x1300, drm_render_minor=129, num_sdma_queues_per_engine=2,
+                   max_engine_clk_fcompute=2200, fw_version=111, sdma_fw_version=9, unique_id=0,
+                   max_engine_clk_ccompute=2400)
 
     # Ryzen AI Max (Strix Halo, gfx1151) APU, ROCm 7.1.1 under $ROCM_PATH.
     b = SysrootBuilder(where / "strix-halo", host_facts(python="3.12.4", libc="glibc 2.35",
@@ -337,13 +337,11 @@ def build_amd_fixtures(where: Path) -> None:
     b.file("/opt/rocm-7.1.1/.info/version", "7.1.1-38\n")
     b.pci("0000:c5:00.0", "1002", "1586", PCI_VGA, "amdgpu", depth=4)
     b.kfd_cpu_node(0, 32, 0, 1)
-    b.kfd_gpu_node(1, 21781, simd_count=80, mem_banks_count=1, caches_count=58, io_links_count=1,
-                   simd_id_base=2147487744, max_waves_per_simd=16, lds_size_in_kb=64, num_gws=64, wave_front_size=32,
-                   array_count=4, simd_arrays_per_engine=2, cu_per_simd_array=5, simd_per_cu=2,
-                   max_slots_scratch_cu=32, gfx_target_version=110501, vendor_id=AMD, device_id=0x1586,
-                   location_id=0xc500, drm_render_minor=128, num_sdma_engines=2, num_sdma_queues_per_engine=6,
-                   num_cp_queues=8, max_engine_clk_fcompute=2900, fw_version=43, capability=671588992,
-                   debug_prop=1495, sdma_fw_version=14, unique_id=0, num_xcc=1, max_engine_clk_ccompute=5100)
+    b.kfd_gpu_node(1, 21781, **_RDNA_NODE, simd_count=80, caches_count=58, simd_id_base=2147487744, array_count=4,
+                   simd_arrays_per_engine=2, cu_per_simd_array=5, gfx_target_version=110501, device_id=0x1586,
+                   location_id=0xc500, drm_render_minor=128, num_sdma_queues_per_engine=6,
+                   max_engine_clk_fcompute=2900, fw_version=43, sdma_fw_version=14, unique_id=0,
+                   max_engine_clk_ccompute=5100)
 
 
 def build_intel_fixtures(where: Path) -> None:

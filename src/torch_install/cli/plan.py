@@ -192,11 +192,10 @@ def run_install(args: argparse.Namespace) -> int:
             common.warn(f"[{warning.code}] {warning.message}")
     argv = install.plan_argv(plan, interpreter, args.installer, need_uv=not args.dry_run)
     install.check_installable(plan, interpreter, args.installer)
-    from ..render.plan import render_text
+    from ..render.plan import choice_lines
 
-    for line in render_text(plan).splitlines():  # what is about to be installed, and why, before the installer runs
-        if line.startswith(("Choice:", "Why:")):
-            sys.stderr.write(line + "\n")
+    for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
+        sys.stderr.write(line + "\n")
     for warning in plan.warnings:
         common.warn(f"[{warning.code}] {warning.message}")
 

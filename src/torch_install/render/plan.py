@@ -40,8 +40,9 @@ def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None =
         lines.append("--pre")
     if plan.choice.index_url:
         lines.append(f"--index-url {plan.choice.index_url}")
-        if insecure_host(plan.choice.index_url):
-            lines.append(f"--trusted-host {insecure_host(plan.choice.index_url)}")
+        trusted = insecure_host(plan.choice.index_url)
+        if trusted:
+            lines.append(f"--trusted-host {trusted}")
     pins = requirement_lines(plan)
     if hashes:
         pins = [" \\\n    ".join([pin, *(f"--hash=sha256:{h}" for h in hashes.get(name, ()))])
@@ -113,18 +114,23 @@ def machine_line(plan: Plan) -> str:
     return one_line(line)
 
 
-def render_text(plan: Plan) -> str:
-    """The human summary: machine, choice, why, the best rejected alternative, warnings, notes, command."""
-    lines = [f"Machine:  {machine_line(plan)}"]
+def choice_lines(plan: Plan) -> list[str]:
+    """The summary's Choice line and its Why lines (also what ``install`` says before it runs the installer)."""
     choice = plan.choice
     if choice is None:
-        lines.append(f"Choice:   none: no build of {', '.join(plan.request.packages)} fits this machine")
+        lines = [f"Choice:   none: no build of {', '.join(plan.request.packages)} fits this machine"]
     else:
         where = choice.index_url or "the default index"
         kind = "GPU" if plan.gpu_accelerated else "CPU only"
-        lines.append(f"Choice:   torch {choice.torch}, variant {choice.variant} ({kind}), from {where}")
+        lines = [f"Choice:   torch {choice.torch}, variant {choice.variant} ({kind}), from {where}"]
     restated = f"torch {choice.torch}, variant {choice.variant} from {where}" if choice else None
     lines += [f"Why:      {reason}" for reason in plan.reasons if reason != restated]  # the Choice line says it
+    return [one_line(line) for line in lines]
+
+
+def render_text(plan: Plan) -> str:
+    """The human summary: machine, choice, why, the best rejected alternative, warnings, notes, command."""
+    lines = [f"Machine:  {machine_line(plan)}", *choice_lines(plan)]
     if plan.rejected:
         best = plan.rejected[0]
         more = f" (+{len(plan.rejected) - 1} more, see --format json)" if len(plan.rejected) > 1 else ""

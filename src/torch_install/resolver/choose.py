@@ -75,6 +75,7 @@ class _Resolver:
         self.why_not: str | None = None  # why no change would
         self.gpu_wanted = False  # the machine has a GPU of a vendor with builds
         self.quiet: set[str] = set()  # starts of rule notes another note already explains
+        self.with_code: dict[tuple[str, tuple[Gpu, ...]], tuple[Release, list[Verdict]] | None] = {}
 
     # -- plumbing -----------------------------------------------------------------------------------------
     def warn(self, code: str, message: str, about: str = "choice") -> None:
@@ -266,20 +267,31 @@ class _Resolver:
                 if numeric_key(low_v.driver_needed or "") < numeric_key(need):
                     message += f"; ≥ {low_v.driver_needed} would enable torch {low_r.version}+{low_v.variant}"
             self.warn("driver-too-old", message, "newest")
-            self.need(Need("nvidia_driver", self.machine.nvidia_driver, f">={need}", f"NVIDIA driver ≥ {need}"))
+            self.need(_driver_need(self.machine.nvidia_driver, need))
         elif not any(v.arch_ok for v in verdicts):
             unusable = sorted({g.label_with_arch for v in verdicts for g in v.unusable_gpus})
             self.warn("gpu-arch-unsupported", f"torch {newest.version} has no kernels for {', '.join(unusable)}; "
                                               f"newest release that runs on it: {chosen}", "newest")
             self.why_not = self.why_not or f"has no kernels for {', '.join(unusable)}"
 
+    def newest_with_code(self, policy: VendorPolicy, gpus: Sequence[Gpu]) -> tuple[Release, list[Verdict]] | None:
+        """The newest matching release (installable here or not) with code for ``gpus``, and its variants that
+        have it; worked out once per vendor and GPU set (a decline asks twice)."""
+        key = (policy.vendor, tuple(gpus))
+        if key not in self.with_code:
+            self.with_code[key] = None
+            for release in self.wanted():
+                verdicts = [v for v in self.verdicts(release, policy, gpus) if v.arch_ok]
+                if verdicts:
+                    self.with_code[key] = (release, verdicts)
+                    break
+        return self.with_code[key]
+
     def gpu_release_elsewhere(self, policy: VendorPolicy, gpus: Sequence[Gpu]) -> str:
         """For a machine where no matching release installs: the newest matching release with code for ``gpus``
         (its wheels do not install here either), or "none"."""
-        for release in self.wanted():
-            if any(v.arch_ok for v in self.verdicts(release, policy, gpus)):
-                return f"{release.version}, which does not install here either"
-        return "none"
+        found = self.newest_with_code(policy, gpus)
+        return f"{found[0].version}, which does not install here either" if found else "none"
 
     def explain_driver_anywhere(self, gpus: Sequence[Gpu]) -> None:
         """For a machine where no matching release installs: whether the NVIDIA driver is below every build of
@@ -287,19 +299,16 @@ class _Resolver:
         driver = self.machine.nvidia_driver
         if not driver or "driver-too-old" in (w.code for w in self.warnings):  # the newest release's already said
             return
-        policy = VENDOR_POLICIES["nvidia"]
-        for release in self.wanted():
-            with_kernels = [v for v in self.verdicts(release, policy, gpus) if v.arch_ok]
-            if not with_kernels:
-                continue
-            if all(v.driver_needed for v in with_kernels):
-                need = min((v.driver_needed or "" for v in with_kernels), key=numeric_key)
-                labels = ", ".join(g.label_with_arch for g in gpus)
-                self.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {release.version} "
-                                            f"with kernels for {labels} (needs ≥ {need})", "newest")
-                if release is self.newest:
-                    self.need(Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}"))
+        found = self.newest_with_code(VENDOR_POLICIES["nvidia"], gpus)
+        if found is None or not all(v.driver_needed for v in found[1]):
             return
+        release, with_kernels = found
+        need = min((v.driver_needed or "" for v in with_kernels), key=numeric_key)
+        labels = ", ".join(g.label_with_arch for g in gpus)
+        self.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {release.version} "
+                                    f"with kernels for {labels} (needs ≥ {need})", "newest")
+        if release is self.newest:
+            self.need(_driver_need(driver, need))
 
     def apply(self, found: _Search) -> None:
         v = found.verdict
@@ -402,9 +411,7 @@ class _Resolver:
         of one architecture gets a newer build alone; then that group's (the most capable group on a tie), with
         the all-GPU build as the alternative."""
         found = self.search(releases, policy, gpus)
-        groups: dict[str | None, list[Gpu]] = {}
-        for gpu in gpus:
-            groups.setdefault(gpu.arch, []).append(gpu)
+        groups = _arch_groups(gpus)
         if len(groups) < 2:
             return found, [], None
         best: tuple[tuple[int, ...], _Search, list[Gpu]] | None = None
@@ -712,7 +719,7 @@ class _Resolver:
         if need:
             self.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {chosen.version} "
                                         f"that has kernels for {labels} (needs ≥ {need})")
-            self.need(Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}"))
+            self.need(_driver_need(driver, need))
         elif first and not any(v.arch_ok for v in first):
             self.warn("gpu-arch-unsupported", f"torch {chosen.version} has no GPU build for {labels}")
             self.why_not = self.why_not or f"has no kernels for {labels}"
@@ -769,9 +776,7 @@ class _Resolver:
                         ) -> Verdict | None:
         """A requested variant that does not serve every GPU: its verdict for the most capable group of GPUs of one
         architecture it serves, with the mixed-gpus warning naming the others; None when it serves no group."""
-        groups: dict[str | None, list[Gpu]] = {}
-        for gpu in gpus:
-            groups.setdefault(gpu.arch, []).append(gpu)
+        groups = _arch_groups(gpus)
         if len(groups) < 2:
             return None
         for members in sorted(groups.values(), key=lambda ms: _capability(ms[0]), reverse=True):
@@ -886,6 +891,19 @@ def musl_of(machine: Machine) -> str | None:
     if not machine.glibc and (machine.os_version or "").lower().startswith(MUSL_DISTRIBUTIONS):
         return f"musl libc of {machine.os_version}"
     return None
+
+
+def _arch_groups(gpus: Sequence[Gpu]) -> dict[str | None, list[Gpu]]:
+    """The GPUs grouped by the architecture that decides which builds run them, in the order first seen."""
+    groups: dict[str | None, list[Gpu]] = {}
+    for gpu in gpus:
+        groups.setdefault(gpu.arch, []).append(gpu)
+    return groups
+
+
+def _driver_need(driver: str | None, need: str) -> Need:
+    """The change "NVIDIA driver ≥ X" an upgrade names."""
+    return Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}")
 
 
 def _gfx_list(found: _Search) -> tuple[str, ...]:
