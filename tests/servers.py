@@ -54,3 +54,51 @@ def closed_port() -> int:
     port = sock.getsockname()[1]
     sock.close()
     return port
+
+
+class TrickleServer:
+    """A loopback HTTP server that sends its reply one byte every ``interval`` seconds (a "slowloris" server): each
+    read returns well within any socket timeout, so only a total deadline ends the fetch. ``head`` is sent first
+    in one piece (empty: the status line itself trickles)."""
+
+    def __init__(self, head: bytes, trickle: bytes, interval: float = 0.2) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.head, self.trickle, self.interval = head, trickle, interval
+        self.accepted = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        self.sock.settimeout(0.1)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.accepted += 1
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        try:
+            conn.recv(65536)
+            if self.head:
+                conn.sendall(self.head)
+            for i in range(len(self.trickle)):
+                if self.stop.wait(self.interval):
+                    break
+                conn.sendall(self.trickle[i:i + 1])
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        self.sock.close()
+
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 
 import pytest
@@ -189,7 +190,7 @@ def test_server_errors_fall_back(httpserver, capsys, tmp_path):
 def test_slow_server_times_out_and_falls_back(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_INSTALL_INDEX_TIMEOUT", "0.3")
     plan, warning = fallback_from_raw(capsys, tmp_path, None)
-    assert "timed out after 0.3 s" in warning
+    assert re.search(r"(timed out|not complete) after 0.3 s", warning), warning
     assert (plan["choice"]["torch"], plan["choice"]["variant"]) == EMBEDDED
 
 

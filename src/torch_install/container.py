@@ -40,10 +40,10 @@ class ImageHint(NamedTuple):
 def _cuda_from(name: str, value: str) -> str | None:
     """The CUDA version a base-image variable states."""
     patterns = {
-        "CUDA_VERSION": r"^\s*(\d+\.\d+(?:\.\d+)?)",
-        "NVIDIA_REQUIRE_CUDA": r"\bcuda>=(\d+\.\d+)",
-        "NV_CUDA_CUDART_VERSION": r"^\s*(\d+\.\d+)",
-        "NV_CUDA_COMPAT_PACKAGE": r"cuda-compat-(\d+)-(\d+)",
+        "CUDA_VERSION": r"^\s*([0-9]+\.[0-9]+(?:\.[0-9]+)?)",
+        "NVIDIA_REQUIRE_CUDA": r"\bcuda>=([0-9]+\.[0-9]+)",
+        "NV_CUDA_CUDART_VERSION": r"^\s*([0-9]+\.[0-9]+)",
+        "NV_CUDA_COMPAT_PACKAGE": r"cuda-compat-([0-9]+)-([0-9]+)",
     }
     match = re.search(patterns[name], value)
     if not match:
@@ -60,7 +60,7 @@ def image_hints(probe: Probe) -> list[ImageHint]:
             hints.append(ImageHint("cuda", cuda, f"${name}={value}"))
             break
     rocm_env = probe.env("ROCM_VERSION")
-    rocm_match = re.match(r"^\s*(\d+\.\d+(?:\.\d+)?)", rocm_env or "")
+    rocm_match = re.match(r"^\s*([0-9]+\.[0-9]+(?:\.[0-9]+)?)", rocm_env or "")
     if rocm_match:
         hints.append(ImageHint("rocm", rocm_match.group(1), f"$ROCM_VERSION={rocm_env}"))
     else:
@@ -68,7 +68,7 @@ def image_hints(probe: Probe) -> list[ImageHint]:
         files = ((f"{rocm_path.rstrip('/')}/.info/version",) if rocm_path else ()) + ROCM_FILES
         for path in files:
             text = (probe.read_text(path, limit=256) or "").strip()
-            if match := re.match(r"^(\d+\.\d+(?:\.\d+)?)", text):
+            if match := re.match(r"^([0-9]+\.[0-9]+(?:\.[0-9]+)?)", text):
                 hints.append(ImageHint("rocm", match.group(1), f"{path}: {text.splitlines()[0]}"))
                 break
     for name in ONEAPI_ENV:

@@ -22,8 +22,8 @@ from .versions import numeric_key
 
 CUDA_TABLE = "data/cuda-toolkit-drivers.json"
 AMDGPU_TABLE = "data/amdgpu-dkms-rocm.json"
-DRIVER_VERSION = r"^\d{1,4}(?:\.\d{1,6}){0,3}$"  # "550.54.15", and "580" in a hand-written profile
-AMDGPU_DRIVER_VERSION = r"^\d{1,3}(?:\.\d{1,6}){1,3}$"  # "6.10.5"
+DRIVER_VERSION = r"^[0-9]{1,4}(?:\.[0-9]{1,6}){0,3}$"  # "550.54.15", and "580" in a hand-written profile
+AMDGPU_DRIVER_VERSION = r"^[0-9]{1,3}(?:\.[0-9]{1,6}){1,3}$"  # "6.10.5"
 
 
 def nvidia_driver_of_file_version(file_version: str) -> str | None:

@@ -25,18 +25,18 @@ ARCHES = ("x86_64", "aarch64", "arm64")
 VENDORS = ("nvidia", "amd", "intel", "apple")
 
 # Patterns are strings: only profile validation needs them, and re.fullmatch caches what it compiles.
-_VERSION = r"^\d+(\.\d+){0,3}$"
+_VERSION = r"^[0-9]+(\.[0-9]+){0,3}$"
 _PATTERNS: dict[str, tuple[str, str]] = {
-    "python": (r"^3\.\d{1,2}t?$", 'like "3.12" or "3.13t"'),
+    "python": (r"^3\.[0-9]{1,2}t?$", 'like "3.12" or "3.13t"'),
     "pci_id": (r"^[0-9a-f]{4}:[0-9a-f]{4}$", 'like "10de:2684" (lower-case hex vendor:device)'),
-    "compute_capability": (r"^\d{1,2}\.\d$", 'like "8.9"'),
+    "compute_capability": (r"^[0-9]{1,2}\.[0-9]$", 'like "8.9"'),
     "gfx": (r"^gfx[0-9a-f]{3,4}$", 'like "gfx1100"'),
 }
 _VERSION_FIELDS = ("glibc", "musl", "nvidia_driver", "cuda_driver_api", "rocm", "amdgpu_driver", "jetson")
 # ROCm and amdgpu versions as machines and packages report them: a pre-release ("6.4.0rc1") or a build suffix
 # ("7.1.0-38", hipconfig's "6.2.41133-dd7f95766", a package's "6.4.0.60400-47~24.04"). Rules read the
 # leading dotted numbers (versions.release_numbers).
-_SUFFIXED_VERSION = r"^\d+(\.\d+){0,3}(?:(?:rc|alpha|beta|a|b|dev|post)\d*|[-+~][0-9A-Za-z.+~-]{1,40})?$"
+_SUFFIXED_VERSION = r"^[0-9]+(\.[0-9]+){0,3}(?:(?:rc|alpha|beta|a|b|dev|post)[0-9]*|[-+~][0-9A-Za-z.+~-]{1,40})?$"
 _SUFFIXED_FIELDS = ("rocm", "amdgpu_driver")
 _VERSION_EXAMPLES = {"glibc": "2.35", "musl": "1.2.5", "nvidia_driver": "550.54.15", "cuda_driver_api": "12.4",
                      "rocm": "6.4.1", "amdgpu_driver": "6.10.5", "jetson": "36.4.3"}
@@ -226,12 +226,12 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
     problems = _check_fields("", data, _MACHINE_TYPES)
     problems += [p for k, v in data.items() if k in _MACHINE_TYPES if (p := _check_value("", k, v))]
     if data.get("os") == "macos" and isinstance(data.get("os_version"), str) and not re.fullmatch(
-            r"(1[0-9]|[2-9][0-9])(\.\d{1,3}){0,2}", data["os_version"]):
+            r"(1[0-9]|[2-9][0-9])(\.[0-9]{1,3}){0,2}", data["os_version"]):
         problems.append(f"os_version: {data['os_version']!r} is not a macOS version like \"14.5\"")
     if isinstance(data.get("schema"), int) and data["schema"] != SCHEMA_VERSION:
         problems.append(f"schema: version {data['schema']} is not supported (this torch-install reads 1)")
     gpus: list[Gpu] = []
-    for i, item in enumerate(data.get("gpus") or []):
+    for i, item in enumerate(data["gpus"] if isinstance(data.get("gpus"), list) else []):
         where = f"gpus[{i}]."
         if not isinstance(item, dict):
             problems.append(f"gpus[{i}]: expected an object")
@@ -263,7 +263,7 @@ def _windows_driver_version(data: dict[str, Any]) -> dict[str, Any]:
     """A profile whose ``nvidia_driver`` is a Windows driver file version ("32.0.15.6094", as Device Manager shows
     it) with the NVIDIA driver version it stands for ("560.94"), saying so in ``sources``."""
     value = data.get("nvidia_driver")
-    if not isinstance(value, str) or not re.fullmatch(r"\d{2}\.\d\.\d{2}\.\d{4}", value):
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{2}\.[0-9]\.[0-9]{2}\.[0-9]{4}", value):
         return data
     driver = nvidia_driver_of_file_version(value)
     if driver is None:

@@ -21,6 +21,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
+from .versions import small_int
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -313,7 +315,8 @@ class Probe:
         # the sidecars obey the tree's rule too: a link out of the tree is not read (nor copied into a capture)
         stderr = _read_or(base + ".stderr", "") if self._inside(base + ".stderr") else ""
         rc_text = (_read_or(base + ".rc", "0") if self._inside(base + ".rc") else "0").strip()
-        return CommandResult(tuple(argv), int(rc_text) if rc_text.lstrip("-").isdigit() else 1, stdout, stderr)
+        rc = small_int(rc_text[1:], 4) if rc_text[:1] == "-" else small_int(rc_text, 4)
+        return CommandResult(tuple(argv), 1 if rc is None else -rc if rc_text[:1] == "-" else rc, stdout, stderr)
 
 
 def read_regular(path: str, limit: int = MAX_READ) -> bytes:

@@ -10,17 +10,24 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_NUMBER = re.compile(r"\d+")
+_NUMBER = re.compile(r"[0-9]+")
+MAX_DIGITS = 18  # more digits than any real version part, size or count has; below Python's int-conversion limit
 
 
 @lru_cache(maxsize=1024)  # asked for every driver and floor a resolve compares (see resolver/variants.py)
 def numeric_key(version: str) -> tuple[int, ...]:
     """The numbers of a version, in order, as a sort key: "550.54.15" -> (550, 54, 15), "rocm6.2.4" -> (6, 2, 4),
     "7.1.1-38" -> (7, 1, 1, 38). Anything that is not a digit only separates numbers."""
-    return tuple(int(x) for x in _NUMBER.findall(version))
+    return tuple(int(x) if len(x) <= MAX_DIGITS else 10**MAX_DIGITS for x in _NUMBER.findall(version))
 
 
-_RELEASE = re.compile(r"\d+(?:\.\d+)*")
+def small_int(text: str, digits: int = MAX_DIGITS) -> int | None:
+    """``text`` as an int when it is 1 to ``digits`` ASCII digits (no sign, no Unicode digits like "²"), else None:
+    how numbers read from users, captures and files are converted."""
+    return int(text) if 0 < len(text) <= digits and text.isascii() and text.isdigit() else None
+
+
+_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 
 
 def release_part(version: str) -> str:

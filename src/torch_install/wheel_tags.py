@@ -13,6 +13,7 @@ from .versions import numeric_key
 
 MANYLINUX_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}  # tag -> glibc it needs
 _GLIBC_ASSUMED_MAX = 99  # glibc minor accepted when a Linux target's glibc is not known
+_MINOR_MAX = 99  # no glibc or musl minor reaches this; a larger one in a profile would list a tag per number
 
 
 class TargetTags(NamedTuple):
@@ -75,10 +76,11 @@ def platform_tags(machine: Machine) -> tuple[list[str], list[str]]:
     if os_name == "linux" and arch in ("x86_64", "aarch64", "arm64"):
         arch = "aarch64" if arch == "arm64" else arch
         if machine.musl:
-            major, minor = (int(x) for x in machine.musl.split(".")[:2])
-            return [f"musllinux_{major}_{m}_{arch}" for m in range(minor, -1, -1)] + [f"linux_{arch}"], assumed
+            major, minor = (*numeric_key(machine.musl), 0)[:2]
+            return ([f"musllinux_{major}_{m}_{arch}" for m in range(min(minor, _MINOR_MAX), -1, -1)]
+                    + [f"linux_{arch}"], assumed)
         if machine.glibc:
-            minor = int(machine.glibc.split(".")[1]) if "." in machine.glibc else 17
+            minor = min((*numeric_key(machine.glibc), 0, 17)[1] if "." in machine.glibc else 17, _MINOR_MAX)
         else:
             minor = _GLIBC_ASSUMED_MAX
             assumed.append("glibc unknown: any manylinux wheel assumed to run")
@@ -92,7 +94,7 @@ def platform_tags(machine: Machine) -> tuple[list[str], list[str]]:
 
         if machine.os_version:
             parts = [*numeric_key(machine.os_version)[:2], 0]
-            version = (parts[0], parts[1] if parts[0] == 10 else 0)
+            version = (min(parts[0], _MINOR_MAX), min(parts[1], _MINOR_MAX) if parts[0] == 10 else 0)
         else:
             version = (99, 0)
             assumed.append("macOS version unknown: any macOS wheel assumed to run")
@@ -121,7 +123,7 @@ def target_tags(machine: Machine) -> TargetTags:
 def python_of_tag(tag: str) -> str | None:
     """ "cp313-cp313t-manylinux_2_28_x86_64" -> "3.13t"; None for a tag that is not a CPython one."""
     interpreter, abi, _ = tag.split("-", 2)
-    match = re.fullmatch(r"cp(\d)(\d+)", interpreter)
+    match = re.fullmatch(r"cp([0-9])([0-9]+)", interpreter)
     if not match:
         return None
     return f"{match[1]}.{match[2]}{'t' if abi.endswith('t') else ''}"
@@ -149,7 +151,7 @@ def wheel_glibc(tags: tuple[str, ...]) -> str | None:
     """Lowest glibc a wheel's platform tags need: manylinux_2_28_x86_64 -> "2.28", manylinux2014 -> "2.17"."""
     floors = []
     for _, _, platform in _parsed(tags):
-        match = re.match(r"^manylinux_(\d+)_(\d+)_", platform)
+        match = re.match(r"^manylinux_([0-9]+)_([0-9]+)_", platform)
         if match:
             floors.append((int(match[1]), int(match[2])))
         for legacy, glibc in MANYLINUX_LEGACY.items():

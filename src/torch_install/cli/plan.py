@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
 from ..resolver.request import CHANNELS
+from ..versions import MAX_DIGITS
 from . import common, targets
 
 if TYPE_CHECKING:
@@ -63,6 +64,8 @@ def request_from_args(args: argparse.Namespace) -> Request:
     from ..resolver.variants import is_variant
 
     for package in args.packages:
+        if re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", package):
+            raise InputError(f"package {package[:40]!r}…: a version number of more than {MAX_DIGITS} digits")
         if re.match(_PLAIN_NAME, package):
             continue
         from packaging.requirements import InvalidRequirement, Requirement

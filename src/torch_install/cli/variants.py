@@ -14,8 +14,6 @@ if TYPE_CHECKING:
     from ..wheelnext import Ranking, VariantsFile
 
 MAX_BYTES = 2 * 1024 * 1024
-TIMEOUT_S = 15.0
-MAX_REDIRECTS = 5
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,39 +32,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
-def fetch(url: str, max_bytes: int | None = None, timeout: float = TIMEOUT_S) -> str:
-    """GET a variants JSON: https (plain http only for loopback, on every redirect hop), size cap, timeout."""
-    max_bytes = MAX_BYTES if max_bytes is None else max_bytes
-    import time
-    from urllib.parse import urljoin
-
-    import requests
-
+def fetch(url: str, max_bytes: int | None = None) -> str:
+    """GET a variants JSON through the index transport (``index/client.py``): https (plain http only for loopback,
+    on every redirect hop), a size cap, and each attempt bounded in total by ``TORCH_INSTALL_INDEX_TIMEOUT``."""
+    from ..index.client import Fetcher, fetch_settings
+    from ..index.pages import IndexUnavailable
     from ..index.urls import redact_url, transport_allowed
 
-    started = time.monotonic()
-    for _ in range(MAX_REDIRECTS + 1):
-        shown = redact_url(url)  # never print a user:password@ given in the URL
-        if not transport_allowed(url):
-            raise InputError(f"{shown}: only https URLs are fetched (plain http only for loopback)")
-        try:
-            with requests.get(url, timeout=timeout, stream=True, allow_redirects=False) as response:
-                if response.is_redirect and response.headers.get("location"):
-                    url = urljoin(url, response.headers["location"])
-                    continue
-                if response.status_code != 200:
-                    raise EnvironmentFailure(f"{shown}: HTTP {response.status_code}")
-                data = bytearray()
-                for chunk in response.iter_content(65536):
-                    data += chunk
-                    if len(data) > max_bytes:
-                        raise EnvironmentFailure(f"{shown}: larger than {max_bytes // 1024} KiB, not read")
-                    if time.monotonic() - started > 2 * timeout:  # a server trickling bytes cannot hold us
-                        raise EnvironmentFailure(f"{shown}: not complete after {2 * timeout:g} s")
-                return data.decode("utf-8", errors="replace")
-        except requests.RequestException as exc:
-            raise EnvironmentFailure(f"{shown}: fetch failed ({exc.__class__.__name__})") from None
-    raise EnvironmentFailure(f"{redact_url(url)}: more than {MAX_REDIRECTS} redirects")
+    shown = redact_url(url)  # never print a user:password@ given in the URL
+    if not transport_allowed(url):
+        raise InputError(f"{shown}: only https URLs are fetched (plain http only for loopback)")
+    fetcher = Fetcher(max_bytes=MAX_BYTES if max_bytes is None else max_bytes, **fetch_settings())
+    try:
+        page = fetcher.get(url, accept="application/json")
+    except IndexUnavailable as exc:
+        raise EnvironmentFailure(str(exc).replace(url, shown)) from None
+    return page.body.decode("utf-8", errors="replace")
 
 
 def load_source(source: str) -> VariantsFile:

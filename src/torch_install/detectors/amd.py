@@ -15,6 +15,7 @@ from typing import NamedTuple
 from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe
+from ..versions import small_int
 from . import Found, GpuRecord
 from .unknown import Unknown
 
@@ -23,7 +24,7 @@ AMDGPU_MODULE_VERSION = "/sys/module/amdgpu/version"  # AMD's DKMS driver only
 AMD_VENDOR_ID = 0x1002
 TABLE = "amd-pci.json"  # in detectors/data/
 _GFX = r"^gfx[0-9a-f]{3,4}$"
-_VERSION = r"^(\d+(?:\.\d+){0,3})(?:[-+~].*)?$"
+_VERSION = r"^([0-9]+(?:\.[0-9]+){0,3})(?:[-+~].*)?$"
 
 
 class KfdNode(NamedTuple):
@@ -48,8 +49,9 @@ def parse_kfd_properties(text: str | None, node: str = "?") -> KfdNode | None | 
     values: dict[str, int] = {}
     for line in text.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[1].isascii():
-            values[parts[0]] = int(parts[1])
+        number = small_int(parts[1]) if len(parts) == 2 else None
+        if number is not None:
+            values[parts[0]] = number
     if "gfx_target_version" not in values:
         return Unknown(f"KFD node {node}: no gfx_target_version line")
     version = values["gfx_target_version"]
@@ -90,7 +92,7 @@ def parse_rocminfo(text: str | None) -> list[tuple[str, str | None]] | Unknown:
     agents: list[dict[str, str]] = []
     for line in (text or "").splitlines():
         stripped = line.strip()
-        if re.match(r"^Agent \d+$", stripped):
+        if re.match(r"^Agent [0-9]+$", stripped):
             agents.append({})
         elif agents and ":" in stripped:
             key, _, value = stripped.partition(":")
@@ -175,7 +177,7 @@ def _kernel_driver(probe: Probe, found: Found) -> None:
 
 def _from_kfd(probe: Probe, found: Found) -> bool:
     """Name every GPU node of the KFD topology; True when the topology was readable."""
-    nodes = [n for n in probe.listdir(KFD_NODES) if n.isdigit()]
+    nodes = [n for n in probe.listdir(KFD_NODES) if small_int(n, 6) is not None]
     for node in sorted(nodes, key=int):
         path = f"{KFD_NODES}/{node}/properties"
         parsed = parse_kfd_properties(probe.read_text(path, 65536), node)

@@ -19,7 +19,7 @@ from .unknown import Unknown
 
 SYSTEM_VERSION = "/System/Library/CoreServices/SystemVersion.plist"
 MPS_MIN_MACOS = (12, 3)
-_CHIP = r"^Apple (M\d+)(?: (Pro|Max|Ultra))?$"
+_CHIP = r"^Apple (M[0-9]+)(?: (Pro|Max|Ultra))?$"
 
 
 def parse_system_version(data: bytes | None) -> str | Unknown:
@@ -31,7 +31,7 @@ def parse_system_version(data: bytes | None) -> str | Unknown:
     except Exception as exc:  # plistlib raises several types (InvalidFileException, ExpatError, ValueError …)
         return Unknown(f"{SYSTEM_VERSION} is not a property list ({exc.__class__.__name__})")
     version = plist.get("ProductVersion") if isinstance(plist, dict) else None
-    if not isinstance(version, str) or not re.match(r"^\d+(\.\d+){0,2}$", version):
+    if not isinstance(version, str) or not re.match(r"^[0-9]+(\.[0-9]+){0,2}$", version):
         return Unknown(f"{SYSTEM_VERSION} has no ProductVersion")
     return version
 
@@ -93,7 +93,7 @@ def _macos_version(probe: Probe, found: Found) -> str | None:
     if reported.startswith("10.16"):
         found.note(f"macOS reports 10.16 (old-SDK compatibility) and {version.reason}: the real version is unknown")
         return None
-    if re.match(r"^\d+(\.\d+){0,2}$", reported):
+    if re.match(r"^[0-9]+(\.[0-9]+){0,2}$", reported):
         found.set("os_version", reported, "platform.mac_ver()")
         return reported
     found.note(version.reason)

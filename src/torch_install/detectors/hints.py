@@ -22,6 +22,7 @@ import re
 
 from ..machine import Gpu
 from ..probe import Probe
+from ..versions import small_int
 from . import Found, GpuRecord
 from .nvidia import cuda_from_driver, parse_driver_version
 
@@ -32,17 +33,17 @@ ROCM_VARS = ("TORCH_INSTALL_ROCM",)
 GFX_VARS = ("TORCH_INSTALL_GFX", "UV_AMD_GPU_ARCHITECTURE")
 VISIBILITY_VARS = {"nvidia": ("CUDA_VISIBLE_DEVICES",), "amd": ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")}
 
-_CUDA = r"^(\d{1,2})\.(\d{1,2})(?:\.\d+)?$"
-_ROCM = r"^\d{1,2}\.\d{1,2}(?:\.\d{1,3})?$"
+_CUDA = r"^([0-9]{1,2})\.([0-9]{1,2})(?:\.[0-9]+)?$"
+_ROCM = r"^[0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?$"
 _GFX = r"^gfx[0-9a-f]{3,4}$"
 
 
 def parse_compute_capability(text: str | None) -> str | None:
     """'8.9', 'sm_89', '89', '12.0', 'sm_120' → '8.9' / '12.0'; None otherwise."""
     value = (text or "").strip().lower().removeprefix("sm_").removeprefix("sm")
-    if re.fullmatch(r"\d{1,2}\.\d", value):
+    if re.fullmatch(r"[0-9]{1,2}\.[0-9]", value):
         return str(float(value)) if not value.startswith("0") else None
-    if re.fullmatch(r"\d{2,3}", value):
+    if re.fullmatch(r"[0-9]{2,3}", value):
         return f"{int(value[:-1])}.{value[-1]}"
     return None
 
@@ -59,8 +60,8 @@ def visible_set(value: str, count: int, uuids: list[str | None]) -> tuple[set[in
     keep: set[int] = set()
     for raw in value.split(","):
         item = raw.strip()
-        if re.fullmatch(r"\d+", item):
-            index = int(item)
+        index = small_int(item, 6)
+        if index is not None:
             if index >= count:
                 return keep, f"index {index} does not exist (there are {count}); later entries ignored"
             keep.add(index)

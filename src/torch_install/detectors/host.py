@@ -15,8 +15,8 @@ from . import Found
 _OS_NAMES = {"linux": "linux", "windows": "windows", "darwin": "macos"}
 _ARCH_NAMES = {"x86_64": "x86_64", "amd64": "x86_64", "x64": "x86_64", "aarch64": "aarch64", "arm64": "arm64",
                "armv8l": "aarch64"}
-_PYTHON = r"^(3)\.(\d{1,2})(?:\.\d+)?"
-_TEGRA = r"^#\s*R(\d+)\s*\(release\),\s*REVISION:\s*(\d+)(?:\.(\d+))?"
+_PYTHON = r"^(3)\.([0-9]{1,2})(?:\.[0-9]+)?"
+_TEGRA = r"^#\s*R([0-9]+)\s*\(release\),\s*REVISION:\s*([0-9]+)(?:\.([0-9]+))?"
 _CGROUP_RUNTIMES = (("kubepods", "kubernetes"), ("docker", "docker"), ("libpod", "podman"),
                     ("containerd", "containerd"), ("lxc", "lxc"))
 
@@ -44,7 +44,7 @@ def parse_python(version: str | None, free_threaded: str | None) -> str | None:
 
 def parse_glibc(libc: str | None) -> str | None:
     """HOST_FACTS 'libc' ('glibc 2.35') → '2.35'; None for musl, empty or malformed text."""
-    match = re.fullmatch(r"glibc\s+(\d+\.\d+(?:\.\d+)?)", (libc or "").strip())
+    match = re.fullmatch(r"glibc\s+([0-9]+\.[0-9]+(?:\.[0-9]+)?)", (libc or "").strip())
     return match.group(1) if match else None
 
 
@@ -71,7 +71,7 @@ def parse_tegra_release(text: str | None) -> str | None:
 
 def parse_musl_version(apk_installed: str | None) -> str | None:
     """Alpine's ``/lib/apk/db/installed`` → musl version ('1.2.4'), or None."""
-    match = re.search(r"^P:musl\nV:(\d+\.\d+\.\d+)", apk_installed, re.M) if apk_installed else None
+    match = re.search(r"^P:musl\nV:([0-9]+\.[0-9]+\.[0-9]+)", apk_installed, re.M) if apk_installed else None
     return match.group(1) if match else None
 
 

@@ -28,7 +28,7 @@ _BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "ati", "radeon", "instinct
 _GLUED_BRANDS = ("nvidia", "geforce", "radeon", "instinct", "intel", "tesla", "amd")  # "TeslaP40", "GeForceRTX3090"
 _FORM_FACTOR_WORDS = frozenset({"laptop", "mobile", "notebook", "maxq"})  # same architecture as the desktop part
 _NOISE = r"(?i)\((?:r|tm|c)\)|[®™©]"
-_MEMORY = r"^\d+gb$|^hbm\d*e?$"
+_MEMORY = r"^[0-9]+gb$|^hbm[0-9]*e?$"
 _PCI_BRACKET = r"^[0-9a-f]{4}(?::[0-9a-f]{4})?$"  # lspci -nn's "[10de:2204]" and class "[0300]"
 _ARCH_FIELDS = ("compute_capability", "gfx", "family", "integrated")
 
@@ -96,7 +96,7 @@ def _alternatives(text: str) -> list[str]:
     parts = [p.strip() for p in text.split("/") if p.strip()]
     if len(parts) < 2:
         return parts
-    lead = re.match(r"^(.*?)(?=\S*\d)", parts[0])
+    lead = re.match(r"^(.*?)(?=\S*[0-9])", parts[0])
     prefix = lead.group(1) if lead else ""
     return [parts[0]] + [p if not p[:1].isdigit() else prefix + p for p in parts[1:]]
 

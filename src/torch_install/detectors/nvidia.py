@@ -32,11 +32,11 @@ PROC_GPUS = "/proc/driver/nvidia/gpus"
 SMI_FIELDS = ("index", "name", "pci.bus_id", "pci.device_id", "driver_version", "uuid", "compute_cap")
 WSL_SMI = "/usr/lib/wsl/lib/nvidia-smi"
 
-_DRIVER = r"^\d{2,4}\.\d{1,3}(?:\.\d{1,3})?$"
-_PROC_VERSION = r"^NVRM version:.*?Kernel Module(?: for \S+)?\s{2,}(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)\s"
-_SMI_DRIVER = r"(?:Driver|KMD) Version:\s*(\d{2,4}\.\d{1,3}(?:\.\d{1,3})?)"
-_SMI_CUDA = r"CUDA (?:UMD )?Version:\s*(\d{1,2}\.\d{1,2})"
-_CC = r"^\d{1,2}\.\d$"
+_DRIVER = r"^[0-9]{2,4}\.[0-9]{1,3}(?:\.[0-9]{1,3})?$"
+_PROC_VERSION = r"^NVRM version:.*?Kernel Module(?: for \S+)?\s{2,}([0-9]{2,4}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)\s"
+_SMI_DRIVER = r"(?:Driver|KMD) Version:\s*([0-9]{2,4}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)"
+_SMI_CUDA = r"CUDA (?:UMD )?Version:\s*([0-9]{1,2}\.[0-9]{1,2})"
+_CC = r"^[0-9]{1,2}\.[0-9]$"
 _MISSING = ("", "N/A", "[N/A]", "ERR!", "[ERR!]", "[Unknown Error]", "Unknown Error")
 
 

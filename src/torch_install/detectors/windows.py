@@ -103,7 +103,7 @@ def detect(probe: Probe, found: Found) -> None:
     if probe.host("system") != "Windows":
         return
     build = probe.host("win_ver")
-    if build and re.match(r"^\d+(\.\d+){1,3}$", build):
+    if build and re.match(r"^[0-9]+(\.[0-9]+){1,3}$", build):
         found.set("os_version", build, "platform.version()")
     adapters, source = _adapters(probe, found)
     known_vendors = {r.gpu.vendor for r in found.gpus}

@@ -52,7 +52,7 @@ DRIVER_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/
                    "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib")
 # CUDA libraries the pip nvidia-* packages provide; a copy earlier on the loader path can win.
 CUDA_LIBS = re.compile(r"^lib(cudnn|cublas|cublasLt|nvJitLink|nvrtc|cudart|cusparse|cusparseLt|cufft|curand|"
-                       r"cusolver|nccl|cupti|nvToolsExt|cufile)(_[a-z_]+)?\.so(\.\d+)*$")
+                       r"cusolver|nccl|cupti|nvToolsExt|cufile)(_[a-z_]+)?\.so(\.[0-9]+)*$")
 RUNTIME_PREFIXES = ("nvidia-", "cuda-toolkit", "cuda-bindings", "triton")
 
 
@@ -284,7 +284,7 @@ def check_cuda_build_driver_too_old(ctx: Context) -> list[Finding]:
     if driver:
         floor = ctx.matrix.cuda_floor(torch.variant, ctx.os)
         family = ctx.matrix.cuda_family(torch.variant)
-        if floor and re.match(r"^\d", floor) and numeric_key(driver) < numeric_key(floor):
+        if floor and re.match(r"^[0-9]", floor) and numeric_key(driver) < numeric_key(floor):
             too_old = True
             evidence.append(f"CUDA {cv[0] if cv else '?'}.x needs NVIDIA driver ≥ {floor} on {ctx.os}"
                             f"{_conf(family.confidence) if family else ''}")
@@ -472,7 +472,7 @@ def _library_versions(probe: Probe, stem: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for directory in DRIVER_LIB_DIRS:
         for name in probe.listdir(directory):
-            if name.startswith(stem + ".so.") and re.fullmatch(r"\d+\.\d+(\.\d+)?", name[len(stem) + 4:]):
+            if name.startswith(stem + ".so.") and re.fullmatch(r"[0-9]+\.[0-9]+(\.[0-9]+)?", name[len(stem) + 4:]):
                 found.setdefault(name[len(stem) + 4:], f"{directory}/{name}")
     return found
 
@@ -541,7 +541,8 @@ def check_nvidia_libs_shadowed(ctx: Context) -> list[Finding]:
 # --- the pip CUDA libraries (nvidia-* / cuda-toolkit wheels) ----------------------------------------
 
 # Shared libraries of the nvidia-* wheels as RECORD lists them: nvidia/<component>/lib/lib*.so*
-_WHEEL_SHARED_LIB = re.compile(r"^nvidia/[^/]+/lib/[^/]+\.so(\.\d+)*$")
+_WHEEL_SHARED_LIB = re.compile(r"^nvidia/[^/]+/lib/[^/]+\.so(\.[0-9]+)*$")
+MAX_RECORD_LINE = 128 * 1024  # the csv module's field limit; no path of a real RECORD comes close
 _LIBRARY_PIN_PREFIXES = ("nvidia-", "cuda-toolkit")
 _PYTHON_IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy"}
 
@@ -593,7 +594,8 @@ def wheel_shared_libraries(dist: Dist) -> tuple[str, ...]:
     text, _ = read_file(os.path.join(dist.path, "RECORD"), MAX_RECORD)
     if not text:
         return ()
-    return tuple(row[0] for row in csv.reader(text.splitlines()) if row and _WHEEL_SHARED_LIB.match(row[0]))
+    lines = (line for line in text.splitlines() if len(line) < MAX_RECORD_LINE)  # csv refuses longer fields
+    return tuple(row[0] for row in csv.reader(lines) if row and _WHEEL_SHARED_LIB.match(row[0]))
 
 
 def _dist_dir(dist: Dist) -> str:
@@ -646,7 +648,7 @@ _UNSUFFIXED_CU13 = re.compile(r"^nvidia-(cublas|cuda-cupti|cuda-nvrtc|cuda-runti
 
 def cuda_major_of(name: str) -> int | None:
     """The CUDA major an nvidia-* package belongs to: nvidia-cudnn-cu12 -> 12, nvidia-cublas -> 13."""
-    match = re.search(r"-cu(\d+)$", name)
+    match = re.search(r"-cu([0-9]+)$", name)
     if match:
         return int(match[1])
     return 13 if _UNSUFFIXED_CU13.match(name) else None
@@ -727,7 +729,7 @@ def check_cuda_compat_forward(ctx: Context) -> list[Finding]:
         if "compat" not in directory.rstrip("/").split("/"):
             continue
         versions = [name[len("libcuda.so."):] for name in ctx.probe.listdir(directory)
-                    if re.fullmatch(r"libcuda\.so\.\d+\.\d+(\.\d+)?", name)]
+                    if re.fullmatch(r"libcuda\.so\.[0-9]+\.[0-9]+(\.[0-9]+)?", name)]
         newer = [v for v in versions if numeric_key(v) > numeric_key(kernel[0])]
         if not newer:
             continue

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..interpreter import Interpreter, query_interpreter, this_interpreter
+from ..versions import small_int
 
 MAX_METADATA = 1024 * 1024  # METADATA, WHEEL, version.py: real ones are far smaller; a bigger one is not read
 MAX_RECORD = 16 * 1024 * 1024
@@ -26,7 +27,7 @@ COMPANION_RUNTIMES = ("triton", "pytorch-triton", "pytorch-triton-rocm", "pytorc
                       "cuda-toolkit", "cuda-bindings", "pip", "uv")
 RUNTIME_PREFIXES = ("nvidia-", "intel-", "rocm-", "amd-torch-device-")
 VERSION_PY_FIELDS = ("__version__", "debug", "cuda", "git_version", "hip", "rocm", "xpu")
-_DIST_DIR = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py\d[^-]*)?\.(?P<kind>dist-info|egg-info)$")
+_DIST_DIR = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[0-9][^-]*)?\.(?P<kind>dist-info|egg-info)$")
 
 
 def normalize(name: str) -> str:
@@ -71,9 +72,7 @@ class Dist:
             return None
         total = 0
         for line in text.splitlines():
-            size = line.rsplit(",", 1)[-1].strip()
-            if size.isdigit():
-                total += int(size)
+            total += small_int(line.rsplit(",", 1)[-1].strip()) or 0
         return total
 
 
@@ -158,16 +157,23 @@ def parse_headers(text: str) -> dict[str, list[str]]:
     return headers
 
 
+MAX_VERSION_PY = 64 * 1024  # torch's is under 1 KiB
+
+
 def read_version_py(package: str, path: str) -> Build:
     """Literal top-level assignments of ``version.py`` (``cuda: Optional[str] = '12.8'`` included)."""
     text, why = read_file(path)
     if text is None:
         return Build(package, path, problem=why)
+    if len(text) > MAX_VERSION_PY:
+        return Build(package, path, problem=f"is {len(text)} characters, over the {MAX_VERSION_PY} a version.py has")
     try:
         tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         return Build(package, path, problem=f"not valid Python (syntax error{f' at line {line}' if line else ''})")
+    except (RecursionError, MemoryError):  # an expression nested past the parser's limits
+        return Build(package, path, problem="nested too deeply to be a version.py")
     values: dict[str, str | bool | None] = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -295,7 +301,7 @@ def inspect_environment(interpreter: Interpreter) -> Installed:
             names = os.listdir(meta)
         except OSError:
             names = []
-        conda_torch = tuple(sorted(n for n in names if re.match(r"^pytorch-\d.*\.json$", n)))
+        conda_torch = tuple(sorted(n for n in names if re.match(r"^pytorch-[0-9].*\.json$", n)))
     return Installed(interpreter=interpreter, dists=tuple(dists), builds=builds, packages=packages,
                      leftovers=tuple(leftovers), conda_torch=conda_torch)
 

@@ -6,9 +6,14 @@ every variant, each named with a local label (``torch-2.9.0+cu128-cp312-cp312-ma
 
 Transport rules: https only (plain http only for a loopback host or with ``allow_insecure``); TLS verified;
 proxies and CA bundles from the environment (``HTTPS_PROXY``, ``REQUESTS_CA_BUNDLE``, ``SSL_CERT_FILE``);
-connect/read timeouts and an overall deadline; bounded retries with backoff for connection errors and
-5xx/429; a cap on the body size; redirects followed by hand, and one to plain http is refused.
-Every failure is an :class:`IndexUnavailable` with a one-line reason.
+each attempt bounded in total (connect, headers and body: ``TIMEOUT`` s, ``TORCH_INSTALL_INDEX_TIMEOUT``), a
+page's attempts together at three times that; bounded retries with backoff for connection errors and 5xx/429;
+a cap on the body size; redirects followed by hand, and one to plain http is refused. Every failure is an
+:class:`IndexUnavailable` with a one-line reason.
+
+The total bound holds against a server that trickles a byte at a time (each read returning within the socket
+timeout): an attempt runs in a worker thread that the fetch stops waiting for at its limit; the abandoned
+thread holds at most ``max_bytes`` and stops at its next read.
 
 ``requests`` is imported only when a page is actually fetched.
 """
@@ -16,6 +21,7 @@ Every failure is an :class:`IndexUnavailable` with a one-line reason.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -23,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from ..errors import InputError
+from ..versions import small_int
 from .pages import ACCEPT, IndexFile, IndexUnavailable, parse_page
 from .urls import project_url, transport_allowed
 
@@ -31,8 +38,9 @@ if TYPE_CHECKING:
 
 MAX_BYTES = 64 * 1024 * 1024  # the full /whl/torch/ page is a few MiB; nightly pages are larger
 CONNECT_TIMEOUT = 5.0
-READ_TIMEOUT = 15.0
-DEADLINE = 60.0  # whole fetch of one page, all attempts included
+READ_TIMEOUT = 15.0  # between two reads
+TIMEOUT = 20.0  # one attempt in total: connect, headers and body
+DEADLINE = 3 * TIMEOUT  # one page, all attempts included
 RETRIES = 2  # extra attempts after the first
 BACKOFF = 0.5  # seconds before the first retry; doubles each time
 MAX_REDIRECTS = 5
@@ -64,18 +72,19 @@ class Fetcher:
     allow_insecure: bool = False
     connect_timeout: float = CONNECT_TIMEOUT
     read_timeout: float = READ_TIMEOUT
+    timeout: float = TIMEOUT
     deadline: float = DEADLINE
     retries: int = RETRIES
     backoff: float = BACKOFF
     max_bytes: int = MAX_BYTES
 
     def get(self, url: str, etag: str | None = None, last_modified: str | None = None,
-            byte_range: str | None = None) -> Page:
+            byte_range: str | None = None, accept: str = ACCEPT) -> Page:
         """GET ``url`` (conditional with ``etag``/``last_modified``; only the bytes ``byte_range`` names, like
         "0-99" or "-65536", when given)."""
         import requests
 
-        headers = {"Accept": ACCEPT, "User-Agent": "torch-install"}
+        headers = {"Accept": accept, "User-Agent": "torch-install"}
         if byte_range:
             headers = {"User-Agent": "torch-install", "Range": f"bytes={byte_range}"}
         if etag:
@@ -85,36 +94,68 @@ class Fetcher:
         started = time.monotonic()
         last_error = "no attempt made"
         made = 0
-        with requests.Session() as session:  # trust_env: proxies, REQUESTS_CA_BUNDLE, .netrc
-            for attempt in range(self.retries + 1):
-                if attempt:
-                    pause = self.backoff * (2 ** (attempt - 1))
-                    if time.monotonic() - started + pause > self.deadline:
-                        break
-                    time.sleep(pause)
-                made += 1
-                try:
-                    return self._get_once(session, url, headers, started)
-                except _Retryable as exc:
-                    last_error = str(exc)
-                except requests.exceptions.SSLError as exc:
-                    raise IndexUnavailable(f"{url}: TLS verification failed ({_short(exc)})") from None
-                except requests.exceptions.Timeout:
-                    last_error = f"timed out after {self.read_timeout:g} s"
-                except requests.exceptions.ConnectionError as exc:
-                    last_error = f"cannot connect ({_short(exc)})"
-                except requests.exceptions.RequestException as exc:
-                    raise IndexUnavailable(f"{url}: {_short(exc)}") from None
+        for attempt in range(self.retries + 1):
+            if attempt:
+                pause = self.backoff * (2 ** (attempt - 1))
+                if time.monotonic() - started + pause >= self.deadline:
+                    break
+                time.sleep(pause)
+            limit = min(self.timeout, self.deadline - (time.monotonic() - started))
+            if limit <= 0:
+                break
+            made += 1
+            try:
+                return self._attempt(url, headers, limit)
+            except _Retryable as exc:
+                last_error = str(exc)
+            except requests.exceptions.SSLError as exc:
+                raise IndexUnavailable(f"{url}: TLS verification failed ({_short(exc)})") from None
+            except requests.exceptions.Timeout:
+                last_error = f"timed out after {self.read_timeout:g} s"
+            except requests.exceptions.ConnectionError as exc:
+                last_error = f"cannot connect ({_short(exc)})"
+            except requests.exceptions.RequestException as exc:
+                raise IndexUnavailable(f"{url}: {_short(exc)}") from None
         raise IndexUnavailable(f"{url}: {last_error} ({made} attempt{'s' if made > 1 else ''})")
 
-    def _get_once(self, session: Any, url: str, headers: dict[str, str], started: float) -> Page:
+    def _attempt(self, url: str, headers: dict[str, str], limit: float) -> Page:
+        """One attempt (redirects included) in a worker thread, given up at ``limit`` seconds in total."""
+        import requests
+
+        outcome: list[Page | BaseException] = []
+        stop = threading.Event()
+
+        def work() -> None:
+            try:
+                with requests.Session() as session:  # trust_env: proxies, REQUESTS_CA_BUNDLE, .netrc
+                    outcome.append(self._get_once(session, url, headers, stop))
+            except BaseException as exc:  # handed to the waiting thread
+                outcome.append(exc)
+
+        worker = threading.Thread(target=work, name="torch-install-fetch", daemon=True)
+        worker.start()
+        worker.join(limit)
+        if not outcome:
+            stop.set()  # the worker stops at its next read; its data is dropped
+            if limit < self.timeout:
+                raise _Retryable(f"not complete by the page's {self.deadline:g} s deadline")
+            raise _Retryable(f"not complete after {limit:g} s")
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    def _get_once(self, session: Any, url: str, headers: dict[str, str], stop: threading.Event) -> Page:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
+            timeout = (min(self.connect_timeout, self.timeout), min(self.read_timeout, self.timeout))
             response = session.get(current, headers=headers, stream=True, allow_redirects=False, verify=True,
-                                   timeout=(self.connect_timeout, self.read_timeout))
+                                   timeout=timeout)
             with response:
                 if response.is_redirect:
-                    target = urljoin(current, response.headers.get("Location", ""))
+                    try:
+                        target = urljoin(current, response.headers.get("Location", ""))
+                    except ValueError:  # "http://[::1": not a URL
+                        raise IndexUnavailable(f"{url}: refused a redirect to a malformed URL") from None
                     if not transport_allowed(target, self.allow_insecure):
                         raise IndexUnavailable(f"{url}: refused a redirect to {target.split('?')[0]} (not https)")
                     current = target
@@ -127,34 +168,34 @@ class Fetcher:
                 if response.status_code not in (200, 206):
                     raise IndexUnavailable(f"{current}: HTTP {response.status_code} {response.reason or ''}".rstrip(),
                                            response.status_code)
-                body = self._read_body(response, current, started)
+                body = self._read_body(response, current, stop)
                 return Page(current, response.status_code, body, response.headers.get("Content-Type", "text/html"),
                             response.headers.get("ETag"), response.headers.get("Last-Modified"),
                             response.headers.get("Content-Range"))
         raise IndexUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
 
-    def _read_body(self, response: Any, url: str, started: float) -> bytes:
+    def _read_body(self, response: Any, url: str, stop: threading.Event) -> bytes:
         import requests
 
-        declared = response.headers.get("Content-Length")
-        if declared and declared.isdigit() and int(declared) > self.max_bytes:
-            raise IndexUnavailable(f"{url}: page is {int(declared)} bytes, over the {self.max_bytes}-byte limit")
+        declared = small_int((response.headers.get("Content-Length") or "").strip())
+        if declared is not None and declared > self.max_bytes:
+            raise IndexUnavailable(f"{url}: page is {declared} bytes, over the {self.max_bytes}-byte limit")
         chunks: list[bytes] = []
         size = 0
         try:
-            for chunk in response.iter_content(chunk_size=256 * 1024):
+            for chunk in response.iter_content(chunk_size=64 * 1024):
                 size += len(chunk)
                 if size > self.max_bytes:
                     raise IndexUnavailable(f"{url}: page is over the {self.max_bytes}-byte limit")
-                if time.monotonic() - started > self.deadline:
-                    raise _Retryable(f"not complete after {self.deadline:g} s")
+                if stop.is_set():
+                    raise _Retryable("given up")
                 chunks.append(chunk)
         except requests.exceptions.ChunkedEncodingError as exc:
             raise _Retryable(f"truncated response ({_short(exc)})") from None
         except requests.exceptions.ConnectionError as exc:
             raise _Retryable(f"connection lost while reading ({_short(exc)})") from None
         body = b"".join(chunks)
-        if declared and declared.isdigit() and len(body) < int(declared):
+        if declared is not None and len(body) < declared:
             raise _Retryable(f"truncated response ({len(body)} of {declared} bytes)")
         return body
 
@@ -227,11 +268,12 @@ def _lists_wheels_of(files: tuple[IndexFile, ...], project: str) -> bool:
 
 
 def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """Timeout and retry overrides: ``TORCH_INSTALL_INDEX_TIMEOUT`` (seconds, connect and read) and
+    """Timeout and retry overrides: ``TORCH_INSTALL_INDEX_TIMEOUT`` (seconds an attempt takes in all, connect,
+    headers and body; a page's attempts together take at most three times that) and
     ``TORCH_INSTALL_INDEX_RETRIES`` (extra attempts). A malformed value is an input error."""
     env = os.environ if env is None else env
     out: dict[str, Any] = {}
-    for name, keys, low, high in (("TORCH_INSTALL_INDEX_TIMEOUT", ("connect_timeout", "read_timeout"), 0.05, 600),
+    for name, keys, low, high in (("TORCH_INSTALL_INDEX_TIMEOUT", ("timeout",), 0.05, 600),
                                   ("TORCH_INSTALL_INDEX_RETRIES", ("retries",), 0, 10)):
         if not env.get(name):
             continue
@@ -242,6 +284,8 @@ def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, Any]:
         if not low <= value <= high or (keys == ("retries",) and value != int(value)):
             raise InputError(f"${name}={env[name]!r}: expected a number from {low:g} to {high:g}")
         out.update({k: int(value) if k == "retries" else value for k in keys})
+    if "timeout" in out:
+        out["deadline"] = 3 * out["timeout"]
     return out
 
 

@@ -76,9 +76,9 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
             if python:
                 entry["python"].add(python)
             plat = tag.rsplit("-", 1)[-1]
-            if m := re.match(r"manylinux_(\d+)_(\d+)_", plat):
+            if m := re.match(r"manylinux_([0-9]+)_([0-9]+)_", plat):
                 entry["glibc"].append((int(m[1]), int(m[2])))
-            elif m := re.match(r"macosx_(\d+)_(\d+)_", plat):
+            elif m := re.match(r"macosx_([0-9]+)_([0-9]+)_", plat):
                 entry["macos"].append((int(m[1]), int(m[2])))
         if target.tags is None or wheel.tags & target.tags:
             entry["variants"].add(variant)

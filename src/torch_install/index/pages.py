@@ -42,8 +42,11 @@ class IndexFile:
 
 def _file_from_link(page_url: str, href: str, requires_python: str | None, yanked: bool,
                     hashes: Mapping[str, Any] | None = None) -> IndexFile | None:
-    url = urljoin(page_url, href.strip())
-    parts = urlsplit(url)
+    try:
+        url = urljoin(page_url, href.strip())
+        parts = urlsplit(url)
+    except ValueError:  # "http://[::1": not a URL at all
+        return None
     if parts.scheme not in ("http", "https"):
         return None  # javascript:, data:, file: … are not files of an index
     filename = unquote(parts.path.rsplit("/", 1)[-1])
@@ -103,6 +106,8 @@ def parse_simple_json(text: str, page_url: str) -> list[IndexFile]:
         data = json.loads(text)
     except ValueError as exc:
         raise IndexUnavailable(f"{page_url}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise IndexUnavailable(f"{page_url}: JSON nested too deeply for a project page") from None
     if not isinstance(data, dict) or not isinstance(data.get("files"), list):
         raise IndexUnavailable(f"{page_url}: not a PEP 691 project page (no 'files' list)")
     files = []

@@ -18,8 +18,8 @@ from .pages import IndexUnavailable
 
 MAX_TOTAL = 16 << 20  # bytes read from one wheel, central directory included
 MAX_METADATA = 1 << 20
-_CUDA_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu\d+)?\s*==\s*(\d+)\.(\d+)", re.IGNORECASE)
-_CUDA_TOOLKIT = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*==\s*(\d+)\.(\d+)", re.IGNORECASE)
+_CUDA_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
+_CUDA_TOOLKIT = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
 
 
 def build_of(requires_dist: list[str]) -> str:
@@ -43,7 +43,7 @@ class _RangeFile(io.RawIOBase):
         super().__init__()
         self.fetcher, self.url, self.pos, self.read_total = fetcher, url, 0, 0
         tail = self._get("-65536")
-        found = re.match(r"bytes (\d+)-(\d+)/(\d+)", tail.content_range or "")
+        found = re.match(r"bytes ([0-9]+)-([0-9]+)/([0-9]+)", tail.content_range or "")
         if tail.status != 206 or not found:
             raise IndexUnavailable(f"{url}: the server does not answer range requests")
         self.size = int(found[3])

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from ..drivers import toolkit_ga_driver
 from ..package_data import load_json
+from ..versions import small_int
 from .plan import DEFAULT_INDEX_BASE
 from .variants import cuda_version, variant_kind, variant_order
 
@@ -38,7 +39,7 @@ _EMPTY: Mapping[str, Any] = MappingProxyType({})
 @lru_cache(maxsize=1024)  # asked for every release a resolve or merge sorts (see resolver/variants.py)
 def version_key(version: str) -> tuple[int, ...]:
     """Order torch release versions ("2.10.0" after "2.9.1"); a local label (+cu128) is ignored."""
-    return tuple(int(x) for x in version.split("+")[0].split(".") if x.isdigit())
+    return tuple(n for x in version.split("+")[0].split(".") if (n := small_int(x)) is not None)
 
 
 def split_label(version: str) -> tuple[str, str | None]:

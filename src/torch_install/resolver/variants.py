@@ -13,8 +13,8 @@ from ..versions import numeric_key
 
 # The one variant-id pattern: CUDA "cu" + major and one minor digit (cu117 … cu132), ROCm "rocm" + a dotted
 # version (rocm6.4, rocm7.14), and the fixed names.
-CUDA_ID = r"cu\d{3}"
-ROCM_ID = r"rocm\d+(?:\.\d+){1,2}"
+CUDA_ID = r"cu[0-9]{3}"
+ROCM_ID = r"rocm[0-9]+(?:\.[0-9]+){1,2}"
 VARIANT_ID = rf"(?:cpu|xpu|default|{CUDA_ID}|{ROCM_ID})"
 # Variant kinds and the GPU vendor each GPU kind needs.
 GPU_KINDS = {"cuda": "nvidia", "rocm": "amd", "xpu": "intel"}
@@ -56,7 +56,7 @@ def rocm_version(variant: str) -> tuple[int, ...] | None:
 
 def cuda_variant(cuda: str) -> str | None:
     """The variant id of a CUDA version: "12.8" -> "cu128", "13.0.2" -> "cu130"; None when unreadable."""
-    match = re.match(r"^(\d+)\.(\d)(?:\D|$)", cuda)
+    match = re.match(r"^([0-9]+)\.([0-9])(?:\D|$)", cuda)
     return f"cu{match[1]}{match[2]}" if match else None
 
 

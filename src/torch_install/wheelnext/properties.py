@@ -55,7 +55,7 @@ def major_minor(text: str | None) -> tuple[int, int] | None:
     """The leading "major[.minor]" of a version as numbers: "12.4.1" -> (12, 4), "13" -> (13, 0); None if none."""
     if not text:
         return None
-    match = re.match(r"^(\d+)(?:\.(\d+))?", text.strip())
+    match = re.match(r"^([0-9]+)(?:\.([0-9]+))?", text.strip())
     return (int(match.group(1)), int(match.group(2) or 0)) if match else None
 
 

@@ -404,7 +404,7 @@ def index_variant(label: str, props: Properties | None = None) -> str | None:
     """The classic PyTorch index variant for a variant label: cuda12.8 -> cu128, null -> cpu, xpu, rocm7.1."""
     if label == NULL_LABEL or (props is not None and not props):
         return "cpu"
-    if match := re.fullmatch(r"cuda(\d+)\.(\d+)", label):
+    if match := re.fullmatch(r"cuda([0-9]+)\.([0-9]+)", label):
         return f"cu{match.group(1)}{match.group(2)}"
     if variant_kind(label) in ("cuda", "rocm", "xpu", "cpu"):
         return label
