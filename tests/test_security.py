@@ -305,11 +305,11 @@ def test_variants_url_credentials_never_printed() -> None:
 
 def test_variants_url_redirect_to_plain_http_is_refused(httpserver) -> None:  # noqa: ANN001
     from torch_install.cli.variants import fetch
-    from torch_install.errors import InputError
+    from torch_install.errors import EnvironmentFailure
 
     httpserver.expect_request("/v.json").respond_with_data(
         "", status=302, headers={"Location": "http://127.attacker.example/v.json"})
-    with pytest.raises(InputError, match="only https"):
+    with pytest.raises(EnvironmentFailure, match=r"refused a redirect to http://127\.attacker\.example/v\.json"):
         fetch(httpserver.url_for("/v.json"))
 
 
