@@ -118,3 +118,106 @@ def test_default_cache_dir_follows_the_platform_convention(platform, environ, ex
 def test_default_cache_dir_on_windows_uses_local_app_data():
     path = default_cache_dir({"LOCALAPPDATA": "C:/Users/u/AppData/Local", "HOME": "C:/Users/u"}, "win32")
     assert path.replace("\\", "/") == "C:/Users/u/AppData/Local/torch-install/Cache/index"
+
+
+# ---- every kind of unusable cache file, through `plan --online`, and revalidation -----------------------------
+
+def _plan(base: str, profile: Path) -> tuple[int, dict, str]:  # noqa: D103
+    import contextlib
+    import io
+
+    from torch_install.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["plan", "--online", "--index-base", base, "--target", str(profile), "--format", "json"])
+    return code, json.loads(out.getvalue()), err.getvalue()
+
+
+@pytest.fixture
+def online(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[Path, Path]:
+    """(the cache directory, a Linux x86_64 target profile)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(cache))
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_RETRIES", "0")
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}))
+    return cache, profile
+
+
+def _wrong_types(data: object) -> object:
+    """The file's own JSON with the values that matter of the wrong type (its format, URL and key kept)."""
+    if isinstance(data, list):  # a file list
+        return [[5, 5, 5, 5, 5]]
+    assert isinstance(data, dict)
+    if "value" in data:  # a derived result
+        return {**data, "value": {**data["value"], "facts": {**data["value"]["facts"], "releases": [[5] * 8]}}}
+    return {**data, "fetched_at": "x", "files_bytes": [1]}  # a meta file
+
+
+DAMAGE = {
+    "not UTF-8": lambda p: p.write_bytes(b"\xff\xfe"),
+    "nested past the recursion limit": lambda p: p.write_text("[" * 100_000),
+    "wrong types": lambda p: p.write_text(json.dumps(_wrong_types(json.loads(p.read_text())))),
+    "a FIFO": lambda p: (p.unlink(), os.mkfifo(p)),
+    "a link to /dev/zero": lambda p: (p.unlink(), p.symlink_to("/dev/zero")),
+    "a link to another file": lambda p: (p.unlink(), p.symlink_to(p.with_name("elsewhere.json"))),
+}
+
+
+@posix_only
+@pytest.mark.parametrize("which", ["meta", "files", "derived"])
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_an_unusable_cache_file_is_named_once_removed_and_refetched(httpserver, online, which: str,
+                                                                    damage: str) -> None:
+    cache, profile = online
+    base = serve_index(httpserver, ROWS)
+    code, first, err = _plan(base, profile)
+    assert code == 0 and err == ""
+    meta, files = entry_files(cache)
+    target = {"meta": meta, "files": files, "derived": next((cache / "derived").glob("*.json"))}[which]
+    (target.parent / "elsewhere.json").write_text('{"kept": true}')  # what a link may point to: never removed
+    DAMAGE[damage](target)
+    os.utime(meta, (0, 0))  # no effect on the TTL (fetched_at is inside); the entry is read all the same
+    code, again, err = _plan(base, profile)
+    assert code == 0 and again["choice"] == first["choice"], err
+    lines = err.splitlines()
+    assert len(lines) == 1 and "is corrupt" in lines[0] and ("computed again" in lines[0] or "fetched again"
+                                                             in lines[0]), err
+    assert not target.is_symlink() and not stat.S_ISFIFO(os.lstat(target).st_mode) if target.exists() else True
+    assert json.loads((target.parent / "elsewhere.json").read_text()) == {"kept": True}
+    code, third, err = _plan(base, profile)  # whole again: nothing more to say
+    assert code == 0 and third["choice"] == first["choice"] and err == ""
+
+
+def test_a_revalidated_page_reuses_what_was_learnt_and_leaves_no_file_behind(httpserver, online, monkeypatch
+                                                                             ) -> None:
+    from werkzeug.wrappers import Response
+
+    from index_pages import html_page
+    from torch_install.index import learn
+
+    cache, profile = online
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_TTL", "0")  # every run asks the server again
+    page = html_page("torch", ROWS)
+    answers: list[int] = []
+
+    def handler(request):  # noqa: ANN001, ANN202
+        status = 304 if request.headers.get("If-None-Match") == '"v1"' else 200
+        answers.append(status)
+        return Response("" if status == 304 else page, status=status, headers={"ETag": '"v1"'},
+                        content_type="text/html")
+
+    httpserver.expect_request("/whl/torch/").respond_with_handler(handler)
+    computed: list[int] = []
+    real = learn.facts_from_wheels
+    monkeypatch.setattr(learn, "facts_from_wheels", lambda *a, **k: computed.append(1) or real(*a, **k))
+    base = httpserver.url_for("/whl")
+    code, first, _ = _plan(base, profile)
+    files_after_first = sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file())
+    for _ in range(3):
+        code, again, err = _plan(base, profile)
+        assert code == 0 and again["choice"] == first["choice"] and err == ""
+    assert answers == [200, 304, 304, 304]
+    assert computed == [1]  # learnt once; each 304 reused it
+    assert sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file()) == files_after_first

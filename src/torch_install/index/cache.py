@@ -3,10 +3,13 @@
 Location: ``$TORCH_INSTALL_CACHE_DIR``, else the user cache directory's ``torch-install/index`` (``default_cache_dir``).
 Each page URL has ``<key>.meta.json`` (url, fetched_at, etag, last_modified: small, read on every lookup)
 and ``<key>.files.json`` (the parsed file list, read only when needed). ``derived/`` holds small results
-computed from pages (keyed by the pages' identity), so a warm lookup never re-reads a large listing.
+computed from pages, one file per result: each records the content of the pages it came from (``content``:
+the file list's checksum and size), so a revalidated page (HTTP 304) reuses it and a changed page overwrites
+it, never leaving another file behind. A warm lookup never re-reads a large listing.
 The directory is created private to the user (0o700 on POSIX). Writes are atomic (temp file + rename); the
-meta file records the file list's size and checksum, so a corrupt or truncated entry is found, named in one
-warning line, removed and fetched again; a cache that cannot be written is skipped silently.
+meta file records the file list's size and checksum. Any file that is unreadable, undecodable, of the wrong
+shape, over its size limit, a link, a FIFO or a device is named in one warning line, removed (the link, never
+what it points to) and fetched or computed again; a cache that cannot be written is skipped silently.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from os import PathLike
     from pathlib import Path
 
@@ -30,6 +33,13 @@ CACHE_DIR_ENV = "TORCH_INSTALL_CACHE_DIR"
 TTL_ENV = "TORCH_INSTALL_INDEX_TTL"
 DEFAULT_TTL = 3600.0  # seconds a page is used without asking the server again
 _FORMAT = 2  # 2: meta records files_bytes and files_crc
+MAX_META = 64 * 1024
+MAX_FILES = 256 * 1024 * 1024  # a parsed listing of the largest page allowed (64 MiB) stays far below
+MAX_DERIVED = 16 * 1024 * 1024
+
+
+class _Unusable(Exception):
+    """A cache file that exists but cannot be used: its one-line reason."""
 
 
 def default_cache_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> str:
@@ -78,6 +88,14 @@ class CacheEntry:
         self._cache = cache  # told when the file list turns out corrupt
 
     @property
+    def content(self) -> str | None:
+        """What the file list holds, as its checksum and size: equal for a page revalidated unchanged."""
+        try:
+            return f"{self._files_crc:08x}-{os.stat(self._files_path).st_size}" if self._files_crc is not None else None
+        except OSError:
+            return None
+
+    @property
     def files(self) -> tuple[IndexFile, ...]:
         return self.load_files() or ()
 
@@ -90,16 +108,22 @@ class CacheEntry:
         from .pages import IndexFile
 
         try:
-            with open(self._files_path, "rb") as file:
-                data = file.read()
-        except OSError:
-            return None
-        try:
+            data = _read(self._files_path, MAX_FILES)
+            if data is None:
+                raise _Unusable("missing")
             if self._files_crc is not None and zlib.crc32(data) != self._files_crc:
-                raise ValueError("checksum mismatch")
-            rows = json.loads(data.decode("utf-8"))
-            return tuple(IndexFile(str(r[0]), str(r[1]), r[2], r[3], bool(r[4])) for r in rows)
-        except (ValueError, TypeError, IndexError, KeyError) as exc:
+                raise _Unusable("checksum mismatch")
+            rows = _json(data)
+            if not isinstance(rows, list):
+                raise _Unusable("not a list")
+            files = []
+            for r in rows:
+                if not (isinstance(r, list) and len(r) == 5 and all(isinstance(x, str) for x in r[:2])
+                        and all(x is None or isinstance(x, str) for x in r[2:4])):
+                    raise _Unusable("a row of the wrong shape")
+                files.append(IndexFile(r[0], r[1], r[2], r[3], bool(r[4])))
+            return tuple(files)
+        except _Unusable as exc:
             if self._cache is not None:
                 self._cache.drop_corrupt(self.url, f"{os.path.basename(self._files_path)}: {exc}")
             return None
@@ -126,11 +150,10 @@ class IndexCache:
         A file list of the wrong size is found here; one with the wrong content when it is loaded."""
         meta_path, files_path = self._paths(url)
         try:
-            text = _read_text(meta_path)
-        except OSError:
-            return None
-        try:
-            meta = json.loads(text)
+            data = _read(meta_path, MAX_META)
+            if data is None:
+                return None
+            meta = _json(data)
             if not isinstance(meta, dict):
                 raise ValueError("not a JSON object")
             if meta.get("format") != _FORMAT or meta.get("url") != url:
@@ -143,7 +166,7 @@ class IndexCache:
         except FileNotFoundError:
             self.drop_corrupt(url, f"{os.path.basename(files_path)} is missing")
             return None
-        except (OSError, ValueError, TypeError, KeyError) as exc:
+        except (_Unusable, OSError, ValueError, TypeError, KeyError) as exc:
             self.drop_corrupt(url, str(exc))
             return None
         now = time.time() if now is None else now
@@ -159,14 +182,17 @@ class IndexCache:
         _remove(files_path)
 
     def put(self, url: str, files: tuple[IndexFile, ...], etag: str | None, last_modified: str | None,
-            fetched_at: float) -> None:
+            fetched_at: float) -> str | None:
+        """Store a fetched page; its ``content`` (see CacheEntry), or None when the cache cannot be written."""
         meta_path, files_path = self._paths(url)
         rows = [[f.filename, f.url, f.sha256, f.requires_python, f.yanked] for f in files]
         data = json.dumps(rows, separators=(",", ":")).encode("utf-8")
-        if self._write_bytes(files_path, data):
-            self._write(meta_path, {"format": _FORMAT, "url": url, "fetched_at": fetched_at, "etag": etag,
-                                    "last_modified": last_modified, "files_bytes": len(data),
-                                    "files_crc": zlib.crc32(data)})
+        crc = zlib.crc32(data)
+        if self._write_bytes(files_path, data) and self._write(meta_path, {
+                "format": _FORMAT, "url": url, "fetched_at": fetched_at, "etag": etag, "last_modified": last_modified,
+                "files_bytes": len(data), "files_crc": crc}):
+            return f"{crc:08x}-{len(data)}"
+        return None
 
     def touch(self, url: str, etag: str | None, last_modified: str | None, now: float | None = None) -> CacheEntry:
         """Record a successful revalidation (304): the entry is fresh again."""
@@ -180,16 +206,18 @@ class IndexCache:
         return CacheEntry(url, now, etag or entry.etag, last_modified or entry.last_modified, True,
                           entry._files_path, entry._files_crc, self)
 
-    def get_derived(self, key: str) -> Any:
-        """A stored derived result, or None (absent, or corrupt: warned about, removed, computed again)."""
+    def get_derived(self, key: str, valid: Callable[[Any], bool] | None = None) -> Any:
+        """A stored derived result, or None: absent, or corrupt or not ``valid`` in shape (warned about, removed,
+        computed again)."""
         path = os.path.join(self._dir, "derived", f"{_key(key)}.json")
         try:
-            text = _read_text(path)
-        except OSError:
-            return None
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
+            data = _read(path, MAX_DERIVED)
+            if data is None:
+                return None
+            data = _json(data)
+            if isinstance(data, dict) and data.get("key") == key and valid and not valid(data.get("value")):
+                raise _Unusable("a value of the wrong shape")
+        except _Unusable as exc:
             sys.stderr.write(f"torch-install: warning: index cache entry {path} is corrupt ({exc}); ignored, "
                              "computed again\n")
             _remove(path)
@@ -220,9 +248,30 @@ class IndexCache:
         return True
 
 
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as file:
-        return file.read()
+def _read(path: str, limit: int) -> bytes | None:
+    """The bytes of a cache file, None when it does not exist; _Unusable when it is a link, not a regular file
+    (a FIFO or device is found without blocking), unreadable or over ``limit``."""
+    from ..probe import read_regular
+
+    try:
+        if os.path.islink(path):
+            raise _Unusable("a link, not a file this cache wrote")
+        data = read_regular(path, limit + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _Unusable(exc.strerror or str(exc)) from None
+    if len(data) > limit:
+        raise _Unusable(f"over the {limit}-byte limit")
+    return data
+
+
+def _json(data: bytes) -> Any:
+    """Cache bytes as JSON; _Unusable when they are not UTF-8 JSON (or nest past the recursion limit)."""
+    try:
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise _Unusable(str(exc).splitlines()[0][:120] if str(exc) else exc.__class__.__name__) from None
 
 
 def _remove(path: str) -> None:

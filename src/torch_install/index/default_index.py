@@ -87,25 +87,24 @@ def learn_default(client: IndexClient, machine: Machine, newer_than: str | None 
     """What the default index offers this target: torch's releases, their Pythons and platform floors, read from
     its project page (PEP 691 JSON, else PEP 503). Cached like the PyTorch index's facts. Raises IndexUnavailable
     when neither network nor cache can say."""
-    from ..wheel_tags import target_key, target_tags
-    from .facts import facts_from_json, facts_from_wheels, facts_to_json, latest_key
+    from ..wheel_tags import target_tags
+    from .facts import facts_from_wheels, facts_learnt_from, facts_to_json, is_learnt_record, latest_key
     from .pages import parse_wheels
 
     listing = client.listing("torch")
-    key = f"default-facts|{listing.url}@{listing.fetched_at}|{machine.platform}|{target_key(machine)}|{newer_than}"
-    cached = client.cache.get_derived(key) if client.cache else None
-    facts = facts_from_json(cached) if cached is not None else None
+    pages = {listing.url: listing.content}
+    key = latest_key(client.base, False, machine)  # what learn.warm_facts reads on the next run
+    stored = client.cache.get_derived(key, is_learnt_record) if client.cache and listing.content else None
+    facts = facts_learnt_from(stored, pages, newer_than=newer_than)
     if facts is None:
         wheels = parse_wheels(listing.files, "torch")
         facts = facts_from_wheels(wheels, target_tags(machine), machine.platform or "", client.base,
                                   listing.fetched_at, unlabelled="default")
         facts = _with_default_builds(client, facts, machine, newer_than)
-        if client.cache:
-            client.cache.put_derived(key, facts_to_json(facts))
-    if client.cache and not listing.stale:  # what learn.warm_facts reads on the next run
-        client.cache.put_derived(latest_key(client.base, False, machine),
-                                 {"pages": {listing.url: listing.fetched_at}, "facts": facts_to_json(facts)})
-    return facts._replace(stale_error=listing.error if listing.stale else None, pages=(listing.url,))
+        if client.cache and listing.content:
+            client.cache.put_derived(key, {"pages": pages, "newer_than": newer_than, "facts": facts_to_json(facts)})
+    return facts._replace(fetched_at=listing.fetched_at, stale_error=listing.error if listing.stale else None,
+                          pages=(listing.url,))
 
 
 def _with_default_builds(client: IndexClient, facts: IndexFacts, machine: Machine, newer_than: str | None

@@ -109,12 +109,37 @@ def facts_to_json(facts: IndexFacts) -> dict[str, Any]:
                           r.default_build, r.wheel_url] for r in facts.releases]}
 
 
-def facts_from_json(data: Any) -> IndexFacts | None:
-    try:
-        if data["format"] != FACTS_FORMAT:
-            return None
-        releases = tuple(ReleaseFacts(r[0], tuple(r[1]), tuple(r[2]), r[3], r[4], r[5], *r[6:8])
-                         for r in data["releases"])
-        return IndexFacts(data["base"], releases, float(data["fetched_at"]))
-    except (KeyError, TypeError, IndexError, ValueError):
+def _release_from_json(row: Any) -> ReleaseFacts | None:
+    """One release row of ``facts_to_json``, or None when any field has the wrong type."""
+    if not (isinstance(row, list) and len(row) == 8 and isinstance(row[0], str)
+            and all(isinstance(x, list) and all(isinstance(v, str) for v in x) for x in row[1:3])
+            and all(x is None or isinstance(x, str) for x in row[3:8])):
         return None
+    return ReleaseFacts(row[0], tuple(row[1]), tuple(row[2]), *row[3:8])
+
+
+def facts_from_json(data: Any) -> IndexFacts | None:
+    """The facts ``facts_to_json`` stored, or None when they are of another format or of the wrong shape."""
+    if not (isinstance(data, dict) and data.get("format") == FACTS_FORMAT and isinstance(data.get("base"), str)
+            and isinstance(data.get("releases"), list) and isinstance(data.get("fetched_at"), (int, float))):
+        return None
+    releases = [_release_from_json(row) for row in data["releases"]]
+    if any(r is None for r in releases):
+        return None
+    return IndexFacts(data["base"], tuple(r for r in releases if r is not None), float(data["fetched_at"]))
+
+
+def is_learnt_record(stored: Any) -> bool:
+    """Whether a stored derived value has the shape ``learn`` writes: ``{"pages": {url: content}, "facts": …}``."""
+    return (isinstance(stored, dict) and isinstance(stored.get("pages"), dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in stored["pages"].items())
+            and facts_from_json(stored.get("facts")) is not None)
+
+
+def facts_learnt_from(stored: Any, pages: "dict[str, str | None]", **same: object) -> IndexFacts | None:
+    """The facts of a stored ``{"pages": {url: content}, "facts": …}`` when they were learnt from exactly these
+    pages' contents (and with the ``same`` settings), else None: a page revalidated unchanged reuses them."""
+    if (not isinstance(stored, dict) or not all(pages.values()) or stored.get("pages") != pages
+            or any(stored.get(k) != v for k, v in same.items())):
+        return None
+    return facts_from_json(stored.get("facts"))

@@ -14,9 +14,17 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..errors import EnvironmentFailure, InputError
 from ..resolver.matrix import Matrix
 from ..resolver.variants import variant_order
-from ..wheel_tags import target_key, target_tags
+from ..wheel_tags import target_tags
 from .cache import IndexCache
-from .facts import IndexFacts, facts_from_json, facts_from_wheels, facts_to_json, latest_key
+from .facts import (
+    IndexFacts,
+    facts_from_json,
+    facts_from_wheels,
+    facts_learnt_from,
+    facts_to_json,
+    is_learnt_record,
+    latest_key,
+)
 from .merge import merge
 
 if TYPE_CHECKING:
@@ -79,33 +87,35 @@ def learn(client: "IndexClient", machine: "Machine", matrix: Matrix, channel: st
     listings = _listings(client, matrix, platform)
     stale = next((listing.error for listing in listings if listing.stale), None)
     pre = channel in matrix.pre_release_channels
-    key = "facts|" + "|".join(f"{x.url}@{x.fetched_at}" for x in listings) + f"|{pre}|{platform}|"
-    cached = client.cache.get_derived(key + target_key(machine)) if client.cache else None
-    facts = facts_from_json(cached) if cached is not None else None
+    fetched_at = min(x.fetched_at for x in listings)
+    pages = {x.url: x.content for x in listings}
+    key = latest_key(client.base, pre, machine)
+    stored = client.cache.get_derived(key, is_learnt_record) if client.cache and all(pages.values()) else None
+    facts = facts_learnt_from(stored, pages)  # the pages are unchanged (a 304, or fresh): reuse what was learnt
     if facts is None:
         target = target_tags(machine)
         wheels = [w for listing in listings for w in parse_wheels(listing.files, PROJECT)]
-        facts = facts_from_wheels(wheels, target, platform, client.base, min(x.fetched_at for x in listings), pre)
-        if client.cache:
-            client.cache.put_derived(key + target_key(machine), facts_to_json(facts))
-    if client.cache and not stale:
-        client.cache.put_derived(latest_key(client.base, pre, machine), {
-            "pages": {x.url: x.fetched_at for x in listings}, "facts": facts_to_json(facts)})
-    return facts._replace(stale_error=stale, pages=tuple(x.url for x in listings))
+        facts = facts_from_wheels(wheels, target, platform, client.base, fetched_at, pre)
+        if client.cache and all(pages.values()):
+            client.cache.put_derived(key, {"pages": pages, "facts": facts_to_json(facts)})
+    return facts._replace(fetched_at=fetched_at, stale_error=stale, pages=tuple(pages))
+
 
 
 def warm_facts(cache: IndexCache, root: str, machine: "Machine", pre: bool, offline: bool) -> IndexFacts | None:
     """The facts last learnt for this target, if every page they came from is still fresh in the cache
     (any age with ``offline``): a warm lookup that reads a few small files and imports no network code."""
-    value = cache.get_derived(latest_key(root, pre, machine))
+    value = cache.get_derived(latest_key(root, pre, machine), is_learnt_record)
     if not isinstance(value, dict) or not isinstance(value.get("pages"), dict) or not value["pages"]:
         return None
-    for url, fetched_at in value["pages"].items():
-        entry = cache.get(url)
-        if entry is None or entry.fetched_at != fetched_at or not (entry.fresh or offline):
+    fetched = []
+    for url, content in value["pages"].items():
+        entry = cache.get(url) if isinstance(url, str) else None
+        if entry is None or entry.content != content or not (entry.fresh or offline):
             return None
+        fetched.append(entry.fetched_at)
     facts = facts_from_json(value.get("facts"))
-    return facts._replace(pages=tuple(value["pages"])) if facts else None
+    return facts._replace(fetched_at=min(fetched), pages=tuple(value["pages"])) if facts else None
 
 
 def _date(epoch: float) -> str:
