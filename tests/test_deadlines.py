@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
-from servers import TrickleServer
 
+from servers import TrickleServer
 from torch_install.cli import main
 
 BODY_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 1000000\r\n\r\n"

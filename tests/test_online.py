@@ -332,3 +332,22 @@ def test_a_known_release_missing_the_targets_python_on_the_index_is_not_chosen(h
     _, plan, _ = plan_json(capsys, "--online", "--index-base", base, "--target", profile(tmp_path, python="3.11"))
     assert plan["choice"] is None
     assert "torch 2.9.1 has no wheels for Python 3.11 on linux_x86_64 (has 3.12)" in plan["warnings"][0]["message"]
+
+
+@pytest.mark.parametrize("older_cpu", [True, False])
+def test_a_release_listed_only_as_a_gpu_build_is_never_pinned_as_cpu(httpserver, capsys, tmp_path, older_cpu):
+    """An online release offered only as +cu134 must not become torch==X+cpu, a wheel the index lacks: the CPU
+    build of an older release the index lists, or no choice."""
+    rows = [*ONLY_CU134, parse_row("cpu torch-2.15.0+cpu-cp312-cp312-manylinux_2_28_x86_64.whl >=3.10")]
+    base = serve_index(httpserver, rows if older_cpu else ONLY_CU134)
+    cpu_only = tmp_path / "cpu.json"
+    cpu_only.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}))
+    code, plan, err = plan_json(capsys, "--online", "--index-base", base, "--target", str(cpu_only))
+    (warning,) = [w for w in plan["warnings"] if w["code"] == "platform-unsupported"]
+    assert "2.16.0 is listed for linux_x86_64 only as cu134, with no CPU build" in warning["message"]
+    if older_cpu:
+        assert code == 0 and (plan["choice"]["torch"], plan["choice"]["variant"]) == ("2.15.0", "cpu"), err
+        assert warning["about"] == "newest" and not warning["blocking"]
+        assert plan["upgrade"]["torch"] == "2.16.0" and "no CPU build" in plan["upgrade"]["why_not"]
+    else:
+        assert code == 4 and plan["choice"] is None and warning["blocking"]

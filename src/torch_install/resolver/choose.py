@@ -73,6 +73,7 @@ class _Resolver:
         self.newest: Release | None = None  # the newest release matching the request
         self.needs: list[Need] = []  # what would get the newest on the GPU
         self.why_not: str | None = None  # why no change would
+        self.passing: list[Release] = []  # the candidates: matching releases whose wheels install here
         self.gpu_wanted = False  # the machine has a GPU of a vendor with builds
         self.quiet: set[str] = set()  # starts of rule notes another note already explains
         self.with_code: dict[tuple[str, tuple[Gpu, ...]], tuple[Release, list[Verdict]] | None] = {}
@@ -187,6 +188,7 @@ class _Resolver:
         passing = [r for r in wanted if not self.gates(r)]
         if self.request.channel != "stable":
             passing = passing[:1]
+        self.passing = passing
         newest = wanted[0]
         if not passing or version_key(newest.version) > version_key(passing[0].version):
             suffix = f"; newest release that installs here: {passing[0].version}" if passing else ""
@@ -400,7 +402,23 @@ class _Resolver:
                                 f"only, not {', '.join(g.label_with_arch for g in others)}{needs}")
 
     def cpu(self, release: Release) -> Plan:
-        return self.plan(release, "cpu", False)
+        """The CPU build of ``release``, or, when the data (an index listing only GPU builds of it) has none for the
+        platform, of the newest matching release that has one: a pin is only planned if it is offered."""
+        offered = release.variants(self.platform)
+        if "cpu" in offered or "default" in offered:
+            return self.plan(release, "cpu", False)
+        older = next((r for r in self.passing if "cpu" in r.variants(self.platform)
+                      and version_key(r.version) < version_key(release.version)), None)
+        listed = f"only as {', '.join(offered)}" if offered else "without any build"
+        if older is None:
+            self.warn("platform-unsupported", f"torch {release.version} is listed for {self.platform} {listed}, with "
+                                              "no CPU build, and no matching release has one")
+            return self.plan(None, None, False)
+        self.warn("platform-unsupported", f"torch {release.version} is listed for {self.platform} {listed}, with no "
+                                          f"CPU build: the CPU build of torch {older.version} is chosen",
+                  about="newest")
+        self.why_not = self.why_not or f"has no CPU build for {self.platform}"
+        return self.plan(older, "cpu", False)
 
     # -- the GPU search, shared by the vendors ------------------------------------------------------------------
     def vendor_search(self, policy: VendorPolicy, releases: list[Release], gpus: list[Gpu]
