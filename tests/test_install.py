@@ -228,11 +228,16 @@ def test_missing_uv_is_an_environment_failure(tmp_path: Path, monkeypatch: pytes
 def test_installer_runs_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[object, dict[str, object]]] = []
 
-    def fake_run(argv: object, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
-        calls.append((argv, kwargs))
-        return subprocess.CompletedProcess(argv, 7)
+    class FakePopen:
+        pid = 0
 
-    monkeypatch.setattr(subprocess, "run", fake_run)
+        def __init__(self, argv: object, **kwargs: object) -> None:
+            calls.append((argv, kwargs))
+
+        def wait(self) -> int:
+            return 7
+
+    monkeypatch.setattr(subprocess, "Popen", FakePopen)
     with pytest.raises(EnvironmentFailure, match=r"exit code 7"):
         install.run_installer(["/env/bin/python", "-m", "pip", "install", "torch==2.9.1+cpu; echo pwned"])
     ((argv, kwargs),) = calls
@@ -276,6 +281,6 @@ def test_cli_install_failure_exits_3_and_keeps_the_previous_torch(env: Path, whe
     assert code == 3
     assert out.splitlines()[0] == shlex.join(argv)  # the command is printed before pip's own progress
     assert "Rolling back uninstall of torch" in out + err  # pip's own progress is streamed
-    assert err.splitlines()[-1] == ("torch-install: error: pip failed (exit code 1); pip rolled its transaction "
-                                    "back, so the packages installed before are unchanged")
+    assert err.splitlines()[-1] == ("torch-install: error: pip failed (exit code 1); "
+                                    "the packages installed before are unchanged")
     assert installed_version(venv_python(env), "torch") == "1.0.0+cpu"

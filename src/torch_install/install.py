@@ -2,21 +2,26 @@
 
 Safety rules:
 - the installer runs without a shell, its argv built from the plan; its own progress goes straight to
-  the terminal;
-- one installer transaction installs every pinned package (``torch==2.9.1+cu128`` …) with its
-  dependencies, and nothing is uninstalled first: if the install fails, pip rolls back and the torch that
-  was installed before is still there;
+  the terminal (its input is not the terminal: credentials come from netrc or a keyring, as in CI);
+- one installer run installs every pinned package (``torch==2.9.1+cu128`` …) with its dependencies, and
+  nothing is uninstalled first;
+- an interrupt (Ctrl-C, SIGINT or SIGTERM to torch-install) is passed on to the installer once, as SIGINT,
+  and torch-install waits for it to stop: it is never killed, since a killed pip leaves torch half-installed;
+- afterwards the guarded distributions (``install_guard``: the torch family and every package requested) are
+  compared with what was there before: one that is gone or incomplete is put back from pip's stash, and a
+  failed run says exactly what it changed and the commands that return to the previous versions;
 - an externally managed Python (PEP 668) is refused, with the virtual-environment commands to use instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
-import subprocess
 import sys
+from collections.abc import Sequence
 
-from .errors import EnvironmentFailure, InputError, NoBuild
+from .errors import EXIT_INTERRUPTED, EnvironmentFailure, InputError, NoBuild
 from .interpreter import MARKER, Interpreter
 from .resolver.commands import INSTALLERS, installer_argv
 from .resolver.plan import Plan, install_args
@@ -60,17 +65,90 @@ def check_installable(plan: Plan, interpreter: Interpreter, installer: str = "pi
         raise EnvironmentFailure("\n".join(lines + [f"  {line}" for line in venv_advice(plan, installer)]))
 
 
-def run_installer(argv: list[str]) -> int:
-    """Run the installer with this terminal's stdout/stderr (its own progress shows); 0 or EnvironmentFailure."""
+def run_installer(argv: list[str], interpreter: Interpreter | None = None, packages: Sequence[str] = ("torch",),
+                  index_base: str = "") -> int:
+    """Run the installer (its progress on this terminal) and check the guarded distributions afterwards: 0, 130
+    when interrupted, or EnvironmentFailure saying what changed and how to go back."""
+    from . import install_guard as guard
+
+    names = guard.guarded_names(packages)
+    site = interpreter.site_packages if interpreter else ()
+    before = guard.snapshot(site, names)
     sys.stdout.flush()
     sys.stderr.flush()
+    returncode, interrupted = _run_passing_on_interrupts(argv)
+    outcome = guard.compare(before, site, names)
+    restored: list[tuple[guard.Installed, str]] = []
+    unrestored: list[tuple[guard.Installed, str]] = []
+    for dist in outcome.lost:
+        done, what = guard.restore(dist)
+        (restored if done else unrestored).append((dist, what))
+    if restored:
+        outcome = guard.compare(before, site, names)
+    installer = "uv" if os.path.basename(argv[0]).startswith("uv") else "pip"
+    python = interpreter.executable if interpreter else "python"
+    lines = [what for _, what in restored]
+    if unrestored:
+        lines += [f"{dist.name} {dist.version} is gone or incomplete: {why}" for dist, why in unrestored]
+        lines += ["to install it again: " + cmd for cmd in guard.reinstall_commands(
+            (d for d, _ in unrestored), python, index_base)]
+    if outcome.changes and (returncode != 0 or interrupted):
+        lines.append("changed: " + ", ".join(f"{c.name} {c.before or '(none)'} -> {c.after or '(removed)'}"
+                                             for c in outcome.changes))
+        back = [before[c.name] for c in outcome.changes if c.name in before]
+        lines += ["to return to what was installed before: " + cmd
+                  for cmd in guard.reinstall_commands(back, python, index_base)]
+    if outcome.leftovers and not unrestored:
+        lines.append("pip's stash of the old files is left at " + ", ".join(outcome.leftovers)
+                     + " (safe to delete)")
+    if interrupted:
+        head = f"interrupted; {installer} stopped (exit code {returncode})"
+        if not outcome.changes and not unrestored:
+            head += "; the packages installed before are unchanged"
+        sys.stderr.write("torch-install: " + "\n  ".join([head, *lines]) + "\n")
+        return EXIT_INTERRUPTED
+    if returncode != 0:
+        head = f"{installer} failed (exit code {returncode})"
+        if not outcome.changes and not unrestored:
+            head += "; the packages installed before are unchanged"
+        raise EnvironmentFailure("\n  ".join([head, *lines]))
+    for line in lines:
+        sys.stderr.write(f"torch-install: note: {line}\n")
+    return 0
+
+
+def _run_passing_on_interrupts(argv: list[str]) -> tuple[int, bool]:
+    """Run ``argv`` to its end: (exit code, whether torch-install was interrupted). On POSIX the installer runs
+    in its own process group, so the terminal's Ctrl-C reaches torch-install alone, which passes one SIGINT on."""
+    import signal
+    import subprocess
+
+    posix = os.name == "posix"
+    group: dict[str, object] = {}
+    if posix:
+        group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
     try:
-        returncode = subprocess.run(argv, check=False).returncode
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL if posix else None, **group)  # type: ignore[call-overload]
     except OSError as exc:
         raise EnvironmentFailure(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
-    if returncode != 0:
-        if os.path.basename(argv[0]).startswith("uv"):
-            raise EnvironmentFailure(f"uv failed (exit code {returncode})")
-        raise EnvironmentFailure(f"pip failed (exit code {returncode}); pip rolled its transaction back, "
-                                 "so the packages installed before are unchanged")
-    return 0
+    received: list[int] = []
+
+    def on_interrupt(signum: int, _frame: object) -> None:
+        received.append(signum)
+        if len(received) == 1:
+            sys.stderr.write("torch-install: interrupted: asking the installer to stop, and waiting for it "
+                             "(torch is checked afterwards)\n")
+            if posix:
+                with contextlib.suppress(OSError):  # already gone
+                    os.killpg(child.pid, signal.SIGINT)
+        else:
+            sys.stderr.write("torch-install: still waiting for the installer to stop (it is never killed: a killed "
+                             "installer leaves torch half-installed)\n")
+
+    previous = {s: signal.signal(s, on_interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        returncode = child.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return returncode, bool(received)

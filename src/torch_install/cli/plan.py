@@ -47,8 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.set_defaults(func=run)
 
     install = sub.add_parser("install", help="resolve for this machine and run pip (or uv)",
-                             description="Resolve for this machine and install the pinned packages in one "
-                                         "installer transaction; a failed install leaves the old torch in place.")
+                             description="Resolve for this machine and install the pinned packages with pip (or uv). "
+                                         "An interrupt is passed on to the installer, never a kill; afterwards a "
+                                         "torch it left gone or half-installed is put back from pip's stash, and a "
+                                         "failed run says what it changed and how to go back.")
     _add_request_options(install)
     install.add_argument("--installer", choices=("pip", "uv"), default="pip", help="installer to run (default pip)")
     install.add_argument("--python", metavar="PATH", type=targets.non_empty,
@@ -205,4 +207,4 @@ def run_install(args: argparse.Namespace) -> int:
     common.write(shlex.join(argv))
     if args.dry_run:
         return EXIT_OK
-    return install.run_installer(argv)
+    return install.run_installer(argv, interpreter, request.packages, request.index_base)

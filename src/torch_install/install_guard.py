@@ -1,0 +1,212 @@
+"""What an installer run changed in an environment, and putting back a torch it took away.
+
+pip replaces a package in steps: it moves the installed one aside (its "stash": ``torch/`` becomes ``~orch/``
+and ``torch-2.8.0.dist-info`` becomes ``~orch-2.8.0.dist-info``, beside them), installs the new one, and only
+then deletes the stash, or on an error moves it back. Interrupted (``KeyboardInterrupt`` is not rolled back),
+it leaves the stash and a half-installed new package. And it commits each requirement alone, so when a later
+one fails the earlier ones stay replaced.
+
+``snapshot`` records the guarded distributions before the run, by their metadata only (nothing is imported).
+``compare`` says afterwards what changed and which of them is gone or broken; ``restore`` moves the
+half-installed files out of the way and renames pip's stash back, then checks the result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shlex
+import shutil
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from .doctor.inspect import FAMILY, normalize
+
+_STASH_FIRST = "-~.=%0123456789"  # the characters pip puts after "~" when "~orch" is taken (its AdjacentTempDirectory)
+
+
+class Installed(NamedTuple):
+    """One installed distribution: its name, version, metadata directory and the top-level entries its RECORD
+    lists beside it (``torch``, ``functorch``, ``torch-2.8.0.dist-info`` …)."""
+
+    name: str
+    version: str
+    location: str
+    dist_info: str  # directory name, "torch-2.8.0.dist-info"
+    tops: tuple[str, ...]
+    outside: tuple[str, ...] = ()  # RECORD paths outside the location (scripts: "../../../bin/torchrun")
+
+
+class Change(NamedTuple):
+    name: str
+    before: str | None
+    after: str | None
+
+
+class Outcome(NamedTuple):
+    """What a run did to the guarded distributions: changes, and those gone or broken (with pip's stash)."""
+
+    changes: tuple[Change, ...]
+    lost: tuple[Installed, ...]  # there before, now absent or incomplete
+    leftovers: tuple[str, ...]  # pip stashes still on disk
+
+
+def guarded_names(packages: Iterable[str]) -> set[str]:
+    """The torch family and every package a requirement names."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    names = set(FAMILY)
+    for text in packages:
+        try:
+            names.add(normalize(Requirement(text).name))
+        except InvalidRequirement:
+            continue
+    return names
+
+
+def _read_record(path: str) -> list[str] | None:
+    import csv
+
+    from .probe import read_regular
+
+    try:
+        text = read_regular(path, 64 * 1024 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    lines = (line for line in text.splitlines() if len(line) < 128 * 1024)
+    return [row[0] for row in csv.reader(lines) if row and row[0]]
+
+
+def _installed(location: str, entry: str) -> Installed | None:
+    if not entry.endswith(".dist-info") or entry.startswith("~") or "-" not in entry:
+        return None
+    name, _, rest = entry[: -len(".dist-info")].partition("-")
+    paths = _read_record(os.path.join(location, entry, "RECORD"))
+    if paths is None:
+        return Installed(normalize(name), rest, location, entry, (entry,))
+    tops = {p.replace("\\", "/").split("/", 1)[0] for p in paths if not p.startswith((".", "/"))}
+    outside = tuple(p for p in paths if p.startswith("../"))
+    version = _metadata_version(os.path.join(location, entry, "METADATA")) or rest
+    return Installed(normalize(name), version, location, entry, tuple(sorted(tops | {entry})), outside)
+
+
+def _metadata_version(path: str) -> str | None:
+    from .probe import read_regular
+
+    try:
+        head = read_regular(path, 64 * 1024).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for line in head.splitlines():
+        if line.lower().startswith("version:"):
+            return line.split(":", 1)[1].strip()
+        if not line.strip():
+            break
+    return None
+
+
+def snapshot(site_packages: Sequence[str], names: set[str]) -> dict[str, Installed]:
+    """The distributions of ``names`` installed in these directories (the first one found of each name)."""
+    found: dict[str, Installed] = {}
+    for location in site_packages:
+        try:
+            entries = sorted(os.listdir(location))
+        except OSError:
+            continue
+        for entry in entries:
+            dist = _installed(location, entry) if entry.endswith(".dist-info") else None
+            if dist and dist.name in names and dist.name not in found:
+                found[dist.name] = dist
+    return found
+
+
+def intact(dist: Installed) -> bool:
+    """Its metadata and every top-level entry its RECORD lists are on disk (what ``import`` needs)."""
+    return os.path.isfile(os.path.join(dist.location, dist.dist_info, "RECORD")) and all(
+        os.path.lexists(os.path.join(dist.location, top)) for top in dist.tops)
+
+
+def _stash_names(top: str) -> Iterable[str]:
+    """The names pip gives the stash of ``top``, in the order it tries them ("~orch", "~-rch", …)."""
+    for i in range(1, min(len(top), 4)):
+        for middle in itertools.combinations_with_replacement(_STASH_FIRST, i - 1):
+            yield "~" + "".join(middle) + top[i:]
+
+
+def _stash_of(location: str, top: str, present: set[str]) -> str | None:
+    """The newest stash of ``top`` in ``location``, if any."""
+    found = [name for name in _stash_names(top) if name in present]
+    if not found:
+        return None
+    return max(found, key=lambda n: os.lstat(os.path.join(location, n)).st_mtime)
+
+
+def compare(before: dict[str, Installed], site_packages: Sequence[str], names: set[str]) -> Outcome:
+    after = snapshot(site_packages, names)
+    changes = tuple(Change(n, before[n].version if n in before else None, after[n].version if n in after else None)
+                    for n in sorted(set(before) | set(after))
+                    if (before[n].version if n in before else None) != (after[n].version if n in after else None))
+    lost = tuple(dist for name, dist in sorted(before.items()) if name not in after or not intact(after[name]))
+    leftovers = []
+    for location in dict.fromkeys(d.location for d in before.values()):
+        try:
+            present = set(os.listdir(location))
+        except OSError:
+            continue
+        for dist in before.values():
+            if dist.location == location:
+                stashes = (_stash_of(location, top, present) for top in dist.tops)
+                leftovers += [os.path.join(location, s) for s in stashes if s]
+    return Outcome(changes, lost, tuple(dict.fromkeys(leftovers)))
+
+
+def restore(dist: Installed) -> tuple[bool, str]:
+    """Put ``dist`` back from pip's stash: what is now in its place (a half-installed replacement) is removed, the
+    stash renamed back. (True, what was done) when it is intact afterwards, else (False, why not)."""
+    try:
+        present = set(os.listdir(dist.location))
+    except OSError as exc:
+        return False, f"cannot read {dist.location} ({exc.strerror or exc})"
+    stashes = {top: _stash_of(dist.location, top, present) for top in dist.tops}
+    missing = [top for top, stash in stashes.items() if stash is None and top not in present]
+    if missing:
+        return False, f"pip's stash of {', '.join(missing)} is not in {dist.location}"
+    for top, stash in stashes.items():
+        if stash is None:
+            continue  # never moved aside
+        target = os.path.join(dist.location, top)
+        if os.path.lexists(target):  # the half-installed replacement
+            if os.path.isdir(target) and not os.path.islink(target):
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                os.unlink(target)
+        os.rename(os.path.join(dist.location, stash), target)
+    _remove_partial_metadata(dist)
+    if not intact(dist):
+        return False, f"{dist.name} {dist.version} is still incomplete after renaming pip's stash back"
+    gone = [p for p in dist.outside if not os.path.lexists(os.path.normpath(os.path.join(dist.location, p)))]
+    note = f" ({len(gone)} script{'s' if len(gone) > 1 else ''} outside site-packages not restored)" if gone else ""
+    return True, f"{dist.name} {dist.version} put back from pip's stash{note}"
+
+
+def _remove_partial_metadata(dist: Installed) -> None:
+    """A replacement's metadata directory without a RECORD (pip writes it last) is part of the half install."""
+    try:
+        entries = os.listdir(dist.location)
+    except OSError:
+        return
+    for entry in entries:
+        other = _installed(dist.location, entry) if entry != dist.dist_info else None
+        if other and other.name == dist.name and not os.path.isfile(os.path.join(dist.location, entry, "RECORD")):
+            shutil.rmtree(os.path.join(dist.location, entry), ignore_errors=True)
+
+
+def reinstall_commands(dists: Iterable[Installed], python: str, index_base: str) -> list[str]:
+    """pip commands that install these versions again, one per index (a local label names its variant's)."""
+    by_index: dict[str | None, list[str]] = {}
+    for dist in dists:
+        label = dist.version.partition("+")[2]
+        by_index.setdefault(f"{index_base.rstrip('/')}/{label}" if label else None, []).append(
+            f"{dist.name}=={dist.version}")
+    return [shlex.join([python, "-m", "pip", "install", *pins, *(["--index-url", index] if index else [])])
+            for index, pins in by_index.items()]
