@@ -238,7 +238,7 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
             continue
         gpu_problems = _check_fields(where, item, _GPU_TYPES)
         gpu_problems += [p for k, v in item.items() if k in _GPU_TYPES if (p := _check_value(where, k, v))]
-        if "vendor" not in item:
+        if item.get("vendor") is None:
             gpu_problems.append(f"{where}vendor: required (one of {', '.join(VENDORS)})")
         if isinstance(item.get("count"), int) and not isinstance(item["count"], bool) and item["count"] < 1:
             gpu_problems.append(f"{where}count: must be at least 1")
