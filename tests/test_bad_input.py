@@ -203,3 +203,91 @@ def test_a_grandchild_that_leaves_the_group_and_holds_the_pipes_is_not_waited_fo
     took = time.monotonic() - started
     subprocess.run(["pkill", "-f", "sleep 20"], check=False)
     assert done.returncode == 0 and done.stdout == "answer\n" and took < 5
+
+
+# ---- each root cause the report's F12 lists, as it was reproduced ----------------------------------------------
+
+NINES = "9" * 5000
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["plan", f"torch=={NINES}"], "a version number of more than 18 digits"),
+    (["plan", "--sysroot", NINES], "not a directory or a .tar.gz capture"),
+    (["plan", "--os", "linux", "--arch", "x86_64", "--nvidia-driver", "٥٥٠.٥٤.١٥"], "is not a version"),
+    (["plan", "--os", "linux", "--arch", "x86_64", "--python", "3.١٢"], "is malformed"),
+])
+def test_digits_past_the_limit_or_of_other_scripts_are_input_errors(capsys: pytest.CaptureFixture[str],
+                                                                    argv: list[str], words: str) -> None:
+    assert words in one_line_error(capsys, argv)
+
+
+@pytest.mark.parametrize(("profile", "words"), [
+    ({"os": "linux", "arch": "x86_64", "python": "3.12", "gpus": 5}, "gpus: expected a list, got 5"),
+    ({"os": "linux", "gpus": [{"vendor": None}]}, "gpus[0].vendor: required"),
+    ({"os": "linux", "gpus": [{"vendor": "nvidia", "compute_capability": "٨.٩"}]}, "is malformed"),
+    ({"os": "linux", "arch": "x86_64", "glibc": "2.999999999"}, "is not plausible"),
+])
+def test_a_profile_of_the_wrong_types_or_digits_is_input_error(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                               profile: dict[str, object], words: str) -> None:
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(profile, ensure_ascii=False), encoding="utf-8")
+    assert words in one_line_error(capsys, ["plan", "--target", str(path)])
+
+
+def test_a_musl_version_without_a_minor_still_plans_online(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "musl": "1"}))
+    assert main(["plan", "--target", str(path), "--online", "--offline"]) == 4  # no musl wheels: declined, said why
+    assert "glibc-based" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("answer", [
+    b"HTTP/1.1 302 Found\r\nLocation: http://[::1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 80\r\nConnection: close\r\n\r\n"
+    b'<a href="http://[::1">torch-2.9.1+cpu-cp312-cp312-manylinux_2_28_x86_64.whl</a>'.ljust(80),
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/vnd.pypi.simple.v1+json\r\nContent-Length: 100000\r\n"
+    b"Connection: close\r\n\r\n" + b"[" * 100000,
+], ids=["redirect", "listing", "nested-json"])
+def test_a_malformed_url_or_page_from_the_index_is_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch, answer: bytes) -> None:
+    from servers import RawServer
+
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_RETRIES", "0")
+    server = RawServer(answer)
+    try:
+        code = main(["plan", "--online", "--index-base", f"http://127.0.0.1:{server.port}/whl", "--os", "linux",
+                     "--arch", "x86_64", "--python", "3.12", "--format", "json"])
+    finally:
+        server.close()
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["choice"]["variant"] == "cpu"
+    assert len(err.splitlines()) == 1 and "using the embedded matrix" in err, err
+
+
+def test_a_record_and_version_py_past_the_parsers_limits_are_findings(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    fixtures = Path(__file__).parent / "fixtures" / "site-packages"
+    tree = tmp_path / "sp"
+    shutil.copytree(fixtures / "healthy-2.9.1-cu128", tree)
+    record = next(tree.glob("nvidia_cuda_runtime*.dist-info")) / "RECORD"
+    with open(record, "a", encoding="utf-8") as file:
+        file.write("nvidia/cuda_runtime/lib/x.so,,²\n" + "x,," + NINES + "\n"
+                   + "nvidia/cuda_runtime/lib/y.so," + "a" * 200_000 + ",1\n")
+    (tree / "torch" / "version.py").write_text("x = " + "(" * 5000 + "1")
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "torch_install", "doctor"], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(tree)})
+    assert done.returncode == 1 and "internal error" not in done.stderr, done.stderr
+    assert "torch    2.9.1 (cu128)" in done.stdout  # read from the metadata
+    from torch_install.doctor.inspect import read_version_py
+
+    assert read_version_py("torch", str(tree / "torch" / "version.py")).problem is not None

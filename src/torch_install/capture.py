@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import tarfile
 import tempfile
@@ -265,10 +266,10 @@ def sysroot_dir(path: str | Path) -> Iterator[str]:
     CVE-2025-4517): regular files, directories and PCI ``driver`` links inside the tree only; no hard link, no
     other link, no path through a link, no header larger than a capture's."""
     path = Path(path)
-    if path.is_dir():
+    if os.path.isdir(path):  # os.path, not Path: a name too long for the system is False, not an OSError
         yield str(path)
         return
-    if not path.is_file() or not path.name.endswith((".tar.gz", ".tgz", ".tar")):
+    if not os.path.isfile(path) or not path.name.endswith((".tar.gz", ".tgz", ".tar")):
         raise InputError(f"--sysroot {path}: not a directory or a .tar.gz capture")
     with tempfile.TemporaryDirectory(prefix="torch-install-sysroot-") as tmp:
         try:

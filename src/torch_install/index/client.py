@@ -116,6 +116,8 @@ class Fetcher:
                 last_error = f"cannot connect ({_short(exc)})"
             except requests.exceptions.RequestException as exc:
                 raise IndexUnavailable(f"{url}: {_short(exc)}") from None
+            except ValueError as exc:  # a redirect to "http://[::1": requests parses it before handing it back
+                raise IndexUnavailable(f"{url}: a malformed URL in the answer ({_short(exc)})") from None
         raise IndexUnavailable(f"{url}: {last_error} ({made} attempt{'s' if made > 1 else ''})")
 
     def _attempt(self, url: str, headers: dict[str, str], limit: float) -> Page:
