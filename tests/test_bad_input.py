@@ -291,3 +291,32 @@ def test_a_record_and_version_py_past_the_parsers_limits_are_findings(capsys: py
     from torch_install.doctor.inspect import read_version_py
 
     assert read_version_py("torch", str(tree / "torch" / "version.py")).problem is not None
+
+
+def test_doctor_python_runs_nothing_of_the_inspected_environment(tmp_path: Path) -> None:
+    """F7: a .pth file of the inspected venv neither runs nor spoils the interpreter's answer."""
+    import os
+    import subprocess
+    import sys
+    import venv
+
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "v")
+    site = next((tmp_path / "v" / "lib").glob("python3*/site-packages")) if os.name == "posix" else \
+        tmp_path / "v" / "Lib" / "site-packages"
+    marker = tmp_path / "PTH-RAN"
+    (site / "x.pth").write_text(f"import sys; open({str(marker)!r}, 'w').write('ran'); print('hello from a .pth')\n")
+    python = tmp_path / "v" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "doctor", "--python", str(python)],
+                          capture_output=True, text=True, env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    assert done.returncode in (0, 1), done.stderr
+    assert not marker.exists()
+    assert "torch    not installed" in done.stdout
+
+
+def test_a_page_of_millions_of_anchors_keeps_only_the_wheels() -> None:
+    from torch_install.index.pages import parse_page
+
+    wheel = "torch-2.9.1+cpu-cp312-cp312-manylinux_2_28_x86_64.whl"
+    body = ("<a href='x'>x</a>" * 200_000 + f'<a href="{wheel}#sha256={"a" * 64}">w</a>').encode()
+    files = parse_page(body, "text/html", "https://mirror.example/whl/torch/")
+    assert [f.filename for f in files] == [wheel]

@@ -66,7 +66,8 @@ def _file_from_link(page_url: str, href: str, requires_python: str | None, yanke
 
 
 def _anchor_parser() -> Any:
-    """An HTMLParser collecting ``<a>`` attributes; scripts, styles and broken markup are ignored."""
+    """An HTMLParser collecting the attributes of ``<a>`` tags that link a wheel (all this product reads; a page
+    of millions of other anchors costs no memory); scripts, styles and broken markup are ignored."""
     from html.parser import HTMLParser
 
     class AnchorParser(HTMLParser):
@@ -76,7 +77,10 @@ def _anchor_parser() -> Any:
 
         def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
             if tag == "a":
-                self.anchors.append(dict(attrs))
+                found = dict(attrs)
+                href = (found.get("href") or "").split("#", 1)[0].split("?", 1)[0].strip()
+                if href.lower().endswith(".whl"):
+                    self.anchors.append(found)
 
     return AnchorParser()
 
