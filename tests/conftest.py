@@ -9,3 +9,5 @@ import pytest
 @pytest.fixture(autouse=True)
 def no_default_index(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", "none")
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):  # the environment install/doctor act on is each test's to set
+        monkeypatch.delenv(name, raising=False)

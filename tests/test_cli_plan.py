@@ -285,7 +285,7 @@ def test_install_dry_run_prints_the_command_for_another_interpreter(capsys: pyte
     import venv
 
     env = tmp_path / "env"
-    venv.EnvBuilder(with_pip=False).create(env)
+    venv.EnvBuilder(with_pip=True).create(env)
     python = env / "bin" / "python"
     code, out, _ = run_main(capsys, "install", "--python", str(python), "--variant", "cpu", "--dry-run")
     import shlex

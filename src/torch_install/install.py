@@ -36,6 +36,25 @@ def venv_advice(plan: Plan, installer: str = "pip") -> list[str]:
             "(on Windows the interpreter is .venv\\Scripts\\python.exe)"]
 
 
+def choose_installer(asked: str | None, interpreter: Interpreter, dry_run: bool = False) -> str:
+    """The installer: the one asked for; else pip, or uv when the environment has no pip (a venv made by uv) and
+    uv is on PATH. pip (asked for, or the default) without pip in the environment is an EnvironmentFailure saying
+    how to add it; a dry run prints the pip command with that advice as a warning."""
+    import shutil
+
+    if asked == "uv" or interpreter.has_pip:
+        return asked or "pip"
+    if asked is None and shutil.which("uv"):
+        sys.stderr.write(f"torch-install: note: {interpreter.executable} has no pip; installing with uv\n")
+        return "uv"
+    advice = (f"{interpreter.executable} has no pip: add it with "
+              f"`{shlex.join([interpreter.executable, '-m', 'ensurepip'])}`, or use --installer uv")
+    if dry_run:
+        sys.stderr.write(f"torch-install: warning: {advice}\n")
+        return "pip"
+    raise EnvironmentFailure(advice)
+
+
 def plan_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True) -> list[str]:
     """The exact argv that installs the plan's pinned packages into ``interpreter``.
 

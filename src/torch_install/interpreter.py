@@ -49,6 +49,11 @@ class Interpreter:
         return self.prefix != self.base_prefix
 
     @property
+    def has_pip(self) -> bool:
+        """Whether pip is installed in the environment (a venv made by uv has none)."""
+        return any(os.path.isfile(os.path.join(site, "pip", "__init__.py")) for site in self.site_packages)
+
+    @property
     def externally_managed(self) -> bool:
         """PEP 668: the stdlib directory holds EXTERNALLY-MANAGED and the interpreter is not in a venv."""
         return not self.in_venv and bool(self.stdlib) and os.path.isfile(os.path.join(self.stdlib, MARKER))
@@ -126,3 +131,62 @@ def interpreter_from_facts(facts: Mapping[str, object], environ: Mapping[str, st
         base_prefix=str(facts.get("base_prefix") or facts.get("prefix") or ""),
         stdlib=str(facts.get("stdlib") or ""),
     )
+
+
+# ---- which environment a command acts on ------------------------------------------------------------------------
+
+TOOL_MARKERS = ("pipx_metadata.json", "uv-receipt.toml")  # what pipx and `uv tool install` leave in their venvs
+
+
+def environment_python(prefix: str) -> str:
+    """The interpreter of an environment directory (a venv or a conda env), POSIX or Windows layout."""
+    for candidate in ("bin/python", "bin/python3", "Scripts/python.exe", "python.exe"):
+        path = os.path.join(prefix, *candidate.split("/"))
+        if os.path.isfile(path):
+            return path
+    return os.path.join(prefix, "bin", "python")
+
+
+def isolated_tool_environment(prefix: str) -> str | None:
+    """The tool (pipx, uv tool) whose own environment ``prefix`` is, or None."""
+    for marker, tool in zip(TOOL_MARKERS, ("pipx", "uv tool"), strict=True):
+        if os.path.isfile(os.path.join(prefix, marker)):
+            return tool
+    return None
+
+
+def _same_prefix(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def target_environment(python: str | None, environ: Mapping[str, str], cwd: str, running_prefix: str
+                       ) -> tuple[str | None, str]:
+    """Which interpreter ``install`` and ``doctor`` act on, as uv chooses: ``--python``, else the active virtual
+    environment (``$VIRTUAL_ENV``), else an active conda environment (``$CONDA_PREFIX``), else ``./.venv``, else
+    the interpreter running torch-install unless that is a tool's own isolated environment (then an InputError
+    naming the flags). Returns (the interpreter, None for the running one; where the choice came from)."""
+    if python is not None:
+        return python, "--python"
+    for name, prefix in (("$VIRTUAL_ENV", environ.get("VIRTUAL_ENV")), ("$CONDA_PREFIX", environ.get("CONDA_PREFIX")),
+                         ("./.venv", os.path.join(cwd, ".venv"))):
+        if not prefix or not os.path.isdir(prefix):
+            if prefix and name != "./.venv":
+                raise InputError(f"{name}={prefix}: no such environment (deactivate it, or name one with --python)")
+            continue
+        if _same_prefix(prefix, running_prefix):
+            return None, name
+        found = environment_python(prefix)
+        if not os.path.isfile(found):
+            if name == "./.venv":
+                continue
+            raise InputError(f"{name}={prefix}: no Python interpreter in it (name one with --python)")
+        return found, name
+    tool = isolated_tool_environment(running_prefix)
+    if tool:
+        raise InputError(f"torch-install runs in its own {tool} environment ({running_prefix}), which is not where "
+                         "torch belongs: name the environment with --python PATH, activate it, or run where "
+                         "./.venv is")
+    return None, "this interpreter"

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..interpreter import Interpreter
     from ..machine import Machine
     from ..resolver.matrix import Matrix
 
@@ -50,3 +51,14 @@ def matrix_for(args: argparse.Namespace, machine: Machine) -> Matrix:
     if result.warning:
         warn(result.warning)
     return result.matrix
+
+
+def target_interpreter(python: str | None) -> Interpreter:
+    """The environment install and doctor act on (interpreter.target_environment): --python, $VIRTUAL_ENV,
+    $CONDA_PREFIX, ./.venv, else this interpreter unless it is a tool's isolated environment."""
+    import os
+
+    from ..interpreter import query_interpreter, target_environment, this_interpreter
+
+    path, _ = target_environment(python, os.environ, os.getcwd(), sys.prefix)
+    return query_interpreter(path) if path is not None else this_interpreter()

@@ -15,8 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "print each problem with its evidence and the one command that fixes it. Exit code 0: "
                     "healthy; 1: problems found; 2: usage or input error.")
     parser.add_argument("--python", metavar="PATH", type=targets.non_empty,
-                        help="inspect the environment of this interpreter (another venv or conda env) "
-                             "instead of the one running torch-install")
+                        help="inspect the environment of this interpreter (default, as uv: $VIRTUAL_ENV, "
+                             "$CONDA_PREFIX, ./.venv, else the one running torch-install unless it is a pipx or uv "
+                             "tool environment)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON (docs/doctor-json.md)")
     parser.add_argument("--index-base", metavar="URL",
                         help="PyTorch wheel index base for the fix (mirrors); default $TORCH_INSTALL_INDEX_BASE or "
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.import_timeout <= 3600:  # nan and inf fail this too
         raise InputError("--import-timeout: must be a number of seconds from 0 to 3600")
     from ..doctor import diagnose
-    from ..doctor.inspect import inspect
+    from ..doctor.inspect import inspect_environment
     from ..probe import Probe
     from ..resolver.matrix import load_matrix
 
@@ -62,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         probe = Probe(root=args.sysroot) if args.sysroot else Probe()
         machine = complete_machine(detect(probe))
         environ = dict(probe.environ)
-    installed = inspect(args.python, environ=os.environ)
+    installed = inspect_environment(common.target_interpreter(args.python))
     from ..index.urls import index_base_from
 
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)

@@ -52,9 +52,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "torch it left gone or half-installed is put back from pip's stash, and a "
                                          "failed run says what it changed and how to go back.")
     _add_request_options(install)
-    install.add_argument("--installer", choices=("pip", "uv"), default="pip", help="installer to run (default pip)")
+    install.add_argument("--installer", choices=("pip", "uv"),
+                         help="installer to run (default pip; uv for an environment without pip, when uv is on PATH)")
     install.add_argument("--python", metavar="PATH", type=targets.non_empty,
-                         help="interpreter to install into (default: this one)")
+                         help="interpreter to install into (default, as uv: $VIRTUAL_ENV, $CONDA_PREFIX, ./.venv, "
+                              "else this one unless it is a pipx or uv tool environment)")
     install.add_argument("--dry-run", action="store_true", help="print the command and exit")
     install.set_defaults(func=run_install)
 
@@ -185,18 +187,18 @@ def run_install(args: argparse.Namespace) -> int:
 
     from .. import install
     from ..completion import complete_machine
-    from ..interpreter import query_interpreter, this_interpreter
 
     request = request_from_args(args)
-    interpreter = query_interpreter(args.python) if args.python is not None else this_interpreter()
+    interpreter = common.target_interpreter(args.python)
     machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
     check_consistent(machine, request.variant)
     plan = resolve_plan(machine, request, common.matrix_for(args, machine))
     if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
         for warning in plan.warnings:
             common.warn(f"[{warning.code}] {warning.message}")
-    argv = install.plan_argv(plan, interpreter, args.installer, need_uv=not args.dry_run)
-    install.check_installable(plan, interpreter, args.installer)
+    installer = install.choose_installer(args.installer, interpreter, dry_run=args.dry_run)
+    argv = install.plan_argv(plan, interpreter, installer, need_uv=not args.dry_run)
+    install.check_installable(plan, interpreter, installer)
     from ..render.plan import choice_lines
 
     for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
