@@ -428,10 +428,8 @@ def installs(tally: Tally, env: dict[str, str], work: Path) -> None:
                             break
                         time.sleep(0.01)
                     sig = signal.SIGTERM if "SIGTERM" in how else signal.SIGINT
-                    if "group" in how:
-                        os.killpg(child.pid, sig)
-                    else:
-                        os.kill(child.pid, sig)
+                    if child.poll() is None:  # not finished (or failed) before the moment came
+                        (os.killpg if "group" in how else os.kill)(child.pid, sig)
                 try:
                     rc: int | None = child.wait(timeout=180)
                 except subprocess.TimeoutExpired:

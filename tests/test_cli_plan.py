@@ -78,7 +78,8 @@ def test_flag_overrides_target_and_can_create_contradiction(capsys: pytest.Captu
     (["plan", "torch>>2.7"], "package 'torch>>2.7': not a valid requirement"),
     (["plan", "--index-base", "ftp://mirror.example/whl"], "--index-base 'ftp://mirror.example/whl': not an http(s)"),
     (["plan", "--index-base", "http://mirror.example/whl"], "plain http is refused"),
-    (["plan", "--format", "yaml"], "--format yaml: not one of text, url, pip, uv, requirements, pyproject, json"),
+    (["plan", "--format", "yaml"],
+     "--format yaml: not one of text, url, pip, uv, requirements, constraints, pyproject, json"),
     (["plan", "--target", "/nonexistent/target.json"], "/nonexistent/target.json: cannot read machine profile"),
     (["install", "--python", "/nonexistent/python"], "--python /nonexistent/python: no such file"),
 ])

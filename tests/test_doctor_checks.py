@@ -114,7 +114,7 @@ def test_rocm_build_on_gfx1031_needs_the_override_and_is_healthy_with_it(tmp_pat
     assert finding.severity == "error" and finding.fix == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
     assert any("[inferred]" in line for line in finding.evidence)  # the gfx list is inferred data: say so
     fixed = run(site, "rx6700xt", environ={"HSA_OVERRIDE_GFX_VERSION": "10.3.0"})
-    assert fixed.healthy and fixed.codes() == ("rocm-gfx-not-in-build",)
+    assert fixed.healthy and fixed.codes() == ("rocm-gfx-not-in-build", "install-guard-missing")
     wrong = run(site, "rx6700xt", environ={"HSA_OVERRIDE_GFX_VERSION": "11.0.0"})
     assert not wrong.healthy and any("'11.0.0'" in e for f in wrong.findings for e in f.evidence)
 
@@ -171,7 +171,7 @@ def test_cuda_libraries_left_behind_by_a_cpu_torch_are_info_only(tmp_path):
     site = copy_case("cu128-2.8.0", tmp_path)
     apply_fix(site, "/env/bin/python -m pip install torch==2.8.0+cpu")
     report = run(site, "no-gpu")
-    assert report.healthy and report.codes("info") == ("orphaned-cuda-libraries",)
+    assert report.healthy and report.codes("info") == ("orphaned-cuda-libraries", "install-guard-missing")
     assert "nvidia-cudnn-cu12" in report.findings[0].fix and "1.3 GB" in report.findings[0].title
 
 

@@ -59,7 +59,7 @@ def test_cli_doctor_on_a_second_venv_with_a_target_machine(venv, tmp_path, capsy
     code = main(["doctor", "--python", str(venv / "bin" / "python"), "--target", str(target), "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and out["exit_code"] == 1 and not out["healthy"]
-    assert [f["code"] for f in out["findings"]] == ["gpu-arch-not-in-build"]
+    assert [f["code"] for f in out["findings"]] == ["gpu-arch-not-in-build", "install-guard-missing"]
     assert out["torch"] == {**out["torch"], "version": "2.8.0", "variant": "cu128", "installer": "pip"}
     assert "torch==2.8.0+cu126" in out["fix"]["command"]
     assert out["fix"]["command"].startswith(str(venv / "bin" / "python"))  # the env inspected, not ours

