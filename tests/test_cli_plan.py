@@ -308,3 +308,13 @@ def test_install_refuses_an_externally_managed_python(capsys: pytest.CaptureFixt
     assert code == 3 and out == ""
     assert "externally managed" in err.splitlines()[0]
     assert "torch-install: error:   python3 -m venv .venv" in err
+
+
+def test_text_mode_writes_the_warnings_on_stderr_and_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    """A choice with warnings: the summary on stdout, each warning one stderr line; 0 (a Dockerfile RUN goes on)."""
+    code = main(["plan", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--gpu", "rtx 4090"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "Choice:" in out and "Warning:" not in out
+    assert "torch-install: warning: [driver-unknown] NVIDIA driver version unknown" in err
+    assert main(["plan", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--gpu", "rtx 4090",
+                 "--strict"]) == 1

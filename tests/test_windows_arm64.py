@@ -39,7 +39,7 @@ def test_once_the_data_lists_windows_arm64_wheels_they_are_chosen() -> None:
 
 def test_plan_command_on_the_capture_fails_with_the_warning(capsys) -> None:
     code = main(["plan", "--sysroot", str(SNAPDRAGON)])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert code == 4  # no build fits
-    assert "[platform-unsupported] Windows on ARM64 (windows_arm64)" in out
-    assert "windows arm64" in out
+    assert "torch-install: warning: [platform-unsupported] Windows on ARM64 (windows_arm64)" in err  # text: stderr
+    assert "windows arm64" in out and "[platform-unsupported]" not in out

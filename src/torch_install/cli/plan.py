@@ -164,6 +164,12 @@ def run(args: argparse.Namespace) -> int:
 
         common.write(render_requirements(plan, plan_hashes(plan, machine, offline=args.offline,
                                                            allow_insecure=args.allow_insecure_index)))
+    elif args.format == "text":  # the summary on stdout; warnings on stderr, where a script or a RUN step shows them
+        from ..render.plan import render_text, warning_lines
+
+        common.write(render_text(plan, with_warnings=False))
+        for line in warning_lines(plan):
+            common.warn(line)
     else:
         common.write(render(plan, args.format))
     return exit_code(plan.choice is not None, bool(plan.warnings), args.strict)
@@ -206,8 +212,10 @@ def run_install(args: argparse.Namespace) -> int:
 
     for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
         sys.stderr.write(line + "\n")
-    for warning in plan.warnings:
-        common.warn(f"[{warning.code}] {warning.message}")
+    from ..render.plan import warning_lines
+
+    for line in warning_lines(plan):
+        common.warn(line)
 
     common.write(shlex.join(argv))
     if args.dry_run:

@@ -135,8 +135,14 @@ def choice_lines(plan: Plan) -> list[str]:
     return [one_line(line) for line in lines]
 
 
-def render_text(plan: Plan) -> str:
-    """The human summary: machine, choice, why, the best rejected alternative, warnings, notes, command."""
+def warning_lines(plan: Plan) -> list[str]:
+    """The plan's warnings as stderr lines: ``[code] message``, each kept on one line."""
+    return [one_line(f"[{w.code}] {w.message}") for w in plan.warnings]
+
+
+def render_text(plan: Plan, with_warnings: bool = True) -> str:
+    """The human summary: machine, choice, why, the best rejected alternative, warnings, notes, command. The
+    command line leaves the warnings out (``with_warnings``) and writes them on stderr (``warning_lines``)."""
     lines = [f"Machine:  {machine_line(plan)}", *choice_lines(plan)]
     if plan.rejected:
         best = plan.rejected[0]
@@ -144,7 +150,8 @@ def render_text(plan: Plan) -> str:
         reason = best.reason.removeprefix(f"{best.variant} rejected: ")
         if more or not any(reason in w.message for w in plan.warnings):  # else a warning already says it
             lines.append(f"Rejected: {best.variant} torch {best.torch}: {reason}{more}")
-    lines += [f"Warning:  [{w.code}] {w.message}" for w in plan.warnings]
+    if with_warnings:
+        lines += [f"Warning:  [{w.code}] {w.message}" for w in plan.warnings]
     lines += [f"Note:     {note}" for note in plan.notes]
     command = render_pip(plan)
     if command:
