@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from .. import __version__
 from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, TorchInstallError
 
-COMMANDS = ("detect", "plan", "install", "doctor", "matrix", "variants")
+COMMANDS = ("detect", "plan", "install", "doctor", "matrix", "variants", "completion")
 DEBUG_ENV = "TORCH_INSTALL_DEBUG"  # set (not 0): an internal error also prints its traceback
 
 
@@ -58,7 +58,7 @@ class Parser(argparse.ArgumentParser):
 
 # the module that registers each sub-command
 _MODULE_OF = {"detect": "detect", "plan": "plan", "install": "plan", "doctor": "doctor", "matrix": "matrix",
-              "variants": "variants"}
+              "variants": "variants", "completion": "shell_completion"}
 
 
 def build_parser(command: str | None = None) -> Parser:
@@ -74,7 +74,19 @@ def build_parser(command: str | None = None) -> Parser:
     names = [_MODULE_OF[command]] if command in _MODULE_OF else list(dict.fromkeys(_MODULE_OF.values()))
     for name in names:
         import_module(f"{__name__}.{name}").register(sub)
+    for command_parser in sub.choices.values():
+        _add_verbosity(command_parser)
     return parser
+
+
+def _add_verbosity(parser: argparse.ArgumentParser) -> None:
+    """-q and -v on every command: -q leaves only errors on stderr; -v says more where there is more to say."""
+    known = {s for action in parser._actions for s in action.option_strings}
+    if "-q" not in known:
+        parser.add_argument("-q", "--quiet", action="store_true",
+                            help="print no warnings or notes on stderr, only errors")
+    if "-v" not in known:
+        parser.add_argument("-v", "--verbose", action="store_true", help="say more (plan: every rejected build)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,6 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list.insert(0, "plan")
     parser = build_parser(args_list[0])
     args = parser.parse_args(args_list)
+    from . import common
+
+    common.QUIET = bool(getattr(args, "quiet", False))
     try:
         return int(args.func(args) or 0)
     except TorchInstallError as exc:

@@ -16,9 +16,19 @@ def write(text: str) -> None:
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+QUIET = False  # -q: warnings and notes are not printed
+
+
 def warn(text: str) -> None:
-    """One warning line on stderr."""
-    sys.stderr.write(f"torch-install: warning: {text}\n")
+    """One warning line on stderr (none with -q)."""
+    if not QUIET:
+        sys.stderr.write(f"torch-install: warning: {text}\n")
+
+
+def say(line: str) -> None:
+    """A line for the person at the terminal, on stderr (none with -q)."""
+    if not QUIET:
+        sys.stderr.write(line + "\n")
 
 
 def add_index_options(parser: argparse.ArgumentParser) -> None:

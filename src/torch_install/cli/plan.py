@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
@@ -167,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "text":  # the summary on stdout; warnings on stderr, where a script or a RUN step shows them
         from ..render.plan import render_text, warning_lines
 
-        common.write(render_text(plan, with_warnings=False))
+        common.write(render_text(plan, with_warnings=False, every_rejection=args.verbose))
         for line in warning_lines(plan):
             common.warn(line)
     else:
@@ -211,7 +210,7 @@ def run_install(args: argparse.Namespace) -> int:
     from ..render.plan import choice_lines
 
     for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
-        sys.stderr.write(line + "\n")
+        common.say(line)
     from ..render.plan import warning_lines
 
     for line in warning_lines(plan):
@@ -225,5 +224,5 @@ def run_install(args: argparse.Namespace) -> int:
         from ..pin import write_pin
 
         for line in write_pin(interpreter.prefix, plan):
-            sys.stderr.write(f"torch-install: {line}\n")
+            common.say(f"torch-install: {line}")
     return code

@@ -140,11 +140,14 @@ def warning_lines(plan: Plan) -> list[str]:
     return [one_line(f"[{w.code}] {w.message}") for w in plan.warnings]
 
 
-def render_text(plan: Plan, with_warnings: bool = True) -> str:
+def render_text(plan: Plan, with_warnings: bool = True, every_rejection: bool = False) -> str:
     """The human summary: machine, choice, why, the best rejected alternative, warnings, notes, command. The
     command line leaves the warnings out (``with_warnings``) and writes them on stderr (``warning_lines``)."""
     lines = [f"Machine:  {machine_line(plan)}", *choice_lines(plan)]
-    if plan.rejected:
+    if every_rejection:
+        lines += [f"Rejected: {r.variant} torch {r.torch}: {r.reason.removeprefix(f'{r.variant} rejected: ')}"
+                  for r in plan.rejected]
+    elif plan.rejected:
         best = plan.rejected[0]
         more = f" (+{len(plan.rejected) - 1} more, see --format json)" if len(plan.rejected) > 1 else ""
         reason = best.reason.removeprefix(f"{best.variant} rejected: ")
