@@ -198,3 +198,52 @@ def test_contradicting_target_is_caught_in_container_mode(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert "--variant rocm6.4: the PyTorch index has no ROCm builds for windows" in err
+
+
+# ---- overrides and flags on a GPU-less build host -----------------------------------------------------------
+
+def _build_host(tmp_path: Path, env: dict[str, str]) -> str:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    tree(tmp_path, env, {"/etc/os-release": "ID=ubuntu\nVERSION_ID=\"22.04\"\n",
+                         "_host.json": json.dumps({"system": "Linux", "machine": "x86_64", "python_version": "3.12.3",
+                                                   "libc": "glibc 2.35"}),
+                         ".dockerenv": ""})
+    return str(tmp_path)
+
+
+def _container_plan(capsys, root: str, *flags: str) -> dict:  # noqa: ANN001
+    from torch_install.cli import main
+
+    code = main(["plan", "--sysroot", root, "--format", "json", *flags])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_override_variables_define_the_target_of_a_gpu_less_build(tmp_path, capsys):
+    """UV_CUDA_DRIVER_VERSION (a driver) or CONDA_OVERRIDE_CUDA (a CUDA: the driver runs at least that) in a build
+    container with no base-image hint: the target, where it was an exit 2 before."""
+    plan = _container_plan(capsys, _build_host(tmp_path / "a", {"UV_CUDA_DRIVER_VERSION": "550.54.15"}))
+    assert (plan["choice"]["variant"], plan["machine"]["nvidia_driver"]) == ("cu126", "550.54.15")
+    assert plan["machine"]["sources"]["nvidia_driver"] == "hint $UV_CUDA_DRIVER_VERSION"
+    plan = _container_plan(capsys, _build_host(tmp_path / "b", {"CONDA_OVERRIDE_CUDA": "13.0"}))
+    assert plan["choice"]["variant"].startswith("cu13") and plan["machine"]["cuda_driver_api"] == "13.0"
+    assert plan["machine"]["sources"]["cuda_driver_api"] == "hint $CONDA_OVERRIDE_CUDA"
+
+
+def test_an_override_outranks_the_base_images_cuda(tmp_path, capsys):
+    root = _build_host(tmp_path, {**CUDA_13_0_2, "CONDA_OVERRIDE_CUDA": "12.4"})
+    plan = _container_plan(capsys, root, "--for-container")
+    assert plan["machine"]["cuda_driver_api"] == "12.4" and plan["choice"]["variant"] == "cu126"
+    assert plan["machine"]["nvidia_driver"] == "550.54.14"  # 12.4's GA driver, not CUDA 13.0's
+
+
+def test_gpu_combines_with_the_base_image_hints(tmp_path, capsys):
+    """--gpu names the model; the driver still comes from the image (CUDA 12.4.1: driver 550): not cu13x."""
+    plan = _container_plan(capsys, _build_host(tmp_path, CUDA_12_4_1), "--for-container", "--gpu", "RTX 4090")
+    assert plan["machine"]["gpus"][0]["compute_capability"] == "8.9"
+    assert plan["machine"]["nvidia_driver"] == "550.54.15"
+    assert plan["choice"]["variant"] == "cu126"
+    explicit = _container_plan(capsys, _build_host(tmp_path / "x", CUDA_12_4_1), "--for-container", "--gpu",
+                               "RTX 4090", "--nvidia-driver", "580.82.07")  # a flag still wins
+    assert explicit["machine"]["nvidia_driver"] == "580.82.07" and explicit["choice"]["variant"].startswith("cu13")

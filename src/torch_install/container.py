@@ -140,3 +140,76 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
     notes.append("container mode: the target comes from base-image hints (" +
                  "; ".join(h.source for h in hints) + "); GPU model unknown")
     return platform._replace(**values, gpus=tuple(gpus), gpus_known=True, sources=sources, notes=tuple(notes))
+
+
+HARDWARE_FIELDS = ("nvidia_driver", "cuda_driver_api", "rocm")
+
+
+def override_target(probe: Probe) -> Machine | None:
+    """The hardware the user's override variables state (``UV_CUDA_DRIVER_VERSION``, ``CONDA_OVERRIDE_CUDA``,
+    ``TORCH_INSTALL_*``, … as ``detectors/hints.py`` reads them), with a GPU of the vendor they imply; None when
+    none is set. On a GPU-less build host these describe the target as much as a base image does."""
+    from .detectors import Found, build_machine, hints
+
+    found = Found()
+    hints.detect(probe, found)
+    stated = build_machine(found)
+    gpus = list(stated.gpus)
+    vendors = {g.vendor for g in gpus}
+    if (stated.nvidia_driver or stated.cuda_driver_api) and "nvidia" not in vendors:
+        gpus.append(Gpu(vendor="nvidia"))
+    if stated.rocm and "amd" not in vendors:
+        gpus.append(Gpu(vendor="amd"))
+    if not gpus:
+        return None
+    return stated._replace(gpus=tuple(gpus), gpus_known=True)
+
+
+def with_hardware(base: Machine, stated: Machine) -> Machine:
+    """``base`` (its platform) with the hardware ``stated`` gives replacing its own: overrides over image hints."""
+    values: dict[str, Any] = {n: getattr(stated, n) for n in HARDWARE_FIELDS if getattr(stated, n) is not None}
+    if "cuda_driver_api" in values and "nvidia_driver" not in values:
+        values["nvidia_driver"] = None  # the stated CUDA decides the driver (completion), not the image's toolkit
+    sources = {**base.sources, **{n: stated.sources[n] for n in values if n in stated.sources}}
+    if values.get("nvidia_driver") is None:
+        sources.pop("nvidia_driver", None)
+    if stated.gpus:
+        values.update(gpus=stated.gpus, gpus_known=True)
+        sources = {k: v for k, v in sources.items() if not k.startswith("gpus[")}
+        sources.update({k: v for k, v in stated.sources.items() if k.startswith("gpus[")})
+    notes = (*base.notes, *(n for n in stated.notes if n not in base.notes))
+    return base._replace(**values, sources=sources, notes=notes)
+
+
+def _vendors(machine: Machine) -> set[str]:
+    found = {g.vendor for g in machine.gpus}
+    if machine.nvidia_driver or machine.cuda_driver_api:
+        found.add("nvidia")
+    if machine.rocm:
+        found.add("amd")
+    return found
+
+
+_VENDOR_FIELDS = {"nvidia": ("nvidia_driver", "cuda_driver_api"), "amd": ("rocm",), "intel": ()}
+
+
+def fill_hardware(stated: Machine, given: Machine) -> Machine:
+    """``stated`` with the hardware facts it leaves open taken from ``given`` (image hints or overrides): the
+    driver, CUDA and ROCm versions of the vendor it names, and the GPUs when it names none. What ``stated`` says
+    is kept; a ``stated`` vendor that ``given`` does not describe (--rocm in a CUDA image) takes nothing."""
+    vendors = _vendors(stated)
+    if vendors and not vendors & _vendors(given):
+        return stated
+    fields = [f for v in (vendors or _vendors(given)) for f in _VENDOR_FIELDS.get(v, ())]
+    values: dict[str, Any] = {}
+    sources = dict(stated.sources)
+    for name in fields:
+        if getattr(stated, name) is None and getattr(given, name) is not None:
+            values[name] = getattr(given, name)
+            if name in given.sources:
+                sources[name] = given.sources[name]
+    if not stated.gpus and given.gpus:
+        values.update(gpus=given.gpus, gpus_known=True)
+        sources.update({k: v for k, v in given.sources.items() if k.startswith("gpus[")})
+    notes = (*stated.notes, *(n for n in given.notes if n not in stated.notes))
+    return stated._replace(**values, sources=sources, notes=notes)

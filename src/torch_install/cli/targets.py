@@ -189,7 +189,15 @@ def _container_machines(args: argparse.Namespace, variant: str | None) -> list[M
     no GPU device): the same, unless detection saw no GPU hardware either; then this machine (CPU) is
     resolved, with a note saying how to target a GPU image.
     """
-    from ..container import container_marker, gpu_device, image_hints, target_from_hints
+    from ..container import (
+        container_marker,
+        fill_hardware,
+        gpu_device,
+        image_hints,
+        override_target,
+        target_from_hints,
+        with_hardware,
+    )
 
     explicit = getattr(args, "for_container", None)
     if explicit is False:
@@ -202,19 +210,25 @@ def _container_machines(args: argparse.Namespace, variant: str | None) -> list[M
         if not marker or gpu_device(probe):
             return None
         why = f"{marker}, no GPU device node"
+    hints = image_hints(probe)
+    override = override_target(probe)  # the user's override variables: they outrank the base image's hints
+
+    def hinted(platform: Machine) -> Machine:
+        target = target_from_hints(hints, platform) if hints else platform
+        return with_hardware(target, override) if override else target
+
     if describes_target(args):
         described = [m._replace(container=m.container or "image") for m in _described(args)]
-        hints = [] if _gives_hardware(args) else image_hints(probe)
-        if not hints:
+        if not hints and not override:
             return described
-        # --os/--arch/--python describe the image's platform; its hardware still comes from the base-image hints
-        return [target_from_hints(hints, m)._replace(container=m.container) for m in described]
+        # what flags and profiles state wins; the hardware they leave open comes from overrides, then the image
+        return [fill_hardware(m, hinted(m._replace(gpus=(), gpus_known=False)))._replace(container=m.container)
+                for m in described]
     platform = platform_here(args)
     if getattr(args, "python", None):
         platform = platform._replace(python=args.python)
-    hints = image_hints(probe)
-    if hints:
-        return [target_from_hints(hints, platform)._replace(container=platform.container or "image")]
+    if hints or override:
+        return [hinted(platform)._replace(container=platform.container or "image")]
     if variant:
         note = f"container mode ({why}): no hardware target; the build is the forced --variant {variant}"
         return [platform._replace(notes=(*platform.notes, note), container=platform.container or "image")]
