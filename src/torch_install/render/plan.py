@@ -45,9 +45,17 @@ def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None =
             lines.append(f"--trusted-host {trusted}")
     pins = requirement_lines(plan)
     if hashes:
+        lines += HASHES_LIMIT
         pins = [" \\\n    ".join([pin, *(f"--hash=sha256:{h}" for h in hashes.get(name, ()))])
                 for pin, name in zip(pins, plan.choice.packages, strict=True)]
     return "\n".join(lines + pins)
+
+
+# pip's --require-hashes mode wants every package of the install pinned and hashed, dependencies included; the
+# plan pins the torch family only (its dependencies are the installer's to resolve)
+HASHES_LIMIT = ["# The hashes cover the torch family's own wheels. pip --require-hashes also wants each dependency",
+                "# (filelock, sympy, nvidia-* ...) pinned and hashed: for a complete locked file, run",
+                "#   uv pip compile --generate-hashes THIS_FILE -o requirements.lock"]
 
 
 def render_constraints(plan: Plan) -> str:
