@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
 from . import common, targets
+
+if TYPE_CHECKING:
+    from ..doctor import Report
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="also import torch in a child process and run one tiny GPU kernel")
     parser.add_argument("--import-timeout", metavar="SECONDS", type=float, default=60.0,
                         help="time limit for --import-torch (default 60)")
+    parser.add_argument("--fix", action="store_true",
+                        help="run the fix commands for the inspected environment (asks first), then check again")
+    parser.add_argument("--yes", action="store_true", help="with --fix: do not ask (for scripts)")
     parser.add_argument("--target", metavar="FILE", action="append",
                         help="machine profile JSON describing the hardware (a captured or remote machine)")
     targets.add_sysroot_option(parser)
@@ -72,4 +79,46 @@ def run(args: argparse.Namespace) -> int:
     from ..doctor.report import render_json, render_text
 
     common.write(render_json(report) if args.json else render_text(report))
-    return report.exit_code
+    if not args.fix:
+        return report.exit_code
+    if not _apply_fixes(report, args.yes):
+        return report.exit_code
+    again = diagnose(machine, inspect_environment(common.target_interpreter(args.python)), load_matrix(),
+                     probe=probe, environ=environ, index_base=base)
+    common.write("\nAfter the fix:\n" + (render_json(again) if args.json else render_text(again)))
+    return again.exit_code
+
+
+def _apply_fixes(report: Report, yes: bool) -> bool:
+    """Run the report's fix commands (asking first unless ``yes``); whether any ran. PEP 668 is refused."""
+    import shlex
+    import sys
+
+    from .. import install
+    from ..doctor.apply import runnable_commands
+    from ..errors import EnvironmentFailure, InputError
+
+    commands = runnable_commands(report)
+    if not commands:
+        common.say("torch-install: nothing to run: " + ("healthy" if report.healthy else
+                                                         "the fixes above are steps for you, not commands"))
+        return False
+    interpreter = report.installed.interpreter
+    if interpreter.externally_managed:
+        raise EnvironmentFailure(f"{interpreter.executable} is externally managed (PEP 668): --fix does not install "
+                                 "into it; make a virtual environment (python3 -m venv .venv) and install there")
+    if not yes:
+        if not sys.stdin.isatty():
+            raise InputError("--fix: not at a terminal to ask; give --yes to run the fix without asking")
+        sys.stderr.write("".join(f"  {c}\n" for c in commands) + f"Run {'this' if len(commands) == 1 else 'these'}? "
+                         "[y/N] ")
+        sys.stderr.flush()
+        if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+            common.say("torch-install: not run")
+            return False
+    for command in commands:
+        common.say(f"torch-install: running {command}")
+        code = install.run_installer(shlex.split(command), interpreter, ("torch", "torchvision", "torchaudio"))
+        if code:
+            return True
+    return True

@@ -1,0 +1,107 @@
+"""`doctor --fix` runs the fix for the inspected environment: asks first (--yes for scripts), refuses a PEP 668
+Python, runs the command through the guarded installer and checks again. Real pip, a real venv."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")
+
+
+VERSION_PY = """from typing import Optional
+
+__all__ = ['__version__', 'debug', 'cuda', 'git_version', 'hip', 'xpu']
+__version__ = '{version}'
+debug = False
+cuda: Optional[str] = None
+git_version = 'd38164a545b4a4e4e0cf73ce67173f70574890b6'
+hip: Optional[str] = None
+xpu: Optional[str] = None
+"""  # torch 2.9's torch/version.py of a CPU wheel, as its build writes it
+
+
+def _wheel(directory: Path, name: str, version: str) -> Path:
+    dist = name.replace("-", "_")
+    dist_info = f"{dist}-{version.split('+')[0]}.dist-info"
+    package = "nvidia/cublas" if name.startswith("nvidia-") else name
+    members = {f"{package}/__init__.py": f"__version__ = {version!r}\n".encode(),
+               **({"torch/version.py": VERSION_PY.format(version=version).encode()} if name == "torch" else {}),
+               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
+               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    path = directory / f"{dist}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
+    return path
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+    """A venv with a CPU torch and an orphaned nvidia-cublas-cu12; pip's environment; a CPU target profile."""
+    python = tmp_path / "env" / "bin" / "python"
+    venv.EnvBuilder(with_pip=True).create(tmp_path / "env")
+    pip_env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))},
+               "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+               "TORCH_INSTALL_DEFAULT_INDEX": "none"}
+    wheels = [_wheel(tmp_path, "torch", "2.9.1+cpu"), _wheel(tmp_path, "nvidia-cublas-cu12", "12.8.4.1")]
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", *map(str, wheels)], env=pip_env,
+                   check=True)
+    profile = tmp_path / "cpu.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.11", "glibc": "2.35", "gpus": []}))
+    return python, pip_env, profile
+
+
+def _doctor(python: Path, pip_env: dict[str, str], profile: Path, *flags: str,
+            stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "torch_install", "doctor", "--python", str(python), "--target",
+                           str(profile), *flags], capture_output=True, text=True, env=pip_env, input=stdin)
+
+
+@posix_only
+def test_fix_with_yes_runs_the_cleanup_and_checks_again(env: tuple[Path, dict[str, str], Path]) -> None:
+    python, pip_env, profile = env
+    before = _doctor(python, pip_env, profile)
+    assert "[orphaned-cuda-libraries]" in before.stdout
+    done = _doctor(python, pip_env, profile, "--fix", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert f"torch-install: running {python} -m pip uninstall -y nvidia-cublas-cu12" in done.stderr
+    after = done.stdout.split("After the fix:", 1)[1]
+    assert "[orphaned-cuda-libraries]" not in after
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--format", "json"], capture_output=True, text=True,
+                            env=pip_env, check=True).stdout
+    assert "nvidia-cublas-cu12" not in listed and '"torch"' in listed
+
+
+@posix_only
+def test_fix_asks_first_and_needs_yes_without_a_terminal(env: tuple[Path, dict[str, str], Path]) -> None:
+    python, pip_env, profile = env
+    done = _doctor(python, pip_env, profile, "--fix", stdin="y\n")  # stdin is a pipe, not a terminal
+    assert done.returncode == 2 and "give --yes to run the fix without asking" in done.stderr
+    listed = subprocess.run([str(python), "-m", "pip", "list"], capture_output=True, text=True, env=pip_env).stdout
+    assert "nvidia-cublas-cu12" in listed  # nothing ran
+
+
+def test_fix_refuses_an_externally_managed_python(tmp_path: Path) -> None:
+    system = "/usr/bin/python3"
+    marker = subprocess.run([system, "-c", "import sysconfig, os; print(os.path.isfile(os.path.join("
+                             "sysconfig.get_paths()['stdlib'], 'EXTERNALLY-MANAGED')))"],
+                            capture_output=True, text=True) if os.path.exists(system) else None
+    if marker is None or marker.stdout.strip() != "True":
+        pytest.skip("no externally managed system Python here")
+    profile = tmp_path / "cpu.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.11", "glibc": "2.35", "gpus": []}))
+    done = subprocess.run([sys.executable, "-m", "torch_install", "doctor", "--python", system, "--target",
+                           str(profile), "--fix", "--yes"], capture_output=True, text=True,
+                          env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    if "nothing to run" in done.stderr:
+        pytest.skip("the system Python here needs no fix")
+    assert done.returncode == 3 and "externally managed (PEP 668)" in done.stderr
