@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from .errors import EXIT_INTERRUPTED, EnvironmentFailure, InputError, NoBuild
 from .interpreter import MARKER, Interpreter
 from .resolver.commands import INSTALLERS, installer_argv
-from .resolver.plan import Plan, install_args
+from .resolver.plan import Plan, install_args, install_steps
 
 
 def venv_advice(plan: Plan, installer: str = "pip") -> list[str]:
@@ -56,7 +56,14 @@ def choose_installer(asked: str | None, interpreter: Interpreter, dry_run: bool 
 
 
 def plan_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True) -> list[str]:
-    """The exact argv that installs the plan's pinned packages into ``interpreter``.
+    """The argv of the first step (the chosen build): ``plan_steps(...)[0]``."""
+    return plan_steps(plan, interpreter, installer, need_uv)[0]
+
+
+def plan_steps(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True
+               ) -> list[list[str]]:
+    """The exact argv of each step that installs the plan into ``interpreter`` (``resolver.plan.install_steps``:
+    the chosen build from its index, then what rides along from the user's own index).
 
     uv is looked up on PATH; without ``need_uv`` (a dry run) a missing uv is written as plain ``uv``.
     """
@@ -72,7 +79,8 @@ def plan_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip", need
         if found is None and need_uv:
             raise EnvironmentFailure("uv not found on PATH; install it or use --installer pip")
         uv = found or "uv"
-    return installer_argv(installer, "install", install_args(plan, installer), interpreter.executable, uv=uv)
+    return [installer_argv(installer, "install", step, interpreter.executable, uv=uv)
+            for step in install_steps(plan, installer)]
 
 
 def check_installable(plan: Plan, interpreter: Interpreter, installer: str = "pip") -> None:

@@ -96,8 +96,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if not args_list or (args_list[0] not in COMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "plan")
+    installer_options: list[str] = []
+    if "--" in args_list and args_list[0] in ("plan", "install"):  # installer options follow "--"
+        cut = args_list.index("--")
+        args_list, installer_options = args_list[:cut], args_list[cut + 1:]
     parser = build_parser(args_list[0])
     args = parser.parse_args(args_list)
+    args.installer_options = installer_options
     from . import common
 
     common.QUIET = bool(getattr(args, "quiet", False))

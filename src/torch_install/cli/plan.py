@@ -21,7 +21,11 @@ _PLAIN_NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"
 
 def _add_request_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("packages", nargs="*", metavar="PKG",
-                        help='requirements like pip\'s: "torch>=2.7" torchvision torchaudio (default: torch)')
+                        help='requirements like pip\'s: "torch>=2.7" torchvision torchaudio (default: torch); other '
+                             'packages ("numpy<2", transformers) ride along from your own index; installer options '
+                             'go after "--"')
+    parser.add_argument("-r", "--requirement", metavar="FILE", action="append", default=[],
+                        help="a requirements file: its torch-family lines are resolved, the file rides along")
     parser.add_argument("--variant", metavar="ID", help="force a variant: cu128, rocm6.4, xpu, cpu …")
     parser.add_argument("--channel", choices=CHANNELS, default="stable", help="release channel (default stable)")
     common.add_index_options(parser)
@@ -69,6 +73,8 @@ def request_from_args(args: argparse.Namespace) -> Request:
     from ..resolver.plan import Request
     from ..resolver.variants import is_variant
 
+    family: list[str] = []
+    others: list[str] = []
     for package in args.packages:
         if re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", package):
             raise InputError(f"package {package[:40]!r}…: a version number of more than {MAX_DIGITS} digits")
@@ -80,11 +86,38 @@ def request_from_args(args: argparse.Namespace) -> Request:
             Requirement(package)
         except InvalidRequirement as exc:
             raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
+    for package in args.packages:
+        (family if _family_name(package) else others).append(package)
+    for path in args.requirement:
+        family += _family_lines(path)
+        others += ["-r", path]
     if args.variant is not None and not is_variant(args.variant):
         raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
-    return Request(packages=tuple(args.packages) or ("torch",), variant=args.variant, channel=args.channel,
-                   index_base=base)
+    return Request(packages=tuple(family) or ("torch",), variant=args.variant, channel=args.channel,
+                   index_base=base, others=tuple(others),
+                   installer_options=tuple(getattr(args, "installer_options", ()) or ()))
+
+
+def _family_name(requirement: str) -> bool:
+    """Whether a requirement names a torch-family package (resolved against the matrix)."""
+    from ..resolver.request import PACKAGES
+
+    name = re.split(r"[\s\[<>=!~;@(]", requirement.strip(), maxsplit=1)[0]
+    return re.sub(r"[-_.]+", "-", name).lower() in PACKAGES
+
+
+def _family_lines(path: str) -> list[str]:
+    """The torch-family requirements of a requirements file (options, comments and other packages skipped)."""
+    from ..probe import read_regular
+
+    try:
+        text = read_regular(path, 1024 * 1024).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"-r {path}: cannot read ({getattr(exc, 'strerror', None) or exc.__class__.__name__})"
+                         ) from None
+    lines = [line.split(" #", 1)[0].strip() for line in text.splitlines()]
+    return [line for line in lines if line and not line.startswith(("#", "-")) and _family_name(line)]
 
 
 def _format_names() -> str:
@@ -205,7 +238,7 @@ def run_install(args: argparse.Namespace) -> int:
         for warning in plan.warnings:
             common.warn(f"[{warning.code}] {warning.message}")
     installer = install.choose_installer(args.installer, interpreter, dry_run=args.dry_run)
-    argv = install.plan_argv(plan, interpreter, installer, need_uv=not args.dry_run)
+    steps = install.plan_steps(plan, interpreter, installer, need_uv=not args.dry_run)
     install.check_installable(plan, interpreter, installer)
     from ..render.plan import choice_lines
 
@@ -216,10 +249,16 @@ def run_install(args: argparse.Namespace) -> int:
     for line in warning_lines(plan):
         common.warn(line)
 
-    common.write(shlex.join(argv))
+    for argv in steps:
+        common.write(shlex.join(argv))
     if args.dry_run:
         return EXIT_OK
-    code = install.run_installer(argv, interpreter, request.packages, request.index_base)
+    guarded = (*request.packages, *(o for o in request.others if not o.startswith("-")))
+    code = EXIT_OK
+    for argv in steps:  # the chosen build first; what rides along cannot replace it (it is pinned there)
+        code = install.run_installer(argv, interpreter, guarded, request.index_base)
+        if code != EXIT_OK:
+            return code
     if code == EXIT_OK and args.pin:
         from ..pin import write_pin
 

@@ -157,11 +157,10 @@ def default_planner(machine: Machine, matrix: Matrix, index_base: str | None = N
     """Requirement strings -> the resolver's plan for ``machine`` (memoized), on ``index_base`` (a mirror) when
     given."""
     cache: dict[tuple[str, ...], Plan] = {}
-    base = {"index_base": index_base} if index_base else {}
-
     def plan_for(packages: tuple[str, ...]) -> Plan:
         if packages not in cache:
-            cache[packages] = resolve(machine, Request(packages=packages, **base), matrix)
+            request = Request(packages=packages, index_base=index_base) if index_base else Request(packages=packages)
+            cache[packages] = resolve(machine, request, matrix)
         return cache[packages]
 
     return plan_for

@@ -44,14 +44,17 @@ def check_code(code: str) -> str:
 class Request(NamedTuple):
     """What the user asked for."""
 
-    packages: tuple[str, ...] = ("torch",)  # PEP 508 requirement strings, as given
+    packages: tuple[str, ...] = ("torch",)  # PEP 508 requirement strings of the torch family, as given
     variant: str | None = None  # force one: "cu128", "cpu", "rocm6.4", "xpu"
     channel: str = "stable"  # stable | test | nightly
     index_base: str = DEFAULT_INDEX_BASE
+    others: tuple[str, ...] = ()  # what rides along, for the user's own index: requirements, "-r FILE"
+    installer_options: tuple[str, ...] = ()  # given after "--": passed to every installer step
 
     def to_dict(self) -> dict[str, Any]:
         return {"packages": list(self.packages), "variant": self.variant, "channel": self.channel,
-                "index_base": self.index_base}
+                "index_base": self.index_base, "others": list(self.others),
+                "installer_options": list(self.installer_options)}
 
 
 class PlanWarning(NamedTuple):
@@ -192,9 +195,41 @@ def install_args(plan: Plan, installer: str = "pip") -> list[str]:
     return args
 
 
+def ride_along_args(plan: Plan) -> list[str]:
+    """The second step's arguments when other packages ride along: them (``-r FILE`` kept), with the torch family
+    pinned to the chosen build (extras as given) and no index option, so they come from the user's own index and
+    the installed build satisfies the pins: the torch index never serves them, the default index never replaces
+    the build. Empty when nothing rides along."""
+    if plan.choice is None or not plan.request.others:
+        return []
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    extras: dict[str, str] = {}
+    for text in plan.request.packages:
+        try:
+            req = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if req.extras:
+            extras[req.name.lower()] = "[" + ",".join(sorted(req.extras)) + "]"
+    pins = [f"{name}{extras.get(name, '')}=={version}" for name, version in plan.choice.packages.items() if version]
+    return [*plan.request.others, *pins, *plan.request.installer_options]
+
+
+def install_steps(plan: Plan, installer: str = "pip") -> list[list[str]]:
+    """The arguments after ``pip install`` of each step: the chosen build from its index, then (when other
+    packages ride along) the others from the user's index (``ride_along_args``)."""
+    if plan.choice is None:
+        return []
+    first = [*install_args(plan, installer), *plan.request.installer_options]
+    second = ride_along_args(plan)
+    return [first, second] if second else [first]
+
+
 def command_lines(plan: Plan) -> dict[str, str]:
-    """Ready command lines ``{"pip": ..., "uv": ...}`` (shell-quoted, POSIX rules); empty without a choice."""
+    """Ready command lines ``{"pip": ..., "uv": ...}`` (shell-quoted, POSIX rules; two steps joined with
+    ``&&``); empty without a choice."""
     if plan.choice is None:
         return {}
-    return {installer: shlex.join(installer_argv(installer, "install", install_args(plan, installer)))
-            for installer in INSTALLERS}
+    return {installer: " && ".join(shlex.join(installer_argv(installer, "install", step))
+                                   for step in install_steps(plan, installer)) for installer in INSTALLERS}

@@ -1,0 +1,80 @@
+"""Other packages ride along: `install torch transformers "numpy<2" -r req.txt -- --no-cache-dir` installs the
+chosen build from the PyTorch index, then the rest from the user's own index with the build pinned. The torch
+index never serves the others (it offers a trap numpy here), the default index never replaces the build (it
+offers a newer plain torch). Real pip, a real venv, two loopback indexes."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+
+def _wheel(directory: Path, name: str, version: str, requires: str = "") -> Path:
+    dist_info = f"{name}-{version.split('+')[0]}.dist-info"
+    members = {f"{name}/__init__.py": f"__version__ = {version!r}\n".encode(),
+               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}".encode(),
+               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
+    path = directory / f"{name}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
+    return path
+
+
+def _serve(httpserver, prefix: str, wheels: list[Path]) -> None:  # noqa: ANN001
+    projects: dict[str, list[Path]] = {}
+    for wheel in wheels:
+        projects.setdefault(wheel.name.split("-")[0], []).append(wheel)
+        httpserver.expect_request(f"{prefix}/files/{wheel.name}").respond_with_data(wheel.read_bytes())
+    for project, files in projects.items():
+        links = "".join(f'<a href="{prefix}/files/{w.name}">{w.name}</a>\n' for w in files)
+        httpserver.expect_request(f"{prefix}/{project}/").respond_with_data(links, content_type="text/html")
+
+
+def _version(python: Path, name: str) -> str:
+    code = f"import importlib.metadata as m; print(m.version({name!r}))"
+    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")
+def test_other_packages_come_from_the_users_index_and_keep_the_build(httpserver, tmp_path: Path) -> None:
+    python = tmp_path / "env" / "bin" / "python"
+    venv.EnvBuilder(with_pip=True).create(tmp_path / "env")
+    default_index = httpserver.url_for("/simple/")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))},
+           "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_INDEX_URL": default_index,
+           "TORCH_INSTALL_DEFAULT_INDEX": "none"}
+    base = httpserver.url_for("/whl").rstrip("/")
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("# the project's own\nsix>=1.0\n")
+    command = [sys.executable, "-m", "torch_install", "install", "torch", "transformers", "numpy<2", "-r",
+               str(requirements), "--python", str(python), "--variant", "cpu", "--index-base", base, "--",
+               "--no-cache-dir"]
+    dry = subprocess.run([*command[:-2], "--dry-run", *command[-2:]], capture_output=True, text=True, env=env)
+    assert dry.returncode == 0, dry.stderr
+    first, second = (shlex.split(line) for line in dry.stdout.splitlines())
+    chosen = next(a for a in first if a.startswith("torch==")).split("==")[1]
+    assert first[-3:] == ["--index-url", f"{base}/cpu", "--no-cache-dir"] and "transformers" not in first
+    assert second[4:] == ["transformers", "numpy<2", "-r", str(requirements), f"torch=={chosen}", "--no-cache-dir"]
+    pytorch = tmp_path / "pytorch"
+    pytorch.mkdir()
+    _serve(httpserver, "/whl/cpu", [_wheel(pytorch, "torch", chosen), _wheel(pytorch, "numpy", "1.99")])  # a trap
+    default = tmp_path / "default"
+    default.mkdir()
+    _serve(httpserver, "/simple", [_wheel(default, "torch", "99.0"), _wheel(default, "numpy", "1.26.4"),
+                                   _wheel(default, "numpy", "2.1.0"), _wheel(default, "six", "1.16.0"),
+                                   _wheel(default, "transformers", "4.50.0", "Requires-Dist: torch\n"
+                                                                             "Requires-Dist: numpy\n")])
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _version(python, "torch") == chosen  # not the default index's 99.0
+    assert _version(python, "numpy") == "1.26.4"  # from the user's index, under "numpy<2"; never the trap
+    assert (_version(python, "transformers"), _version(python, "six")) == ("4.50.0", "1.16.0")
