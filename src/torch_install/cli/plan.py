@@ -216,11 +216,37 @@ def exit_code(chosen: bool, warnings: bool, strict: bool) -> int:
 
 def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
     """Several --target profiles: torch_install.fleet resolves (``resolve_fleet``), renders (``render``) and
-    picks the exit code (``exit_code``)."""
+    picks the exit code (``exit_code``); with --format pyproject, each platform gets its own build instead."""
+    if args.format == "pyproject":
+        return _run_platforms(args, machines, request)
     from .. import fleet
     result = fleet.resolve_fleet(machines, request, common.matrix_for(args, machines[0]))
     common.write(fleet.render(result, args.format))
     return int(fleet.exit_code(result, getattr(args, "strict", False)))
+
+
+def _run_platforms(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
+    """A uv project for several platforms: each target resolved alone, rendered as one pyproject fragment."""
+    from ..render.plan import render_pyproject_platforms, warning_lines
+    from ..wheel_tags import python_sort_key
+
+    plans = []
+    floors = []
+    for machine in machines:
+        matrix = common.matrix_for(args, machine)
+        plan = resolve_plan(machine, request, matrix)
+        plans.append(plan)
+        release = matrix.release(plan.choice.torch) if plan.choice else None
+        pythons = release.python_tags(machine.platform or "") if release else ()
+        if pythons:
+            floors.append(min((p for p in pythons if not p.endswith("t")), key=python_sort_key, default=pythons[0]))
+        for line in warning_lines(plan):
+            common.warn(f"{machine.platform}: {line}")
+    floor = max(floors, key=python_sort_key) if floors else None
+    common.write(render_pyproject_platforms(plans, floor))
+    if any(p.choice is None for p in plans):
+        return EXIT_NO_BUILD
+    return exit_code(True, any(p.warnings for p in plans), args.strict)
 
 
 def run_install(args: argparse.Namespace) -> int:

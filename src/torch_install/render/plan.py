@@ -89,6 +89,57 @@ def render_pyproject(plan: Plan) -> str:
     return "\n".join(lines)
 
 
+_SYS_PLATFORM = {"linux": "linux", "windows": "win32", "macos": "darwin"}
+_PLATFORM_MACHINE = {("linux", "x86_64"): "x86_64", ("linux", "aarch64"): "aarch64", ("linux", "arm64"): "aarch64",
+                     ("windows", "x86_64"): "AMD64", ("windows", "arm64"): "ARM64", ("windows", "aarch64"): "ARM64",
+                     ("macos", "arm64"): "arm64", ("macos", "aarch64"): "arm64", ("macos", "x86_64"): "x86_64"}
+
+
+def platform_marker(plan: Plan) -> str:
+    """The PEP 508 marker of a plan's platform: ``sys_platform == 'linux' and platform_machine == 'x86_64'``."""
+    m = plan.machine
+    marker = f"sys_platform == '{_SYS_PLATFORM.get(m.os or '', m.os or '')}'"
+    machine = _PLATFORM_MACHINE.get((m.os or "", m.arch or ""))
+    return f"{marker} and platform_machine == '{machine}'" if machine else marker
+
+
+def render_pyproject_platforms(plans: Sequence[Plan], requires_python: str | None) -> str:
+    """pyproject.toml entries for a uv project that runs on several platforms: each platform's build, chosen for
+    it, through ``[tool.uv.sources]`` entries with ``sys_platform``/``platform_machine`` markers and one explicit
+    ``[[tool.uv.index]]`` per index (a platform whose build is the default index's has no source entry), and the
+    ``requires-python`` floor of the chosen releases (a wider range makes ``uv lock`` fail for the Pythons they
+    have no wheels for)."""
+    chosen = [p for p in plans if p.choice is not None]
+    if not chosen:
+        return ""
+    lines = ["# Merge into pyproject.toml: one build per platform"]
+    if requires_python:
+        lines += ["[project]", f"requires-python = {json.dumps('>=' + requires_python)}", "dependencies = ["]
+    else:
+        lines += ["[project]", "dependencies = ["]
+    names = list(dict.fromkeys(name for p in chosen for name in p.choice.packages))  # type: ignore[union-attr]
+    for name in names:
+        versions = {(p.choice.packages.get(name) or "").split("+")[0] for p in chosen}  # type: ignore[union-attr]
+        if len(versions) == 1 and "" not in versions:
+            lines.append(f"  {json.dumps(f'{name}=={versions.pop()}')},")
+            continue
+        for p in chosen:
+            version = (p.choice.packages.get(name) or "").split("+")[0]  # type: ignore[union-attr]
+            lines.append(f"  {json.dumps(f'{name}=={version}; {platform_marker(p)}' if version else name)},")
+    lines.append("]")
+    indexes = {index_name(p): p.choice.index_url for p in chosen if p.choice and p.choice.index_url}
+    for name, url in indexes.items():
+        lines += ["", "[[tool.uv.index]]", f"name = {json.dumps(name)}", f"url = {json.dumps(url)}", "explicit = true"]
+    if indexes:
+        lines += ["", "[tool.uv.sources]"]
+        for package in names:
+            entries = [f"{{ index = {json.dumps(index_name(p))}, marker = {json.dumps(platform_marker(p))} }}"
+                       for p in chosen if p.choice and p.choice.index_url and package in p.choice.packages]
+            if entries:
+                lines.append(f"{package} = [\n  " + ",\n  ".join(entries) + ",\n]")
+    return "\n".join(lines)
+
+
 def render_json(plan: Plan) -> str:
     """The documented Plan JSON (docs/plan-json.md)."""
     return json.dumps(plan.to_dict(), indent=2)

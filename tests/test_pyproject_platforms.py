@@ -1,0 +1,90 @@
+"""uv projects across platforms: `plan --format pyproject` with several --target writes one build per platform
+(explicit indexes, sources with platform markers, the requires-python floor), and real `uv lock` resolves the
+three-platform project against loopback indexes (the PyTorch index's variants and a default index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+TARGETS = {
+    "linux": {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35", "nvidia_driver": "580.82.07",
+              "gpus": [{"vendor": "nvidia", "name": "NVIDIA GeForce RTX 4090"}]},
+    "macos": {"os": "macos", "arch": "arm64", "python": "3.12", "os_version": "14.5"},
+    "windows": {"os": "windows", "arch": "x86_64", "python": "3.12"},
+}
+
+
+def _plan(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    targets = []
+    for name, profile in TARGETS.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(profile))
+        targets += ["--target", str(path)]
+    return subprocess.run([sys.executable, "-m", "torch_install", "plan", *targets, "--format", "pyproject", *flags],
+                          capture_output=True, text=True, env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+
+
+def test_mixed_mac_and_linux_targets_give_one_build_per_platform(tmp_path: Path) -> None:
+    done = _plan(tmp_path)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert 'requires-python = ">=3.11"' in out  # the floor of the chosen release: uv lock fails below it
+    assert "{ index = \"pytorch-cu130\", marker = \"sys_platform == 'linux' and platform_machine == 'x86_64'\" }" \
+        in out or "pytorch-cu132" in out
+    assert "marker = \"sys_platform == 'win32' and platform_machine == 'AMD64'\"" in out
+    assert "darwin" not in out  # macOS takes the default index's build: no source entry
+
+
+def _wheel(directory: Path, version: str, platform: str) -> Path:
+    dist_info = f"torch-{version.split('+')[0]}.dist-info"
+    members = {"torch/__init__.py": f"__version__ = {version!r}\n".encode(),
+               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n".encode(),
+               f"{dist_info}/WHEEL": f"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\n"
+                                     f"Tag: py3-none-{platform}\n".encode()}
+    path = directory / f"torch-{version}-py3-none-{platform}.whl"
+    with zipfile.ZipFile(path, "w") as archive:
+        for member, data in members.items():
+            archive.writestr(member, data)
+        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
+    return path
+
+
+def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path) -> None:
+    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    if not os.path.isfile(uv):
+        pytest.skip("uv is part of the test extra")
+    base = httpserver.url_for("/whl").rstrip("/")
+    done = _plan(tmp_path, "--index-base", base)
+    assert done.returncode == 0, done.stderr
+    fragment = done.stdout
+    torch = next(line for line in fragment.splitlines() if '"torch==' in line).strip().strip('",').split("==")[1]
+    linux_index = next(line.split('"')[1] for line in fragment.splitlines() if line.startswith('name = "pytorch-'))
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    served = {f"/whl/{linux_index.removeprefix('pytorch-')}": _wheel(wheels, f"{torch}+{linux_index[8:]}",
+                                                                      "manylinux_2_28_x86_64"),
+              "/whl/cpu": _wheel(wheels, f"{torch}+cpu", "win_amd64"),
+              "/simple": _wheel(wheels, torch, "macosx_11_0_arm64")}
+    for prefix, wheel in served.items():
+        httpserver.expect_request(f"{prefix}/files/{wheel.name}").respond_with_data(wheel.read_bytes())
+        httpserver.expect_request(f"{prefix}/torch/").respond_with_data(
+            f'<a href="{prefix}/files/{wheel.name}">{wheel.name}</a>', content_type="text/html")
+    project = tmp_path / "project"
+    project.mkdir()
+    merged = fragment.replace("[project]\n", '[project]\nname = "demo"\nversion = "0.1.0"\n', 1)
+    (project / "pyproject.toml").write_text(merged)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
+    env.update(UV_DEFAULT_INDEX=httpserver.url_for("/simple/"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+               UV_PYTHON=sys.executable, UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
+    locked = subprocess.run([uv, "lock"], cwd=project, capture_output=True, text=True, env=env)
+    assert locked.returncode == 0, locked.stderr
+    lock = (project / "uv.lock").read_text()
+    assert f"{torch}+{linux_index[8:]}" in lock and f"{torch}+cpu" in lock and "macosx_11_0_arm64" in lock
