@@ -151,6 +151,8 @@ def override_target(probe: Probe) -> Machine | None:
     none is set. On a GPU-less build host these describe the target as much as a base image does."""
     from .detectors import Found, build_machine, hints
 
+    if not any((probe.env(name) or "").strip() for name in hints.HARDWARE_VARS):
+        return None
     found = Found()
     hints.detect(probe, found)
     stated = build_machine(found)

@@ -24,14 +24,15 @@ from ..machine import Gpu
 from ..probe import Probe
 from ..versions import small_int
 from . import Found, GpuRecord
-from .nvidia import cuda_from_driver, parse_driver_version
 
 DRIVER_VARS = ("TORCH_INSTALL_NVIDIA_DRIVER", "UV_CUDA_DRIVER_VERSION")
+
 CUDA_VARS = ("TORCH_INSTALL_CUDA", "CONDA_OVERRIDE_CUDA", "NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION")
 CUDA_ARCH_VARS = ("TORCH_INSTALL_CUDA_ARCH", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "CONDA_OVERRIDE_CUDA_ARCH")
 ROCM_VARS = ("TORCH_INSTALL_ROCM",)
 GFX_VARS = ("TORCH_INSTALL_GFX", "UV_AMD_GPU_ARCHITECTURE")
 VISIBILITY_VARS = {"nvidia": ("CUDA_VISIBLE_DEVICES",), "amd": ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")}
+HARDWARE_VARS = (*DRIVER_VARS, *CUDA_VARS, *CUDA_ARCH_VARS, *ROCM_VARS, *GFX_VARS)
 
 _CUDA = r"^([0-9]{1,2})\.([0-9]{1,2})(?:\.[0-9]+)?$"
 _ROCM = r"^[0-9]{1,2}\.[0-9]{1,2}(?:\.[0-9]{1,3})?$"
@@ -109,6 +110,8 @@ def _parse_gfx(text: str) -> str | None:
 def _apply_driver_hints(probe: Probe, found: Found) -> None:
     driver_hint = _first_set(probe, DRIVER_VARS)
     if driver_hint:
+        from .nvidia import cuda_from_driver, parse_driver_version  # only with a driver hint
+
         name, value = driver_hint
         if parse_driver_version(value):
             found.set("nvidia_driver", value.strip(), f"hint ${name}", override=True)

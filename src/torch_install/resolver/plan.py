@@ -170,6 +170,9 @@ def requirement_lines(plan: Plan) -> list[str]:
     pre-release channel), the requirement as the user gave it (``torch>=2.9``), else the bare name."""
     if plan.choice is None:
         return []
+    packages = plan.choice.packages
+    if all(packages.values()):  # every version chosen: packaging's parser is not needed (nor imported)
+        return [f"{name}=={version}" for name, version in packages.items()]
     from packaging.requirements import InvalidRequirement, Requirement  # only for an open version
 
     given: dict[str, str] = {}
