@@ -25,11 +25,13 @@ import tempfile
 import threading
 import time
 import venv
-import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the tests' index pages and wheel builder
+from wheels import build_wheel  # noqa: E402
+
 SYSROOTS = ROOT / "tests" / "fixtures" / "sysroots"
 LIMIT = 30.0  # seconds a run may take before it counts as a hang (index deadlines here are 3 × 1 s)
 HOSTILE = ["", " ", "٥٥٠.٥٤.١٥", "3.١٢", "²", "9" * 5000, "1" * 25 + ".1", "-1", "nan", "inf", "\x1b[2Jx", "a\nb",
@@ -281,7 +283,6 @@ def cache_corruption(tally: Tally, env: dict[str, str], work: Path) -> None:
     """Warm a cache from a loopback index of real listings, damage each file kind, plan twice."""
     import http.server
 
-    sys.path.insert(0, str(ROOT / "tests"))
     from index_pages import html_page, load_rows
 
     page = html_page("torch", load_rows()).encode()
@@ -357,22 +358,6 @@ def doctor_envs(tally: Tally, env: dict[str, str], work: Path) -> None:
     tally.add("5 doctor hostile environments", rc, err)
 
 
-def _wheel(directory: Path, name: str, version: str, files: int = 0, extra: dict[str, bytes] | None = None) -> Path:
-    """A wheel whose package records its version (torchvision requires torch, so pip installs torch first)."""
-    dist_info = f"{name}-{version.split('+')[0]}.dist-info"
-    requires = "Requires-Dist: torch\n" if name == "torchvision" else ""
-    members = {f"{name}/__init__.py": f"__version__ = {version!r}\n".encode(),
-               **{f"{name}/pad/m{i}.py": b"#\n" for i in range(files)}, **(extra or {}),
-               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}".encode(),
-               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    path = directory / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, data in members.items():
-            archive.writestr(member, data)
-        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
-    return path
-
-
 def installs(tally: Tally, env: dict[str, str], work: Path) -> None:
     """The report's data-loss cases: Ctrl-C to the group, SIGINT to torch-install alone, SIGTERM, a failing
     companion. Lost: torch does not import, or import and metadata disagree."""
@@ -393,10 +378,10 @@ def installs(tally: Tally, env: dict[str, str], work: Path) -> None:
     pins = dict(a.split("==") for a in dry if "==" in a)
     old = work / "old"
     old.mkdir()
-    olds = [_wheel(old, "torch", "1.0.0+cpu"), _wheel(old, "torchvision", "0.1.0+cpu")]
-    for project, wheel in (("torch", _wheel(work, "torch", pins["torch"], files=20000)),
-                           ("torchvision", _wheel(work, "torchvision", pins["torchvision"],
-                                                  extra={"../../../../evil.txt": b"x"}))):
+    olds = [build_wheel(old, "torch", "1.0.0+cpu"), build_wheel(old, "torchvision", "0.1.0+cpu", requires=["torch"])]
+    for project, wheel in (("torch", build_wheel(work, "torch", pins["torch"], files=20000)),
+                           ("torchvision", build_wheel(work, "torchvision", pins["torchvision"], requires=["torch"],
+                                                       extra={"../../../../evil.txt": b"x"}))):
         (index / project).mkdir(parents=True)
         shutil.copy(wheel, index / wheel.name)
         (index / project / "index.html").write_text(f'<a href="../{wheel.name}">{wheel.name}</a>')

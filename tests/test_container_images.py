@@ -14,10 +14,11 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import zipfile
 from pathlib import Path
 
 import pytest
+
+from wheels import build_wheel, serve_wheels
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -35,19 +36,6 @@ def _interpreter(version: str) -> str | None:
         return pyenv[-1]
     found = shutil.which(f"python{version}")
     return found if found and "shims" not in found else None
-
-
-def _fake_wheel(directory: Path, name: str, version: str) -> Path:
-    dist_info = f"{name}-{version.split('+')[0]}.dist-info"
-    members = {f"{name}/__init__.py": f"__version__ = {version!r}\n".encode(),
-               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    path = directory / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, data in members.items():
-            archive.writestr(member, data)
-        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
-    return path
 
 
 def _dependency_copies(target: Path) -> Path:
@@ -98,18 +86,13 @@ def test_the_example_builds_in_its_image(name: str, tmp_path: Path, project_whee
     shutil.copy(project_wheel, tmp_path / "context" / "dist")
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    served: set[str] = set()
+    served: set[tuple[str, str]] = set()
 
     def serve_pins(pins_text: str) -> None:  # the loopback PyTorch index offers what the plan pins
-        for pin in re.findall(r"(torch(?:vision|audio)?)==([0-9.]+\+[a-z0-9.]+)", pins_text):
-            wheel = _fake_wheel(wheels, *pin)
-            variant = pin[1].split("+")[1]
-            if wheel.name in served:
-                continue
-            served.add(wheel.name)
-            httpserver.expect_request(f"/whl/{variant}/files/{wheel.name}").respond_with_data(wheel.read_bytes())
-            httpserver.expect_request(f"/whl/{variant}/{pin[0]}/").respond_with_data(
-                f'<a href="/whl/{variant}/files/{wheel.name}">{wheel.name}</a>', content_type="text/html")
+        for name, version in re.findall(r"(torch(?:vision|audio)?)==([0-9.]+\+[a-z0-9.]+)", pins_text):
+            if (name, version) not in served:
+                served.add((name, version))
+                serve_wheels(httpserver, f"/whl/{version.split('+')[1]}", [build_wheel(wheels, name, version)])
 
     # the image's Python runs in a venv made from it; torch-install's dependencies are copies of this checkout's
     # (no network; copies, so the image's pip never touches the environment running the tests)

@@ -8,10 +8,11 @@ import os
 import subprocess
 import sys
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
+
+from wheels import build_wheel
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")
 
@@ -28,22 +29,6 @@ xpu: Optional[str] = None
 """  # torch 2.9's torch/version.py of a CPU wheel, as its build writes it
 
 
-def _wheel(directory: Path, name: str, version: str) -> Path:
-    dist = name.replace("-", "_")
-    dist_info = f"{dist}-{version.split('+')[0]}.dist-info"
-    package = "nvidia/cublas" if name.startswith("nvidia-") else name
-    members = {f"{package}/__init__.py": f"__version__ = {version!r}\n".encode(),
-               **({"torch/version.py": VERSION_PY.format(version=version).encode()} if name == "torch" else {}),
-               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    path = directory / f"{dist}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, data in members.items():
-            archive.writestr(member, data)
-        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
-    return path
-
-
 @pytest.fixture
 def env(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
     """A venv with a CPU torch and an orphaned nvidia-cublas-cu12; pip's environment; a CPU target profile."""
@@ -52,7 +37,8 @@ def env(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
     pip_env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))},
                "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                "TORCH_INSTALL_DEFAULT_INDEX": "none"}
-    wheels = [_wheel(tmp_path, "torch", "2.9.1+cpu"), _wheel(tmp_path, "nvidia-cublas-cu12", "12.8.4.1")]
+    wheels = [build_wheel(tmp_path, "torch", "2.9.1+cpu", version_py=VERSION_PY.format(version="2.9.1+cpu")),
+              build_wheel(tmp_path, "nvidia-cublas-cu12", "12.8.4.1", package="nvidia/cublas")]
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-index", *map(str, wheels)], env=pip_env,
                    check=True)
     profile = tmp_path / "cpu.json"

@@ -6,14 +6,11 @@ zipfile; nothing touches the network.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
 import stat
 import subprocess
 import sys
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -24,35 +21,13 @@ from torch_install.errors import EnvironmentFailure, InputError, NoBuild
 from torch_install.interpreter import Interpreter, query_interpreter, this_interpreter
 from torch_install.machine import Machine
 from torch_install.resolver.plan import Choice, Plan, Request
+from wheels import build_wheel
 
 
 def make_plan(packages: dict[str, str], index_url: str | None, channel: str = "stable") -> Plan:
     choice = Choice(variant="cpu", torch=packages["torch"].split("+")[0], index_url=index_url, packages=packages)
     return Plan(machine=Machine(os="linux", arch="x86_64"), request=Request(packages=tuple(packages), channel=channel),
                 choice=choice, gpu_accelerated=False)
-
-
-def _record_row(name: str, data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"{name},sha256={digest},{len(data)}"
-
-
-def build_wheel(directory: Path, name: str, version: str, extra: dict[str, bytes] | None = None) -> Path:
-    """A pure-Python wheel ``name-version-py3-none-any.whl`` whose package records its own version."""
-    dist_info = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": f'__version__ = "{version}"\n'.encode(),
-        f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
-        f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: test-build\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-        **(extra or {}),
-    }
-    record = "\n".join([_record_row(n, d) for n, d in files.items()] + [f"{dist_info}/RECORD,,", ""])
-    path = directory / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as wheel:
-        for member, data in files.items():
-            wheel.writestr(member, data)
-        wheel.writestr(f"{dist_info}/RECORD", record)
-    return path
 
 
 def simple_index(root: Path, wheels: list[Path]) -> str:

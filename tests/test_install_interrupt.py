@@ -15,31 +15,15 @@ import subprocess
 import sys
 import time
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
 
+from wheels import build_wheel, serve_wheels
+
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and process groups")
 PIP_ENV = {"PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1",
            "TORCH_INSTALL_DEFAULT_INDEX": "none"}
-
-
-def _wheel(directory: Path, name: str, version: str, files: int = 0, extra: dict[str, bytes] | None = None,
-           requires: str = "") -> Path:
-    """A wheel whose package records its version, padded with ``files`` modules (a wide install window)."""
-    dist_info = f"{name}-{version.split('+')[0]}.dist-info"
-    members = {f"{name}/__init__.py": f"__version__ = {version!r}\n".encode(),
-               **{f"{name}/pad/m{i}.py": b"#\n" * 20 for i in range(files)}, **(extra or {}),
-               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}".encode(),
-               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    record = "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n"
-    path = directory / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, data in members.items():
-            archive.writestr(member, data)
-        archive.writestr(f"{dist_info}/RECORD", record)
-    return path
 
 
 def _versions(python: Path, *names: str) -> list[str]:
@@ -67,16 +51,6 @@ def _pins(python: Path, base: str, *packages: str) -> list[str]:
     return [a for a in shlex.split(out.splitlines()[-1]) if "==" in a]
 
 
-def _serve(httpserver, wheels: list[Path]) -> None:  # noqa: ANN001
-    by_project: dict[str, list[Path]] = {}
-    for wheel in wheels:
-        by_project.setdefault(wheel.name.split("-")[0], []).append(wheel)
-        httpserver.expect_request(f"/whl/cpu/{wheel.name}").respond_with_data(wheel.read_bytes())
-    for project, files in by_project.items():
-        links = "".join(f'<a href="/whl/cpu/{w.name}">{w.name}</a>\n' for w in files)
-        httpserver.expect_request(f"/whl/cpu/{project}/").respond_with_data(links, content_type="text/html")
-
-
 def _reset(python: Path, *wheels: Path) -> None:
     subprocess.run([str(python), "-m", "pip", "uninstall", "-q", "-y", "torch", "torchvision"],
                    env={**os.environ, **PIP_ENV}, capture_output=True)
@@ -95,8 +69,8 @@ def test_an_interrupt_after_pip_moved_torch_aside_leaves_a_working_torch(httpser
     base = httpserver.url_for("/whl").rstrip("/")
     (pin,) = _pins(venv_python, base)
     new_version = pin.split("==")[1]
-    _reset(venv_python, _wheel(tmp_path, "torch", "1.0.0+cpu"))
-    _serve(httpserver, [_wheel(tmp_path, "torch", new_version, files=20000)])
+    _reset(venv_python, build_wheel(tmp_path, "torch", "1.0.0+cpu"))
+    serve_wheels(httpserver, "/whl/cpu", [build_wheel(tmp_path, "torch", new_version, files=20000)])
     log = tmp_path / "out.txt"
     with open(log, "wb") as out:
         ti = subprocess.Popen([sys.executable, "-m", "torch_install", "install", "--python", str(venv_python),
@@ -126,12 +100,12 @@ def test_a_failing_companion_after_torch_was_replaced_says_what_changed(httpserv
                                                                          venv_python: Path) -> None:
     base = httpserver.url_for("/whl").rstrip("/")
     pins = dict(p.split("==") for p in _pins(venv_python, base, "torch", "torchvision"))
-    _reset(venv_python, _wheel(tmp_path, "torch", "1.0.0+cpu"),
-           _wheel(tmp_path, "torchvision", "0.1.0+cpu", requires="Requires-Dist: torch\n"))
+    _reset(venv_python, build_wheel(tmp_path, "torch", "1.0.0+cpu"),
+           build_wheel(tmp_path, "torchvision", "0.1.0+cpu", requires=["torch"]))
     broken = tmp_path / "broken"
     broken.mkdir()
-    _serve(httpserver, [_wheel(tmp_path, "torch", pins["torch"]),
-                        _wheel(broken, "torchvision", pins["torchvision"], requires="Requires-Dist: torch\n",
+    serve_wheels(httpserver, "/whl/cpu", [build_wheel(tmp_path, "torch", pins["torch"]),
+                        build_wheel(broken, "torchvision", pins["torchvision"], requires=["torch"],
                                extra={"../../../../evil.txt": b"x"})])  # pip refuses it at install time
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", "torch", "torchvision", "--python",
                            str(venv_python), "--variant", "cpu", "--index-base", base],

@@ -10,35 +10,13 @@ import os
 import subprocess
 import sys
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
 
+from wheels import build_wheel, serve_wheels
+
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout and pip.conf")
-
-
-def _wheel(directory: Path, name: str, version: str, requires: str = "") -> Path:
-    dist_info = f"{name}-{version.split('+')[0]}.dist-info"
-    members = {f"{name}/__init__.py": f"__version__ = {version!r}\n".encode(),
-               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}".encode(),
-               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    path = directory / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, data in members.items():
-            archive.writestr(member, data)
-        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
-    return path
-
-
-def _serve(httpserver, prefix: str, wheels: list[Path]) -> None:  # noqa: ANN001
-    projects: dict[str, list[Path]] = {}
-    for wheel in wheels:
-        projects.setdefault(wheel.name.split("-")[0], []).append(wheel)
-        httpserver.expect_request(f"{prefix}/files/{wheel.name}").respond_with_data(wheel.read_bytes())
-    for project, files in projects.items():
-        links = "".join(f'<a href="{prefix}/files/{w.name}">{w.name}</a>\n' for w in files)
-        httpserver.expect_request(f"{prefix}/{project}/").respond_with_data(links, content_type="text/html")
 
 
 @pytest.fixture
@@ -73,12 +51,12 @@ def test_a_later_pip_install_keeps_the_pinned_build(httpserver, tmp_path: Path, 
     dry = subprocess.run([*torch_install, "--dry-run"], capture_output=True, text=True, env=pip_env, check=True)
     chosen = next(a for a in dry.stdout.split() if a.startswith("torch==")).split("==")[1]
     public = chosen.split("+")[0]
-    _serve(httpserver, "/whl/cpu", [_wheel(tmp_path, "torch", chosen)])
+    serve_wheels(httpserver, "/whl/cpu", [build_wheel(tmp_path, "torch", chosen)])
     default = tmp_path / "default"
     default.mkdir()
-    _serve(httpserver, "/simple", [_wheel(default, "torch", "99.0"),  # a newer plain torch on the default index
-                                   _wheel(default, "torchvision", "0.99", "Requires-Dist: torch==99.0\n"),
-                                   _wheel(default, "torchvision", "0.50", f"Requires-Dist: torch=={public}\n")])
+    serve_wheels(httpserver, "/simple", [build_wheel(default, "torch", "99.0"),  # a newer plain torch there
+                                         build_wheel(default, "torchvision", "0.99", requires=["torch==99.0"]),
+                                         build_wheel(default, "torchvision", "0.50", requires=[f"torch=={public}"])])
     done = subprocess.run([*torch_install, *(["--pin"] if pin else [])], capture_output=True, text=True, env=pip_env)
     assert done.returncode == 0, done.stderr
     assert _installed(python, "torch") == chosen
@@ -104,7 +82,7 @@ def test_the_doctor_reports_a_missing_or_stale_pin(tmp_path: Path, pip_env: dict
     venv.EnvBuilder(with_pip=False).create(tmp_path / "env")
     site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site),
-                    str(_wheel(tmp_path, "torch", "2.9.1+cpu"))], check=True,
+                    str(build_wheel(tmp_path, "torch", "2.9.1+cpu"))], check=True,
                    env={**pip_env, "PIP_CONFIG_FILE": os.devnull})
 
     def codes() -> list[str]:

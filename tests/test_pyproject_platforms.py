@@ -9,10 +9,11 @@ import os
 import shutil
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
+
+from wheels import build_wheel, serve_wheels
 
 TARGETS = {
     "linux": {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35", "nvidia_driver": "580.82.07",
@@ -43,20 +44,6 @@ def test_mixed_mac_and_linux_targets_give_one_build_per_platform(tmp_path: Path)
     assert "darwin" not in out  # macOS takes the default index's build: no source entry
 
 
-def _wheel(directory: Path, version: str, platform: str) -> Path:
-    dist_info = f"torch-{version.split('+')[0]}.dist-info"
-    members = {"torch/__init__.py": f"__version__ = {version!r}\n".encode(),
-               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n".encode(),
-               f"{dist_info}/WHEEL": f"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: false\n"
-                                     f"Tag: py3-none-{platform}\n".encode()}
-    path = directory / f"torch-{version}-py3-none-{platform}.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, data in members.items():
-            archive.writestr(member, data)
-        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
-    return path
-
-
 def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path) -> None:
     uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
     if not os.path.isfile(uv):
@@ -69,14 +56,10 @@ def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path)
     linux_index = next(line.split('"')[1] for line in fragment.splitlines() if line.startswith('name = "pytorch-'))
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    served = {f"/whl/{linux_index.removeprefix('pytorch-')}": _wheel(wheels, f"{torch}+{linux_index[8:]}",
-                                                                      "manylinux_2_28_x86_64"),
-              "/whl/cpu": _wheel(wheels, f"{torch}+cpu", "win_amd64"),
-              "/simple": _wheel(wheels, torch, "macosx_11_0_arm64")}
-    for prefix, wheel in served.items():
-        httpserver.expect_request(f"{prefix}/files/{wheel.name}").respond_with_data(wheel.read_bytes())
-        httpserver.expect_request(f"{prefix}/torch/").respond_with_data(
-            f'<a href="{prefix}/files/{wheel.name}">{wheel.name}</a>', content_type="text/html")
+    served = {f"/whl/{linux_index.removeprefix('pytorch-')}": (f"{torch}+{linux_index[8:]}", "manylinux_2_28_x86_64"),
+              "/whl/cpu": (f"{torch}+cpu", "win_amd64"), "/simple": (torch, "macosx_11_0_arm64")}
+    for prefix, (version, platform) in served.items():
+        serve_wheels(httpserver, prefix, [build_wheel(wheels, "torch", version, tag=f"py3-none-{platform}")])
     project = tmp_path / "project"
     project.mkdir()
     merged = fragment.replace("[project]\n", '[project]\nname = "demo"\nversion = "0.1.0"\n', 1)

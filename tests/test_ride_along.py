@@ -10,33 +10,11 @@ import shlex
 import subprocess
 import sys
 import venv
-import zipfile
 from pathlib import Path
 
 import pytest
 
-
-def _wheel(directory: Path, name: str, version: str, requires: str = "") -> Path:
-    dist_info = f"{name}-{version.split('+')[0]}.dist-info"
-    members = {f"{name}/__init__.py": f"__version__ = {version!r}\n".encode(),
-               f"{dist_info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}".encode(),
-               f"{dist_info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n"}
-    path = directory / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(path, "w") as archive:
-        for member, data in members.items():
-            archive.writestr(member, data)
-        archive.writestr(f"{dist_info}/RECORD", "".join(f"{m},,\n" for m in members) + f"{dist_info}/RECORD,,\n")
-    return path
-
-
-def _serve(httpserver, prefix: str, wheels: list[Path]) -> None:  # noqa: ANN001
-    projects: dict[str, list[Path]] = {}
-    for wheel in wheels:
-        projects.setdefault(wheel.name.split("-")[0], []).append(wheel)
-        httpserver.expect_request(f"{prefix}/files/{wheel.name}").respond_with_data(wheel.read_bytes())
-    for project, files in projects.items():
-        links = "".join(f'<a href="{prefix}/files/{w.name}">{w.name}</a>\n' for w in files)
-        httpserver.expect_request(f"{prefix}/{project}/").respond_with_data(links, content_type="text/html")
+from wheels import build_wheel, serve_wheels
 
 
 def _version(python: Path, name: str) -> str:
@@ -66,13 +44,13 @@ def test_other_packages_come_from_the_users_index_and_keep_the_build(httpserver,
     assert second[4:] == ["transformers", "numpy<2", "-r", str(requirements), f"torch=={chosen}", "--no-cache-dir"]
     pytorch = tmp_path / "pytorch"
     pytorch.mkdir()
-    _serve(httpserver, "/whl/cpu", [_wheel(pytorch, "torch", chosen), _wheel(pytorch, "numpy", "1.99")])  # a trap
+    serve_wheels(httpserver, "/whl/cpu", [build_wheel(pytorch, "torch", chosen),
+                                          build_wheel(pytorch, "numpy", "1.99")])  # a trap
     default = tmp_path / "default"
     default.mkdir()
-    _serve(httpserver, "/simple", [_wheel(default, "torch", "99.0"), _wheel(default, "numpy", "1.26.4"),
-                                   _wheel(default, "numpy", "2.1.0"), _wheel(default, "six", "1.16.0"),
-                                   _wheel(default, "transformers", "4.50.0", "Requires-Dist: torch\n"
-                                                                             "Requires-Dist: numpy\n")])
+    serve_wheels(httpserver, "/simple", [build_wheel(default, "torch", "99.0"), build_wheel(default, "numpy", "1.26.4"),
+                                         build_wheel(default, "numpy", "2.1.0"), build_wheel(default, "six", "1.16.0"),
+                                         build_wheel(default, "transformers", "4.50.0", requires=["torch", "numpy"])])
     done = subprocess.run(command, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert _version(python, "torch") == chosen  # not the default index's 99.0

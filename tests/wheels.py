@@ -1,0 +1,57 @@
+"""Wheels for the tests that install with real pip and uv: built here with zipfile in the wheel format (PEP 427:
+METADATA, WHEEL, a RECORD of sha256 digests and sizes), and served from a loopback PEP 503 index."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import zipfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def record_row(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def build_wheel(directory: Path, name: str, version: str, extra: dict[str, bytes] | None = None, *,
+                requires: Sequence[str] = (), tag: str = "py3-none-any", files: int = 0, package: str | None = None,
+                version_py: str | None = None) -> Path:
+    """``{name}-{version}-{tag}.whl`` whose package (``package``, default the name) records its own version.
+
+    ``requires``: Requires-Dist lines; ``files``: that many padding modules (a wide install window); ``extra``:
+    more members, as they are; ``version_py``: the package's ``version.py``."""
+    dist = name.replace("-", "_")
+    package = package or dist
+    dist_info = f"{dist}-{version}.dist-info"
+    members = {f"{package}/__init__.py": f"__version__ = {version!r}\n".encode(),
+               **({f"{package}/version.py": version_py.encode()} if version_py is not None else {}),
+               **{f"{package}/pad/m{i}.py": b"#\n" * 20 for i in range(files)},
+               **(extra or {}),
+               f"{dist_info}/METADATA": "".join([f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+                                                 *(f"Requires-Dist: {r}\n" for r in requires)]).encode(),
+               f"{dist_info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: test-build\nRoot-Is-Purelib: "
+                                      f"{'true' if tag.endswith('-none-any') else 'false'}\nTag: {tag}\n").encode()}
+    record = "\n".join([record_row(n, d) for n, d in members.items()] + [f"{dist_info}/RECORD,,", ""])
+    path = directory / f"{dist}-{version}-{tag}.whl"
+    with zipfile.ZipFile(path, "w") as wheel:
+        for member, data in members.items():
+            wheel.writestr(member, data)
+        wheel.writestr(f"{dist_info}/RECORD", record)
+    return path
+
+
+def serve_wheels(httpserver: Any, prefix: str, wheels: Iterable[Path]) -> None:
+    """Serve ``{prefix}/{project}/`` pages (with ``#sha256=`` fragments) and the wheel files under
+    ``{prefix}/files/``."""
+    projects: dict[str, list[Path]] = {}
+    for wheel in wheels:
+        projects.setdefault(re.sub(r"[-_.]+", "-", wheel.name.split("-")[0]).lower(), []).append(wheel)
+        httpserver.expect_request(f"{prefix}/files/{wheel.name}").respond_with_data(wheel.read_bytes())
+    for project, files in projects.items():
+        links = "".join(f'<a href="{prefix}/files/{w.name}#sha256={hashlib.sha256(w.read_bytes()).hexdigest()}">'
+                        f"{w.name}</a>\n" for w in files)
+        httpserver.expect_request(f"{prefix}/{project}/").respond_with_data(links, content_type="text/html")
