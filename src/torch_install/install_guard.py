@@ -20,7 +20,7 @@ import shutil
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .doctor.inspect import FAMILY, normalize
+from .doctor.inspect import FAMILY, normalize, parse_headers, read_file, record_paths
 
 _STASH_FIRST = "-~.=%0123456789"  # the characters pip puts after "~" when "~orch" is taken (its AdjacentTempDirectory)
 
@@ -64,24 +64,11 @@ def guarded_names(packages: Iterable[str]) -> set[str]:
     return names
 
 
-def _read_record(path: str) -> list[str] | None:
-    import csv
-
-    from .probe import read_regular
-
-    try:
-        text = read_regular(path, 64 * 1024 * 1024).decode("utf-8", "replace")
-    except OSError:
-        return None
-    lines = (line for line in text.splitlines() if len(line) < 128 * 1024)
-    return [row[0] for row in csv.reader(lines) if row and row[0]]
-
-
 def _installed(location: str, entry: str) -> Installed | None:
     if not entry.endswith(".dist-info") or entry.startswith("~") or "-" not in entry:
         return None
     name, _, rest = entry[: -len(".dist-info")].partition("-")
-    paths = _read_record(os.path.join(location, entry, "RECORD"))
+    paths = record_paths(os.path.join(location, entry))
     if paths is None:
         return Installed(normalize(name), rest, location, entry, (entry,))
     tops = {p.replace("\\", "/").split("/", 1)[0] for p in paths if not p.startswith((".", "/"))}
@@ -91,18 +78,9 @@ def _installed(location: str, entry: str) -> Installed | None:
 
 
 def _metadata_version(path: str) -> str | None:
-    from .probe import read_regular
-
-    try:
-        head = read_regular(path, 64 * 1024).decode("utf-8", "replace")
-    except OSError:
-        return None
-    for line in head.splitlines():
-        if line.lower().startswith("version:"):
-            return line.split(":", 1)[1].strip()
-        if not line.strip():
-            break
-    return None
+    text, _ = read_file(path)
+    versions = parse_headers(text).get("version") if text else None
+    return versions[0] if versions else None
 
 
 def snapshot(site_packages: Sequence[str], names: set[str]) -> dict[str, Installed]:

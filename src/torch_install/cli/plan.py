@@ -7,7 +7,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
-from ..resolver.request import CHANNELS
+from ..resolver.request import CHANNELS, names_family
 from ..versions import MAX_DIGITS
 from . import common, targets
 
@@ -87,7 +87,7 @@ def request_from_args(args: argparse.Namespace) -> Request:
         except InvalidRequirement as exc:
             raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
     for package in args.packages:
-        (family if _family_name(package) else others).append(package)
+        (family if names_family(package) else others).append(package)
     for path in args.requirement:
         family += _family_lines(path)
         others += ["-r", path]
@@ -97,14 +97,6 @@ def request_from_args(args: argparse.Namespace) -> Request:
     return Request(packages=tuple(family) or ("torch",), variant=args.variant, channel=args.channel,
                    index_base=base, others=tuple(others),
                    installer_options=tuple(getattr(args, "installer_options", ()) or ()))
-
-
-def _family_name(requirement: str) -> bool:
-    """Whether a requirement names a torch-family package (resolved against the matrix)."""
-    from ..resolver.request import PACKAGES
-
-    name = re.split(r"[\s\[<>=!~;@(]", requirement.strip(), maxsplit=1)[0]
-    return re.sub(r"[-_.]+", "-", name).lower() in PACKAGES
 
 
 def _family_lines(path: str) -> list[str]:
@@ -117,7 +109,7 @@ def _family_lines(path: str) -> list[str]:
         raise InputError(f"-r {path}: cannot read ({getattr(exc, 'strerror', None) or exc.__class__.__name__})"
                          ) from None
     lines = [line.split(" #", 1)[0].strip() for line in text.splitlines()]
-    return [line for line in lines if line and not line.startswith(("#", "-")) and _family_name(line)]
+    return [line for line in lines if line and not line.startswith(("#", "-")) and names_family(line)]
 
 
 def _format_names() -> str:

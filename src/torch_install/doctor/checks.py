@@ -24,7 +24,7 @@ from ..versions import numeric_key
 from ..wheel_tags import wheel_abis, wheel_glibc
 from .fix import uninstall_command
 from .flavour import Flavour, companion_flavour, torch_flavour
-from .inspect import FAMILY, MAX_RECORD, Dist, Installed, normalize, read_file
+from .inspect import FAMILY, Dist, Installed, normalize, record_paths
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -542,7 +542,6 @@ def check_nvidia_libs_shadowed(ctx: Context) -> list[Finding]:
 
 # Shared libraries of the nvidia-* wheels as RECORD lists them: nvidia/<component>/lib/lib*.so*
 _WHEEL_SHARED_LIB = re.compile(r"^nvidia/[^/]+/lib/[^/]+\.so(\.[0-9]+)*$")
-MAX_RECORD_LINE = 128 * 1024  # the csv module's field limit; no path of a real RECORD comes close
 _LIBRARY_PIN_PREFIXES = ("nvidia-", "cuda-toolkit")
 _PYTHON_IMPLEMENTATIONS = {"cpython": "CPython", "pypy": "PyPy"}
 
@@ -587,15 +586,9 @@ def cuda_library_pins(installed: Installed, dist: Dist) -> list[Requirement]:
 
 def wheel_shared_libraries(dist: Dist) -> tuple[str, ...]:
     """The ``nvidia/<component>/lib/*.so*`` paths ``dist``'s RECORD lists, relative to its location."""
-    import csv
-
     if dist.kind != "dist-info":
         return ()
-    text, _ = read_file(os.path.join(dist.path, "RECORD"), MAX_RECORD)
-    if not text:
-        return ()
-    lines = (line for line in text.splitlines() if len(line) < MAX_RECORD_LINE)  # csv refuses longer fields
-    return tuple(row[0] for row in csv.reader(lines) if row and _WHEEL_SHARED_LIB.match(row[0]))
+    return tuple(p for p in record_paths(dist.path) or () if _WHEEL_SHARED_LIB.match(p))
 
 
 def _dist_dir(dist: Dist) -> str:

@@ -14,10 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..interpreter import Interpreter, query_interpreter, this_interpreter
+from ..resolver.request import canonical_name as normalize
 from ..versions import small_int
 
 MAX_METADATA = 1024 * 1024  # METADATA, WHEEL, version.py: real ones are far smaller; a bigger one is not read
 MAX_RECORD = 16 * 1024 * 1024
+MAX_RECORD_LINE = 128 * 1024  # the csv module's field limit; no path of a real RECORD comes close
 MAX_INSTALLER = 256
 MAX_EGG_LINK = 4096
 
@@ -28,11 +30,6 @@ COMPANION_RUNTIMES = ("triton", "pytorch-triton", "pytorch-triton-rocm", "pytorc
 RUNTIME_PREFIXES = ("nvidia-", "intel-", "rocm-", "amd-torch-device-")
 VERSION_PY_FIELDS = ("__version__", "debug", "cuda", "git_version", "hip", "rocm", "xpu")
 _DIST_DIR = re.compile(r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[0-9][^-]*)?\.(?P<kind>dist-info|egg-info)$")
-
-
-def normalize(name: str) -> str:
-    """PEP 503 name normalization: 'Torch_Vision' -> 'torch-vision'."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def _wanted(name: str) -> bool:
@@ -137,6 +134,18 @@ def read_file(path: str, limit: int = MAX_METADATA) -> tuple[str | None, str | N
     if len(data) > limit:
         return None, f"larger than {limit} bytes, not read"
     return data.decode("utf-8", "replace"), None
+
+
+def record_paths(dist_info: str) -> list[str] | None:
+    """The paths a ``.dist-info`` directory's RECORD lists (None: no readable RECORD); a line longer than csv's
+    field limit is skipped."""
+    import csv
+
+    text, _ = read_file(os.path.join(dist_info, "RECORD"), MAX_RECORD)
+    if text is None:
+        return None
+    lines = (line for line in text.splitlines() if len(line) < MAX_RECORD_LINE)
+    return [row[0] for row in csv.reader(lines) if row and row[0]]
 
 
 def parse_headers(text: str) -> dict[str, list[str]]:

@@ -181,7 +181,6 @@ def requirement_lines(plan: Plan) -> list[str]:
             given.setdefault(Requirement(text).name.lower(), str(Requirement(text)))
         except InvalidRequirement:
             continue
-    packages = plan.choice.packages
     return [f"{name}=={version}" if version else given.get(name, name) for name, version in packages.items()]
 
 

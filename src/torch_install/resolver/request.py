@@ -19,6 +19,17 @@ PACKAGES = ("torch", "torchvision", "torchaudio")  # the torch family, resolved 
 CHANNELS = ("stable", "test", "nightly")
 
 
+def canonical_name(name: str) -> str:
+    """A project name as PEP 503 compares it: 'Torch_Vision' -> 'torch-vision'."""
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()
+
+
+def names_family(requirement: str) -> bool:
+    """Whether a requirement string names a torch-family package (resolved against the matrix; anything else
+    rides along to the installer)."""
+    return canonical_name(re.split(r"[\s\[<>=!~;@(]", requirement.strip(), maxsplit=1)[0]) in PACKAGES
+
+
 class AnyVersion:
     """The empty specifier: every version matches. It stands in for ``SpecifierSet()`` so that the common
     request (bare names) never imports ``packaging.requirements`` (about 27 ms, measured: bench/bench_plan.py)."""
@@ -51,7 +62,7 @@ def parse_request(request: "Request") -> ParsedRequest:
         raise InputError(f"index base {base!r} is not an http(s) URL")
     texts = request.packages or ("torch",)
     if all(re.match(_BARE_NAME, t) for t in texts):  # the common case, without importing packaging's parser
-        names = {t.strip().lower().replace("_", "-") for t in texts}
+        names = {canonical_name(t) for t in texts}
         unknown = sorted(names - set(PACKAGES))
         if unknown:
             raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
@@ -65,7 +76,7 @@ def parse_request(request: "Request") -> ParsedRequest:
             req = Requirement(text)
         except InvalidRequirement as exc:
             raise InputError(f"package {text!r} is not a valid requirement: {exc}") from None
-        name = req.name.lower().replace("_", "-")
+        name = canonical_name(req.name)
         if name not in PACKAGES:
             raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
         if req.marker is not None or req.url:
