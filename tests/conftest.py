@@ -1,7 +1,21 @@
 """Every test runs without the network: the default index (which --online also reads) is none unless a test
-serves a loopback replica of it."""
+serves a loopback replica of it.
+
+Two lanes: tests marked ``slow`` build virtual environments, run real pip or uv, start processes or wait out real
+time limits; ``pytest -m "not slow"`` is the lane to run while working, ``pytest`` runs both.
+
+Virtual environments come from one template per session (``make_venv``): building a venv with pip costs about
+2 s of ensurepip, copying the template a fraction of that.
+"""
 
 from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -11,3 +25,35 @@ def no_default_index(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", "none")
     for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):  # the environment install/doctor act on is each test's to set
         monkeypatch.delenv(name, raising=False)
+
+
+def _copy_venv(template: Path, target: Path) -> None:
+    """A copy of a venv at ``target``: links kept, and the template's path in its scripts (shebangs, activate)
+    and pyvenv.cfg rewritten to the new place, so nothing of the copy acts on the template."""
+    shutil.copytree(template, target, symlinks=True)
+    old, new = str(template).encode(), str(target).encode()
+    bindir = target / ("Scripts" if os.name == "nt" else "bin")
+    for path in [*bindir.iterdir(), target / "pyvenv.cfg"]:
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if old in data:
+            path.write_bytes(data.replace(old, new))
+
+
+@pytest.fixture(scope="session")
+def make_venv(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """``make_venv(path, with_pip=True) -> python``: a fresh virtual environment at ``path`` (copied from the
+    session's template), and its interpreter."""
+    templates: dict[bool, Path] = {}
+
+    def make(path: Path, with_pip: bool = True) -> Path:
+        if with_pip not in templates:
+            where = tmp_path_factory.mktemp("venv-template") / ("with-pip" if with_pip else "bare")
+            argv = [sys.executable, "-m", "venv", *([] if with_pip else ["--without-pip"]), str(where)]
+            subprocess.run(argv, check=True, capture_output=True)
+            templates[with_pip] = where
+        _copy_venv(templates[with_pip], path)
+        return path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+    return make

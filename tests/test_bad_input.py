@@ -138,13 +138,8 @@ def test_an_allowed_plain_http_mirror_is_trusted_in_the_commands(capsys: pytest.
 
 
 def test_the_doctors_fix_uses_the_mirror(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-                                        tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    env = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
-    python = str(env / "bin" / "python")
+                                        tmp_path: Path, make_venv) -> None:
+    python = str(make_venv(tmp_path / "env", with_pip=False))
     main(["doctor", "--python", python, "--json", "--index-base", "https://mirror.example/whl"])
     assert "--index-url https://mirror.example/whl/" in json.loads(capsys.readouterr().out)["fix"]["command"]
     monkeypatch.setenv("TORCH_INSTALL_INDEX_BASE", "http://mirror.example/whl")
@@ -179,6 +174,7 @@ def _script(tmp_path: Path, name: str, body: str) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/bin/sh").exists(), reason="needs a POSIX shell")
 def test_a_command_that_prints_without_end_is_killed_at_the_output_cap(tmp_path: Path) -> None:
     import time
@@ -191,6 +187,7 @@ def test_a_command_that_prints_without_end_is_killed_at_the_output_cap(tmp_path:
     assert time.monotonic() - started < 30
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/usr/bin/setsid").exists(), reason="needs setsid")
 def test_a_grandchild_that_leaves_the_group_and_holds_the_pipes_is_not_waited_for(tmp_path: Path) -> None:
     import subprocess
@@ -267,6 +264,7 @@ def test_a_malformed_url_or_page_from_the_index_is_a_warning(capsys: pytest.Capt
     assert len(err.splitlines()) == 1 and "using the embedded matrix" in err, err
 
 
+@pytest.mark.slow
 def test_a_record_and_version_py_past_the_parsers_limits_are_findings(capsys: pytest.CaptureFixture[str],
                                                                     tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,14 +291,14 @@ def test_a_record_and_version_py_past_the_parsers_limits_are_findings(capsys: py
     assert read_version_py("torch", str(tree / "torch" / "version.py")).problem is not None
 
 
-def test_doctor_python_runs_nothing_of_the_inspected_environment(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_doctor_python_runs_nothing_of_the_inspected_environment(tmp_path: Path, make_venv) -> None:
     """F7: a .pth file of the inspected venv neither runs nor spoils the interpreter's answer."""
     import os
     import subprocess
     import sys
-    import venv
 
-    venv.EnvBuilder(with_pip=False).create(tmp_path / "v")
+    make_venv(tmp_path / "v", with_pip=False)
     site = next((tmp_path / "v" / "lib").glob("python3*/site-packages")) if os.name == "posix" else \
         tmp_path / "v" / "Lib" / "site-packages"
     marker = tmp_path / "PTH-RAN"
@@ -313,6 +311,7 @@ def test_doctor_python_runs_nothing_of_the_inspected_environment(tmp_path: Path)
     assert "torch    not installed" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_page_of_millions_of_anchors_keeps_only_the_wheels() -> None:
     from torch_install.index.pages import parse_page
 

@@ -16,7 +16,7 @@ from torch_install.doctor.runtime import import_torch
 from torch_install.errors import InputError
 from torch_install.interpreter import query_interpreter
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX shell scripts and /proc")
+pytestmark = [pytest.mark.skipif(os.name != "posix", reason="POSIX shell scripts and /proc"), pytest.mark.slow]
 
 
 def _running(word: str) -> bool:

@@ -281,13 +281,10 @@ def test_subprocess_plan_json() -> None:
 
 # --- install through the CLI --------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_install_dry_run_prints_the_command_for_another_interpreter(capsys: pytest.CaptureFixture[str],
-                                                                     tmp_path: Path) -> None:
-    import venv
-
-    env = tmp_path / "env"
-    venv.EnvBuilder(with_pip=True).create(env)
-    python = env / "bin" / "python"
+                                                                     tmp_path: Path, make_venv) -> None:
+    python = make_venv(tmp_path / "env")
     code, out, _ = run_main(capsys, "install", "--python", str(python), "--variant", "cpu", "--dry-run")
     import shlex
 

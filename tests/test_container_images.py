@@ -20,6 +20,8 @@ import pytest
 
 from wheels import build_wheel, serve_wheels
 
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
 IMAGES = {  # FROM -> (the image's Python, its environment), from the images' own Dockerfiles

@@ -15,6 +15,8 @@ import pytest
 from servers import TrickleServer
 from torch_install.cli import main
 
+pytestmark = pytest.mark.slow  # waits out real time limits
+
 BODY_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 1000000\r\n\r\n"
 STATUS_LINE = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 10\r\n\r\n0123456789"
 

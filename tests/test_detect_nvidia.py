@@ -215,6 +215,7 @@ def test_captured_nvml_answer_is_replayed(tmp_path: Path) -> None:
     assert probe.accessed.commands == {}
 
 
+@pytest.mark.slow
 def test_hung_nvidia_smi_is_killed_and_reported(tmp_path: Path) -> None:
     script = tmp_path / "nvidia-smi"
     script.write_text("#!/bin/sh\n/bin/sleep 60\necho 0, never\n")

@@ -7,12 +7,13 @@ import json
 import os
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
 from wheels import build_wheel
+
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")
 
@@ -30,10 +31,9 @@ xpu: Optional[str] = None
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> tuple[Path, dict[str, str], Path]:
+def env(tmp_path: Path, make_venv) -> tuple[Path, dict[str, str], Path]:
     """A venv with a CPU torch and an orphaned nvidia-cublas-cu12; pip's environment; a CPU target profile."""
-    python = tmp_path / "env" / "bin" / "python"
-    venv.EnvBuilder(with_pip=True).create(tmp_path / "env")
+    python = make_venv(tmp_path / "env")
     pip_env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))},
                "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                "TORCH_INSTALL_DEFAULT_INDEX": "none"}

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,10 +19,10 @@ FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory) -> Path:
+def venv(tmp_path_factory, make_venv) -> Path:
     """A real venv (no pip, for speed) holding the 2.8.0+cu128 fixture's torch metadata."""
     root = tmp_path_factory.mktemp("venv") / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
+    make_venv(root, with_pip=False)
     site = next(root.glob("lib/python*/site-packages"))
     shutil.copytree(FIXTURES / "cu128-2.8.0", site, dirs_exist_ok=True)
     return root
@@ -108,6 +107,7 @@ def test_cli_healthy_exit_zero_with_a_captured_sysroot(tmp_path, capsys):
     (lambda p: (p.write_text("#!/bin/sh\nexec sleep 30\n"), p.chmod(0o755)), "did not answer within"),
     (lambda p: (p.write_text("plain text"), p.chmod(0o644)), "cannot run it"),
 ])
+@pytest.mark.slow
 def test_bad_python_flag_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, make, message):
     import torch_install.interpreter as interpreter_module
 
@@ -146,6 +146,7 @@ def _fake_python(tmp_path: Path, torch_init: str) -> str:
     return str(tmp_path / "pkgs")
 
 
+@pytest.mark.slow
 def test_import_torch_crash_and_hang_are_findings_not_doctor_failures(tmp_path):
     crash = _fake_python(tmp_path / "a", "import os\nos.abort()\n")
     report = import_torch(sys.executable, {**os.environ, "PYTHONPATH": crash}, expect_gpu=True, timeout=20)
@@ -195,10 +196,10 @@ def test_fixture_records_describe_their_files_and_git_versions_are_commits():
             assert "# example value" in text, f"{version_py}: an example hash must say so"
 
 
-def test_import_torch_failure_gets_a_reinstall_that_pip_will_not_skip(tmp_path, capsys):
+def test_import_torch_failure_gets_a_reinstall_that_pip_will_not_skip(tmp_path, capsys, make_venv):
     """A torch whose import fails is reinstalled by the fix, forced, since its dist-info names the pinned version."""
     root = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, capture_output=True)
+    make_venv(root, with_pip=False)
     site = next(root.glob("lib/python*/site-packages"))
     shutil.copytree(FIXTURES / "cu128-2.8.0", site, dirs_exist_ok=True)
     (site / "torch" / "__init__.py").write_text("raise ImportError('libcudnn.so.9: cannot open shared object file')\n")

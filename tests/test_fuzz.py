@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from torch_install.errors import EnvironmentFailure, InputError
 
+pytestmark = pytest.mark.slow  # property searches of seconds each
+
 SCALE = int(os.environ.get("TORCH_INSTALL_FUZZ_SCALE", "1"))  # a longer run multiplies every bound
 
 

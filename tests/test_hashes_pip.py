@@ -8,19 +8,18 @@ import hashlib
 import os
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
 from wheels import build_wheel, serve_wheels
 
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
+
 
 @pytest.fixture
-def python(tmp_path: Path) -> Path:
-    path = tmp_path / "env"
-    venv.EnvBuilder(with_pip=True).create(path)
-    return path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+def python(tmp_path: Path, make_venv) -> Path:
+    return make_venv(tmp_path / "env")
 
 
 @pytest.mark.parametrize("requires", [[], ["filelock"]], ids=["no dependency", "a dependency"])

@@ -216,6 +216,7 @@ def raw_server(request):
     server.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("raw_server", [None], indirect=True)
 def test_silent_server_times_out(raw_server):
     fetcher = Fetcher(retries=1, backoff=0.0, connect_timeout=0.5, read_timeout=0.3)

@@ -10,7 +10,6 @@ import os
 import stat
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,8 @@ from torch_install.interpreter import Interpreter, query_interpreter, this_inter
 from torch_install.machine import Machine
 from torch_install.resolver.plan import Choice, Plan, Request
 from wheels import build_wheel
+
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
 
 
 def make_plan(packages: dict[str, str], index_url: str | None, channel: str = "stable") -> Plan:
@@ -69,9 +70,9 @@ def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def env(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def env(tmp_path_factory: pytest.TempPathFactory, make_venv) -> Path:
     path = tmp_path_factory.mktemp("venv") / "env"
-    venv.EnvBuilder(with_pip=True).create(path)
+    make_venv(path)
     return path
 
 

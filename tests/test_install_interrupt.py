@@ -14,12 +14,13 @@ import signal
 import subprocess
 import sys
 import time
-import venv
 from pathlib import Path
 
 import pytest
 
 from wheels import build_wheel, serve_wheels
+
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX signals and process groups")
 PIP_ENV = {"PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1",
@@ -38,10 +39,8 @@ def _versions(python: Path, *names: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def venv_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("venv") / "env"
-    venv.EnvBuilder(with_pip=True).create(path)
-    return path / "bin" / "python"
+def venv_python(tmp_path_factory: pytest.TempPathFactory, make_venv) -> Path:
+    return make_venv(tmp_path_factory.mktemp("venv") / "env")
 
 
 def _pins(python: Path, base: str, *packages: str) -> list[str]:

@@ -160,6 +160,7 @@ def test_data_file_is_compact_and_round_trips():
     assert matrix_from_dict(data).releases[0].version == "2.15.0"
 
 
+@pytest.mark.slow
 def test_committed_data_matches_build_script(tmp_path):
     spec = importlib.util.spec_from_file_location("build_matrix", ROOT / "scripts/build_matrix.py")
     module = importlib.util.module_from_spec(spec)

@@ -187,6 +187,7 @@ def test_server_errors_fall_back(httpserver, capsys, tmp_path):
     assert "HTTP 500" in warning
 
 
+@pytest.mark.slow
 def test_slow_server_times_out_and_falls_back(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("TORCH_INSTALL_INDEX_TIMEOUT", "0.3")
     plan, warning = fallback_from_raw(capsys, tmp_path, None)

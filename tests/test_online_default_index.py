@@ -110,6 +110,7 @@ def test_pip_configuration_is_read(tmp_path: Path) -> None:
         "https://install.example/simple/", "pip configuration")
 
 
+@pytest.mark.slow
 def test_a_plain_http_default_index_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", "http://mirror.example/simple/")

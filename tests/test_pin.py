@@ -9,12 +9,13 @@ import json
 import os
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
 from wheels import build_wheel, serve_wheels
+
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout and pip.conf")
 
@@ -42,9 +43,8 @@ def _installed(python: Path, name: str) -> str:
 @posix_only
 @pytest.mark.parametrize("pin", [True, False], ids=["pinned", "not pinned (the control)"])
 def test_a_later_pip_install_keeps_the_pinned_build(httpserver, tmp_path: Path, pip_env: dict[str, str],
-                                                    pin: bool) -> None:
-    python = tmp_path / "env" / "bin" / "python"
-    venv.EnvBuilder(with_pip=True).create(tmp_path / "env")
+                                                    pin: bool, make_venv) -> None:
+    python = make_venv(tmp_path / "env")
     base = httpserver.url_for("/whl").rstrip("/")
     torch_install = [sys.executable, "-m", "torch_install", "install", "--python", str(python), "--variant", "cpu",
                      "--index-base", base]
@@ -77,9 +77,8 @@ def test_a_later_pip_install_keeps_the_pinned_build(httpserver, tmp_path: Path, 
 
 
 @posix_only
-def test_the_doctor_reports_a_missing_or_stale_pin(tmp_path: Path, pip_env: dict[str, str]) -> None:
-    python = tmp_path / "env" / "bin" / "python"
-    venv.EnvBuilder(with_pip=False).create(tmp_path / "env")
+def test_the_doctor_reports_a_missing_or_stale_pin(tmp_path: Path, pip_env: dict[str, str], make_venv) -> None:
+    python = make_venv(tmp_path / "env", with_pip=False)
     site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index", "--target", str(site),
                     str(build_wheel(tmp_path, "torch", "2.9.1+cpu"))], check=True,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from sysroot import SysrootBuilder, host_facts
 from torch_install.probe import Probe, command_slug
 
@@ -56,6 +58,7 @@ def test_real_command_success_and_missing(tmp_path: Path) -> None:
     assert probe.run(["no-such-command-here"]).error == "not found"
 
 
+@pytest.mark.slow
 def test_hung_command_and_its_children_are_killed(tmp_path: Path) -> None:
     marker = tmp_path / "still-running"
     script = tmp_path / "hang"

@@ -44,6 +44,7 @@ def test_mixed_mac_and_linux_targets_give_one_build_per_platform(tmp_path: Path)
     assert "darwin" not in out  # macOS takes the default index's build: no source entry
 
 
+@pytest.mark.slow
 def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path) -> None:
     uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
     if not os.path.isfile(uv):

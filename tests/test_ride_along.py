@@ -9,12 +9,13 @@ import os
 import shlex
 import subprocess
 import sys
-import venv
 from pathlib import Path
 
 import pytest
 
 from wheels import build_wheel, serve_wheels
+
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
 
 
 def _version(python: Path, name: str) -> str:
@@ -23,9 +24,8 @@ def _version(python: Path, name: str) -> str:
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")
-def test_other_packages_come_from_the_users_index_and_keep_the_build(httpserver, tmp_path: Path) -> None:
-    python = tmp_path / "env" / "bin" / "python"
-    venv.EnvBuilder(with_pip=True).create(tmp_path / "env")
+def test_other_packages_come_from_the_users_index_and_keep_the_build(httpserver, tmp_path: Path, make_venv) -> None:
+    python = make_venv(tmp_path / "env")
     default_index = httpserver.url_for("/simple/")
     env = {**{k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV"))},
            "PIP_CONFIG_FILE": os.devnull, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_INDEX_URL": default_index,

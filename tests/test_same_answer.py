@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,17 +18,17 @@ from torch_install.interpreter import query_interpreter
 from torch_install.machine import Machine, load_machine
 from torch_install.probe import Probe
 
+pytestmark = pytest.mark.slow  # a process per path
+
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"
 SYSROOTS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 EXAMPLES = sorted(p.stem for p in PROFILES.glob("*.json"))
 
 
 @pytest.fixture(scope="module")
-def empty_venv(tmp_path_factory: pytest.TempPathFactory) -> str:
+def empty_venv(tmp_path_factory: pytest.TempPathFactory, make_venv) -> str:
     """A real venv without torch (the doctor's fix is then the plan for the machine)."""
-    where = tmp_path_factory.mktemp("venv") / "env"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
-    return str(where / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python"))
+    return str(make_venv(tmp_path_factory.mktemp("venv") / "env", with_pip=False))
 
 
 def machine(kind: str, name: str, python: str) -> Machine:

@@ -196,6 +196,7 @@ def test_index_base_with_shell_characters_is_quoted_in_every_command() -> None:
     assert shlex.split(done.stdout)[-1] == f"{base}/cpu"
 
 
+@pytest.mark.slow
 def test_index_base_credentials_are_never_printed() -> None:
     for flag in (["--index-base", "https://alice:s3cret@mirror.example/whl"], ["--index-base", "https://[::1"]):
         done = cli("plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12", *flag)
@@ -300,6 +301,7 @@ def test_variants_url_plain_http_only_for_a_real_loopback_host(url: str) -> None
         fetch(url)
 
 
+@pytest.mark.slow
 def test_variants_url_credentials_never_printed() -> None:
     done = cli("variants", "https://alice:s3cret@127.0.0.1:9/torch-variants.json")
     assert done.returncode == 3 and len(done.stderr.splitlines()) == 1, done.stderr

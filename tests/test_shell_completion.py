@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX shells")
+pytestmark = [pytest.mark.skipif(os.name != "posix", reason="POSIX shells"), pytest.mark.slow]
 
 
 def _script(shell: str) -> str:

@@ -11,20 +11,16 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 # the source tree and its dependencies (packaging, requests), for a venv standing in for a tool's environment
 DEPS = os.pathsep.join([SRC, sysconfig.get_paths()["purelib"]])
 posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")
-
-
-def _venv(path: Path, with_pip: bool = False) -> Path:
-    venv.EnvBuilder(with_pip=with_pip).create(path)
-    return path / "bin" / "python"
 
 
 def _run(args: list[str], cwd: Path, python: str = sys.executable, path: str | None = None,
@@ -42,8 +38,8 @@ def _dry_run_argv(done: subprocess.CompletedProcess[str]) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def with_pip(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _venv(tmp_path_factory.mktemp("a") / "env", with_pip=True)
+def with_pip(tmp_path_factory: pytest.TempPathFactory, make_venv) -> Path:
+    return make_venv(tmp_path_factory.mktemp("a") / "env")
 
 
 @posix_only
@@ -62,8 +58,8 @@ def test_the_active_or_local_environment_is_the_target(tmp_path: Path, with_pip:
 
 
 @posix_only
-def test_python_outranks_the_active_environment(tmp_path: Path, with_pip: Path) -> None:
-    other = _venv(tmp_path / "other", with_pip=True)
+def test_python_outranks_the_active_environment(tmp_path: Path, with_pip: Path, make_venv) -> None:
+    other = make_venv(tmp_path / "other")
     done = _run(["install", "--dry-run", "--variant", "cpu", "--python", str(other)], tmp_path,
                 VIRTUAL_ENV=str(with_pip.parent.parent))
     assert _dry_run_argv(done)[0] == str(other)
@@ -79,25 +75,26 @@ def test_python_outranks_the_active_environment(tmp_path: Path, with_pip: Path) 
                         '    { name = "torch-install", install-path = "/home/u/.local/bin/torch-install" },\n]\n',
      "uv tool"),
 ])
-def test_a_tool_environment_is_never_the_target(tmp_path: Path, marker: str, content: str, tool: str) -> None:
-    tool_python = _venv(tmp_path / "tool-env")
+def test_a_tool_environment_is_never_the_target(tmp_path: Path, marker: str, content: str, tool: str,
+                                                make_venv) -> None:
+    tool_python = make_venv(tmp_path / "tool-env", with_pip=False)
     (tmp_path / "tool-env" / marker).write_text(content)
     for command in (["install", "--dry-run", "--variant", "cpu"], ["doctor"]):
         done = _run(command, tmp_path, python=str(tool_python))
         assert done.returncode == 2, done.stderr
         (line,) = done.stderr.splitlines()
         assert f"runs in its own {tool} environment" in line and "--python PATH" in line
-    env = _venv(tmp_path / "user-env")  # activated, it is the target
+    env = make_venv(tmp_path / "user-env", with_pip=False)  # activated, it is the target
     done = _run(["doctor"], tmp_path, python=str(tool_python), VIRTUAL_ENV=str(env.parent.parent))
     assert done.returncode in (0, 1) and str(env.parent.parent) in done.stdout.splitlines()[0], done.stdout
 
 
 @posix_only
-def test_an_environment_without_pip_is_installed_into_with_uv(tmp_path: Path) -> None:
+def test_an_environment_without_pip_is_installed_into_with_uv(tmp_path: Path, make_venv) -> None:
     uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
     if not os.path.isfile(uv):
         pytest.skip("uv is part of the test extra")
-    bare = _venv(tmp_path / "uv-made")
+    bare = make_venv(tmp_path / "uv-made", with_pip=False)
     path = f"{Path(uv).parent}{os.pathsep}/usr/bin{os.pathsep}/bin"
     done = _run(["install", "--dry-run", "--variant", "cpu", "--python", str(bare)], tmp_path, path=path)
     argv = _dry_run_argv(done)
