@@ -9,7 +9,7 @@ from pathlib import Path
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
 from torch_install.doctor.inspect import inspect_environment
-from torch_install.interpreter import Interpreter
+from torch_install.environment.interpreter import Interpreter
 from torch_install.machine import Gpu, Machine
 from torch_install.probe import Probe
 

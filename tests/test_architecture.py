@@ -85,10 +85,17 @@ def test_only_the_cli_imports_the_cli(module: str) -> None:
 @pytest.mark.parametrize("module", sorted(m for m in GRAPH if m.startswith("torch_install.detectors")))
 def test_detection_imports_no_resolver_render_index_or_doctor(module: str) -> None:
     above = ("torch_install.resolver", "torch_install.render", "torch_install.index", "torch_install.doctor",
-             "torch_install.fleet", "torch_install.install", "torch_install.container")
+             "torch_install.fleet", "torch_install.environment", "torch_install.container")
     assert sorted(t for t in GRAPH[module] if t.startswith(above)) == []
 
 
 def test_container_mode_is_hints_in_machine_out() -> None:
     assert sorted(t for t in GRAPH["torch_install.container"]
                   if t.startswith(("torch_install.resolver", "torch_install.render", "torch_install.cli"))) == []
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if m.startswith("torch_install.environment")))
+def test_the_environment_wing_imports_no_doctor_render_or_index(module: str) -> None:
+    """What acts on an environment (interpreter, distributions, install, guard, pin) is below the doctor."""
+    above = ("torch_install.doctor", "torch_install.render", "torch_install.index", "torch_install.fleet")
+    assert sorted(t for t in GRAPH[module] if t.startswith(above)) == []

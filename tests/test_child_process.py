@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from torch_install import interpreter
 from torch_install.child_process import run_captured
 from torch_install.doctor.runtime import import_torch
+from torch_install.environment import interpreter
+from torch_install.environment.interpreter import query_interpreter
 from torch_install.errors import InputError
-from torch_install.interpreter import query_interpreter
 
 pytestmark = [pytest.mark.skipif(os.name != "posix", reason="POSIX shell scripts and /proc"), pytest.mark.slow]
 

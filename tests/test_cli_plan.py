@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from torch_install.cli import main
-from torch_install.interpreter import query_interpreter
+from torch_install.environment.interpreter import query_interpreter
 
 ROOT = Path(__file__).resolve().parents[1]
 

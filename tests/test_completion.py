@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from torch_install.cli import main
-from torch_install.completion import complete_machine
 from torch_install.machine import Gpu, Machine
+from torch_install.machine_completion import complete_machine
 
 LINUX = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}
 

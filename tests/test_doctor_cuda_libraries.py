@@ -101,7 +101,7 @@ def test_pins_follow_the_inspected_interpreters_markers(tmp_path):
     installed = inspect_environment(interpreter(site))
     torch = installed.dist("torch")
     assert len(cuda_library_pins(installed, torch)) == 14
-    arm = dataclasses.replace(installed, interpreter=dataclasses.replace(installed.interpreter, machine="aarch64"))
+    arm = installed._replace(interpreter=dataclasses.replace(installed.interpreter, machine="aarch64"))
     assert cuda_library_pins(arm, torch) == []
     from doctor_cases import MACHINES
 

@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from torch_install.cli import main
-from torch_install.doctor.inspect import inspect, parse_headers, read_version_py
+from torch_install.doctor.inspect import inspect_environment, read_version_py
 from torch_install.doctor.runtime import import_torch
+from torch_install.environment.dists import parse_headers
+from torch_install.environment.interpreter import query_interpreter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
 
@@ -29,7 +31,7 @@ def venv(tmp_path_factory, make_venv) -> Path:
 
 
 def test_python_flag_reads_another_venv_without_importing_torch(venv):
-    installed = inspect(str(venv / "bin" / "python"), environ={})
+    installed = inspect_environment(query_interpreter(str(venv / "bin" / "python"), environ={}))
     interp = installed.interpreter
     assert Path(interp.prefix) == venv and interp.in_venv and not interp.user_site_active
     assert interp.version.startswith(f"{sys.version_info.major}.{sys.version_info.minor}.")
@@ -45,7 +47,7 @@ def test_python_flag_reads_another_venv_without_importing_torch(venv):
 def test_python_flag_sees_pythonpath_like_a_normal_start(venv, tmp_path):
     extra = tmp_path / "extra"
     shutil.copytree(FIXTURES / "cpu-2.9.1", extra)
-    installed = inspect(str(venv / "bin" / "python"), environ={"PYTHONPATH": str(extra)})
+    installed = inspect_environment(query_interpreter(str(venv / "bin" / "python"), environ={"PYTHONPATH": str(extra)}))
     assert [d.version for d in installed.all_named("torch")] == ["2.9.1+cpu", "2.8.0+cu128"]
     assert installed.packages["torch"] == str(extra / "torch")
 
@@ -109,7 +111,7 @@ def test_cli_healthy_exit_zero_with_a_captured_sysroot(tmp_path, capsys):
 ])
 @pytest.mark.slow
 def test_bad_python_flag_is_one_line_and_exit_2(tmp_path, capsys, monkeypatch, make, message):
-    import torch_install.interpreter as interpreter_module
+    import torch_install.environment.interpreter as interpreter_module
 
     monkeypatch.setattr(interpreter_module, "FACTS_TIMEOUT", 1.0)
     bad = tmp_path / "python"

@@ -15,7 +15,8 @@ import pytest
 from doctor_cases import MACHINES, interpreter
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
-from torch_install.doctor.inspect import MAX_METADATA, MAX_RECORD, Installed, inspect_environment, read_file
+from torch_install.doctor.inspect import Installed, inspect_environment
+from torch_install.environment.dists import MAX_METADATA, MAX_RECORD, read_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "site-packages"
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this OS")

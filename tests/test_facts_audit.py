@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from sysroot import FIXTURES
-from torch_install.completion import complete_machine
 from torch_install.detectors import detect
 from torch_install.detectors.names import gpu_from_name
 from torch_install.machine import Gpu, Machine
+from torch_install.machine_completion import complete_machine
 from torch_install.package_data import load_json
 from torch_install.probe import Probe
 from torch_install.resolver import Request, resolve

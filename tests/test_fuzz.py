@@ -187,7 +187,7 @@ def test_stored_facts_are_facts_or_none(data: Any) -> None:
 @given(st.dictionaries(st.sampled_from(["executable", "version", "path", "site_packages", "user_site", "isolated",
                                         "free_threaded", "prefix", "base_prefix", "stdlib"]), JSON, max_size=10))
 def test_an_interpreters_answer_is_read_whatever_it_holds(facts: dict[str, Any]) -> None:
-    from torch_install.interpreter import interpreter_from_facts
+    from torch_install.environment.interpreter import interpreter_from_facts
 
     interpreter_from_facts(facts, {}).python  # noqa: B018
 
@@ -241,8 +241,8 @@ def test_a_cache_file_of_any_bytes_is_an_entry_or_none(data: bytes) -> None:
 @bounded(100)
 @given(PROFILE, st.sampled_from(["text", "json", "pip", "uv", "requirements", "pyproject", "dockerfile", "url"]))
 def test_every_valid_machine_resolves_and_renders(data: dict[str, Any], form: str) -> None:
-    from torch_install.completion import complete_machine
     from torch_install.machine import machine_from_dict
+    from torch_install.machine_completion import complete_machine
     from torch_install.render import FORMATS, render
     from torch_install.resolver.choose import resolve
     from torch_install.resolver.matrix import load_matrix

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from torch_install import install
-from torch_install import interpreter as interpreter_module
+from torch_install.environment import install
+from torch_install.environment import interpreter as interpreter_module
+from torch_install.environment.interpreter import Interpreter, query_interpreter, this_interpreter
 from torch_install.errors import EnvironmentFailure, InputError, NoBuild
-from torch_install.interpreter import Interpreter, query_interpreter, this_interpreter
 from torch_install.machine import Machine
 from torch_install.resolver.plan import Choice, Plan, Request
 from wheels import build_wheel

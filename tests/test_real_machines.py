@@ -12,9 +12,9 @@ import pytest
 
 from resolve_cases import LINUX, TEST_MATRIX, WINDOWS, amd, check, nvidia, warning
 from torch_install.cli import main
-from torch_install.completion import complete_machine
 from torch_install.errors import InputError
 from torch_install.machine import Machine, fill_platform, load_machine, machine_from_dict
+from torch_install.machine_completion import complete_machine
 from torch_install.render import render
 from torch_install.resolver import Request, resolve
 from torch_install.resolver.plan import Plan

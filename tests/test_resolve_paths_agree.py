@@ -9,9 +9,9 @@ import pytest
 
 from resolve_cases import TEST_MATRIX, amd, nvidia
 from sysroot import FIXTURES
-from torch_install.completion import complete_machine
 from torch_install.detectors import detect
 from torch_install.machine import Machine
+from torch_install.machine_completion import complete_machine
 from torch_install.probe import Probe
 from torch_install.resolver import Request, resolve
 

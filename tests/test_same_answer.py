@@ -12,10 +12,10 @@ import pytest
 
 from sysroot import FIXTURES
 from torch_install.cli import main, targets
-from torch_install.completion import complete_machine
 from torch_install.detectors import detect
-from torch_install.interpreter import query_interpreter
+from torch_install.environment.interpreter import query_interpreter
 from torch_install.machine import Machine, load_machine
+from torch_install.machine_completion import complete_machine
 from torch_install.probe import Probe
 
 pytestmark = pytest.mark.slow  # a process per path

@@ -7,7 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..interpreter import Interpreter
+    from ..environment.interpreter import Interpreter
     from ..machine import Machine
     from ..resolver.matrix import Matrix
 
@@ -68,7 +68,7 @@ def target_interpreter(python: str | None) -> Interpreter:
     $CONDA_PREFIX, ./.venv, else this interpreter unless it is a tool's isolated environment."""
     import os
 
-    from ..interpreter import query_interpreter, target_environment, this_interpreter
+    from ..environment.interpreter import query_interpreter, target_environment, this_interpreter
 
     path, _ = target_environment(python, os.environ, os.getcwd(), sys.prefix)
     return query_interpreter(path) if path is not None else this_interpreter()

@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
         check_consistent(machine, None)  # the same contradictions as plan
         environ = dict(os.environ)
     else:
-        from ..completion import complete_machine
         from ..detectors import detect
+        from ..machine_completion import complete_machine
 
         if args.sysroot and not Path(args.sysroot).is_dir():
             raise InputError(f"--sysroot {args.sysroot}: not a directory")
@@ -94,8 +94,8 @@ def _apply_fixes(report: Report, yes: bool) -> bool:
     import shlex
     import sys
 
-    from .. import install
     from ..doctor.apply import runnable_commands
+    from ..environment import install
     from ..errors import EnvironmentFailure, InputError
 
     commands = runnable_commands(report)

@@ -244,8 +244,8 @@ def _run_platforms(args: argparse.Namespace, machines: list[Machine], request: R
 def run_install(args: argparse.Namespace) -> int:
     import shlex
 
-    from .. import install
-    from ..completion import complete_machine
+    from ..environment import install
+    from ..machine_completion import complete_machine
 
     request = request_from_args(args)
     interpreter = common.target_interpreter(args.python)
@@ -278,7 +278,7 @@ def run_install(args: argparse.Namespace) -> int:
         if code != EXIT_OK:
             return code
     if code == EXIT_OK and args.pin:
-        from ..pin import write_pin
+        from ..environment.pin import write_pin
 
         for line in write_pin(interpreter.prefix, plan):
             common.say(f"torch-install: {line}")

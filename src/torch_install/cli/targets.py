@@ -246,7 +246,7 @@ def machines(args: argparse.Namespace, variant: str | None = None, container: bo
     """The completed machine(s) a command resolves for (the module docstring's precedence). ``container``:
     the command knows container mode (``plan``); ``variant``: the forced ``--variant``, a target of its own
     in container mode."""
-    from ..completion import complete_machine
+    from ..machine_completion import complete_machine
 
     found = _container_machines(args, variant) if container else None
     return [complete_machine(m) for m in (found or _described(args))]

@@ -15,16 +15,18 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ..environment.dists import Dist, record_paths
 from ..machine import Machine
 from ..package_data import load_json
 from ..resolver.matrix import Matrix
+from ..resolver.request import PACKAGES, canonical_name
 from ..resolver.rules import hsa_override, runs_on
 from ..resolver.variants import cuda_version
 from ..versions import numeric_key
 from ..wheel_tags import wheel_abis, wheel_glibc
 from .fix import uninstall_command
 from .flavour import Flavour, companion_flavour, torch_flavour
-from .inspect import FAMILY, Dist, Installed, normalize, record_paths
+from .inspect import Installed
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
@@ -573,7 +575,7 @@ def cuda_library_pins(installed: Installed, dist: Dist) -> list[Requirement]:
             req = Requirement(line)
         except InvalidRequirement:
             continue
-        if not normalize(req.name).startswith(_LIBRARY_PIN_PREFIXES):
+        if not canonical_name(req.name).startswith(_LIBRARY_PIN_PREFIXES):
             continue
         try:
             if req.marker is not None and not req.marker.evaluate(environment):
@@ -591,9 +593,6 @@ def wheel_shared_libraries(dist: Dist) -> tuple[str, ...]:
     return tuple(p for p in record_paths(dist.path) or () if _WHEEL_SHARED_LIB.match(p))
 
 
-def _dist_dir(dist: Dist) -> str:
-    return dist.path.replace("\\", "/").rsplit("/", 1)[-1]
-
 
 def check_nvidia_libs_missing(ctx: Context) -> list[Finding]:
     """A CUDA torch whose pinned nvidia-*/cuda-toolkit packages are absent, at another version, or installed
@@ -606,24 +605,24 @@ def check_nvidia_libs_missing(ctx: Context) -> list[Finding]:
 
     evidence: list[str] = []
     for req in ctx.torch_cuda_pins:
-        name = normalize(req.name)
+        name = canonical_name(req.name)
         pin = f"{name}{req.specifier}"
         have = ctx.installed.dist(name)
         if have is None:
-            evidence.append(f"{_dist_dir(dist)}/METADATA requires {pin}: not installed")
+            evidence.append(f"{dist.directory_name}/METADATA requires {pin}: not installed")
             continue
         try:
             pinned = req.specifier.contains(Version(have.version), prereleases=True)
         except InvalidVersion:
             pinned = False
         if not pinned:
-            evidence.append(f"{_dist_dir(dist)}/METADATA requires {pin}: {have.version} is installed ({have.path})")
+            evidence.append(f"{dist.directory_name}/METADATA requires {pin}: {have.version} is installed ({have.path})")
             continue
         listed = wheel_shared_libraries(have)
         missing = [path for path in listed if not os.path.isfile(os.path.join(have.location, path))]
         if missing:
             shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-            evidence.append(f"{_dist_dir(have)}/RECORD lists {len(listed)} shared libraries, {len(missing)} "
+            evidence.append(f"{have.directory_name}/RECORD lists {len(listed)} shared libraries, {len(missing)} "
                             f"missing on disk: {shown}")
     if not evidence:
         return []
@@ -654,7 +653,7 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
     dist = ctx.installed.dist("torch")
     if torch is None or dist is None or (cv := cuda_version(torch.variant)) is None:
         return []
-    required = {normalize(req.name) for req in ctx.torch_cuda_pins}
+    required = {canonical_name(req.name) for req in ctx.torch_cuda_pins}
     libraries = [d for d in _runtime_dists(ctx.installed) if d.name.startswith("nvidia-")]
     stale = [d for d in libraries if cuda_major_of(d.name) not in (None, cv[0]) and d.name not in required]
     if not stale:
@@ -788,11 +787,11 @@ def check_xpu_runtime_missing(ctx: Context) -> list[Finding]:
 def check_install_guard(ctx: Context) -> list[Finding]:
     """The pin that keeps the chosen build (``torch-install install --pin``): stale or not in force, or missing
     where a later plain install would replace a build from the PyTorch index."""
-    from ..pin import constraints_path, pin_active, pinned_versions, stale_pins
+    from ..environment.pin import constraints_path, pin_active, pinned_versions, stale_pins
 
     interp = ctx.installed.interpreter
     prefix = interp.prefix
-    installed = {d.name: d.version for d in ctx.installed.dists if d.name in FAMILY and d.kind == "dist-info"}
+    installed = {d.name: d.version for d in ctx.installed.dists if d.name in PACKAGES and d.kind == "dist-info"}
     torch = installed.get("torch")
     if not prefix or not interp.in_venv or torch is None:
         return []

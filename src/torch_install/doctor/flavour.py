@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..environment.dists import Dist
 from ..resolver.variants import cuda_variant, variant_kind
-from .inspect import Build, Dist, Installed
+from .inspect import Build, Installed
 
 _CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
 _CUDA_TOOLKIT_PIN = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
@@ -77,10 +78,10 @@ def torch_flavour(installed: Installed) -> Flavour | None:
     if dist is not None:
         label = _label_variant(dist.local_label)
         if label:
-            return Flavour("torch", public, label, f"{_dist_dir(dist)}: version {dist.version}")
+            return Flavour("torch", public, label, f"{dist.directory_name}: version {dist.version}")
         from_requires = _from_requires(dist)
         if from_requires:
-            return Flavour("torch", public, from_requires, f"{_dist_dir(dist)}/METADATA: CUDA runtime requirement")
+            return Flavour("torch", public, from_requires, f"{dist.directory_name}/METADATA: CUDA runtime requirement")
     return Flavour("torch", public, "unknown", "torch/version.py unreadable and the dist-info names no build")
 
 
@@ -91,9 +92,5 @@ def companion_flavour(package: str, dist: Dist, build: Build | None) -> Flavour:
                        f"{package}/version.py: __version__ = {build.version!r}")
     label = _label_variant(dist.local_label)
     if label:
-        return Flavour(package, dist.public_version, label, f"{_dist_dir(dist)}: version {dist.version}")
+        return Flavour(package, dist.public_version, label, f"{dist.directory_name}: version {dist.version}")
     return Flavour(package, dist.public_version, "unknown", f"{package} carries no build label")
-
-
-def _dist_dir(dist: Dist) -> str:
-    return dist.path.replace("\\", "/").rsplit("/", 1)[-1]

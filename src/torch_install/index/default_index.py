@@ -24,7 +24,7 @@ OVERRIDE_ENV = "TORCH_INSTALL_DEFAULT_INDEX"
 
 
 def _from_pip_config(environ: Mapping[str, str]) -> str | None:
-    from ..pip_config import configured
+    from ..environment.pip_config import configured
 
     return configured("index-url", environ)
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import shlex
 
 from ..display import one_line
+from ..environment.pin import IMAGE_CONSTRAINTS, constraint_lines
 from ..machine import Machine
-from ..pin import IMAGE_CONSTRAINTS, constraint_lines
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import version_key
 from ..resolver.plan import Plan, install_args

@@ -60,7 +60,7 @@ HASHES_LIMIT = ["# The hashes cover the torch family's own wheels. pip --require
 
 def render_constraints(plan: Plan) -> str:
     """A constraints file pinning the chosen build (``pin.py``): later installs keep it."""
-    from ..pin import render_constraints as constraints
+    from ..environment.pin import render_constraints as constraints
 
     return constraints(plan)
 

@@ -20,21 +20,10 @@ import shutil
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from .doctor.inspect import FAMILY, normalize, parse_headers, read_file, record_paths
+from ..resolver.request import PACKAGES, canonical_name
+from .dists import Dist, metadata_directory, read_dist
 
 _STASH_FIRST = "-~.=%0123456789"  # the characters pip puts after "~" when "~orch" is taken (its AdjacentTempDirectory)
-
-
-class Installed(NamedTuple):
-    """One installed distribution: its name, version, metadata directory and the top-level entries its RECORD
-    lists beside it (``torch``, ``functorch``, ``torch-2.8.0.dist-info`` …)."""
-
-    name: str
-    version: str
-    location: str
-    dist_info: str  # directory name, "torch-2.8.0.dist-info"
-    tops: tuple[str, ...]
-    outside: tuple[str, ...] = ()  # RECORD paths outside the location (scripts: "../../../bin/torchrun")
 
 
 class Change(NamedTuple):
@@ -47,7 +36,7 @@ class Outcome(NamedTuple):
     """What a run did to the guarded distributions: changes, and those gone or broken (with pip's stash)."""
 
     changes: tuple[Change, ...]
-    lost: tuple[Installed, ...]  # there before, now absent or incomplete
+    lost: tuple[Dist, ...]  # there before, now absent or incomplete
     leftovers: tuple[str, ...]  # pip stashes still on disk
 
 
@@ -55,37 +44,27 @@ def guarded_names(packages: Iterable[str]) -> set[str]:
     """The torch family and every package a requirement names."""
     from packaging.requirements import InvalidRequirement, Requirement
 
-    names = set(FAMILY)
+    names = set(PACKAGES)
     for text in packages:
         try:
-            names.add(normalize(Requirement(text).name))
+            names.add(canonical_name(Requirement(text).name))
         except InvalidRequirement:
             continue
     return names
 
 
-def _installed(location: str, entry: str) -> Installed | None:
-    if not entry.endswith(".dist-info") or entry.startswith("~") or "-" not in entry:
+def _installed(location: str, entry: str) -> Dist | None:
+    """The distribution of a metadata directory with its footprint; None for anything else and pip's stashes."""
+    found = metadata_directory(entry) if not entry.startswith("~") else None
+    if found is None or found[2] != "dist-info":
         return None
-    name, _, rest = entry[: -len(".dist-info")].partition("-")
-    paths = record_paths(os.path.join(location, entry))
-    if paths is None:
-        return Installed(normalize(name), rest, location, entry, (entry,))
-    tops = {p.replace("\\", "/").split("/", 1)[0] for p in paths if not p.startswith((".", "/"))}
-    outside = tuple(p for p in paths if p.startswith("../"))
-    version = _metadata_version(os.path.join(location, entry, "METADATA")) or rest
-    return Installed(normalize(name), version, location, entry, tuple(sorted(tops | {entry})), outside)
+    return read_dist(os.path.join(location, entry), location, canonical_name(found[0]), found[1], "dist-info",
+                     footprint=True)
 
 
-def _metadata_version(path: str) -> str | None:
-    text, _ = read_file(path)
-    versions = parse_headers(text).get("version") if text else None
-    return versions[0] if versions else None
-
-
-def snapshot(site_packages: Sequence[str], names: set[str]) -> dict[str, Installed]:
+def snapshot(site_packages: Sequence[str], names: set[str]) -> dict[str, Dist]:
     """The distributions of ``names`` installed in these directories (the first one found of each name)."""
-    found: dict[str, Installed] = {}
+    found: dict[str, Dist] = {}
     for location in site_packages:
         try:
             entries = sorted(os.listdir(location))
@@ -98,9 +77,9 @@ def snapshot(site_packages: Sequence[str], names: set[str]) -> dict[str, Install
     return found
 
 
-def intact(dist: Installed) -> bool:
+def intact(dist: Dist) -> bool:
     """Its metadata and every top-level entry its RECORD lists are on disk (what ``import`` needs)."""
-    return os.path.isfile(os.path.join(dist.location, dist.dist_info, "RECORD")) and all(
+    return os.path.isfile(os.path.join(dist.path, "RECORD")) and all(
         os.path.lexists(os.path.join(dist.location, top)) for top in dist.tops)
 
 
@@ -119,7 +98,7 @@ def _stash_of(location: str, top: str, present: set[str]) -> str | None:
     return max(found, key=lambda n: os.lstat(os.path.join(location, n)).st_mtime)
 
 
-def compare(before: dict[str, Installed], site_packages: Sequence[str], names: set[str]) -> Outcome:
+def compare(before: dict[str, Dist], site_packages: Sequence[str], names: set[str]) -> Outcome:
     after = snapshot(site_packages, names)
     changes = tuple(Change(n, before[n].version if n in before else None, after[n].version if n in after else None)
                     for n in sorted(set(before) | set(after))
@@ -138,7 +117,7 @@ def compare(before: dict[str, Installed], site_packages: Sequence[str], names: s
     return Outcome(changes, lost, tuple(dict.fromkeys(leftovers)))
 
 
-def restore(dist: Installed) -> tuple[bool, str]:
+def restore(dist: Dist) -> tuple[bool, str]:
     """Put ``dist`` back from pip's stash: what is now in its place (a half-installed replacement) is removed, the
     stash renamed back. (True, what was done) when it is intact afterwards, else (False, why not)."""
     try:
@@ -167,19 +146,19 @@ def restore(dist: Installed) -> tuple[bool, str]:
     return True, f"{dist.name} {dist.version} put back from pip's stash{note}"
 
 
-def _remove_partial_metadata(dist: Installed) -> None:
+def _remove_partial_metadata(dist: Dist) -> None:
     """A replacement's metadata directory without a RECORD (pip writes it last) is part of the half install."""
     try:
         entries = os.listdir(dist.location)
     except OSError:
         return
     for entry in entries:
-        other = _installed(dist.location, entry) if entry != dist.dist_info else None
+        other = _installed(dist.location, entry) if entry != dist.directory_name else None
         if other and other.name == dist.name and not os.path.isfile(os.path.join(dist.location, entry, "RECORD")):
             shutil.rmtree(os.path.join(dist.location, entry), ignore_errors=True)
 
 
-def reinstall_commands(dists: Iterable[Installed], python: str, index_base: str) -> list[str]:
+def reinstall_commands(dists: Iterable[Dist], python: str, index_base: str) -> list[str]:
     """pip commands that install these versions again, one per index (a local label names its variant's)."""
     by_index: dict[str | None, list[str]] = {}
     for dist in dists:

@@ -7,7 +7,7 @@ Safety rules:
   nothing is uninstalled first;
 - an interrupt (Ctrl-C, SIGINT or SIGTERM to torch-install) is passed on to the installer once, as SIGINT,
   and torch-install waits for it to stop: it is never killed, since a killed pip leaves torch half-installed;
-- afterwards the guarded distributions (``install_guard``: the torch family and every package requested) are
+- afterwards the guarded distributions (``guard``: the torch family and every package requested) are
   compared with what was there before: one that is gone or incomplete is put back from pip's stash, and a
   failed run says exactly what it changed and the commands that return to the previous versions;
 - an externally managed Python (PEP 668) is refused, with the virtual-environment commands to use instead.
@@ -21,10 +21,10 @@ import shlex
 import sys
 from collections.abc import Sequence
 
-from .errors import EXIT_INTERRUPTED, EnvironmentFailure, InputError, NoBuild
+from ..errors import EXIT_INTERRUPTED, EnvironmentFailure, InputError, NoBuild
+from ..resolver.commands import INSTALLERS, installer_argv
+from ..resolver.plan import Plan, install_args, install_steps
 from .interpreter import MARKER, Interpreter
-from .resolver.commands import INSTALLERS, installer_argv
-from .resolver.plan import Plan, install_args, install_steps
 
 
 def venv_advice(plan: Plan, installer: str = "pip") -> list[str]:
@@ -96,7 +96,7 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
                   index_base: str = "") -> int:
     """Run the installer (its progress on this terminal) and check the guarded distributions afterwards: 0, 130
     when interrupted, or EnvironmentFailure saying what changed and how to go back."""
-    from . import install_guard as guard
+    from . import guard
 
     names = guard.guarded_names(packages)
     site = interpreter.site_packages if interpreter else ()
@@ -105,8 +105,8 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
     sys.stderr.flush()
     returncode, interrupted = _run_passing_on_interrupts(argv)
     outcome = guard.compare(before, site, names)
-    restored: list[tuple[guard.Installed, str]] = []
-    unrestored: list[tuple[guard.Installed, str]] = []
+    restored: list[tuple[guard.Dist, str]] = []
+    unrestored: list[tuple[guard.Dist, str]] = []
     for dist in outcome.lost:
         done, what = guard.restore(dist)
         (restored if done else unrestored).append((dist, what))

@@ -16,8 +16,8 @@ import os
 import tempfile
 from collections.abc import Mapping
 
-from .errors import EnvironmentFailure
-from .resolver.plan import Plan
+from ..errors import EnvironmentFailure
+from ..resolver.plan import Plan
 
 CONSTRAINTS_FILE = "torch-install-constraints.txt"
 IMAGE_CONSTRAINTS = "/etc/torch-install-constraints.txt"  # in a container image
@@ -115,7 +115,7 @@ def write_pin(prefix: str, plan: Plan, environ: Mapping[str, str] | None = None)
 
 def pinned_versions(prefix: str) -> dict[str, str] | None:
     """The versions the environment's constraints file pins (None: there is none)."""
-    from .probe import read_regular
+    from ..probe import read_regular
 
     try:
         text = read_regular(constraints_path(prefix), 64 * 1024).decode("utf-8", "replace")

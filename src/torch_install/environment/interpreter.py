@@ -13,8 +13,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .child_process import run_captured
-from .errors import InputError
+from ..child_process import run_captured
+from ..errors import InputError
 
 FACTS_TIMEOUT = 10.0
 MARKER = "EXTERNALLY-MANAGED"  # PEP 668
