@@ -45,3 +45,8 @@ def run(site: Path, machine: str | Machine, environ: dict[str, str] | None = Non
     m = MACHINES[machine] if isinstance(machine, str) else machine
     return diagnose(m, inspect_environment(interpreter(site, version)), TEST_MATRIX, environ=environ or {},
                     probe=probe)
+
+
+def codes(report, *severities: str) -> tuple[str, ...]:
+    """The report's finding codes (of those severities), in its order."""
+    return tuple(f.code for f in report.findings if not severities or f.severity in severities)

@@ -48,7 +48,7 @@ def check(plan: Plan, torch: str | None, variant: str | None, codes: set[str]) -
     else:
         assert plan.choice is not None, plan.warnings
         assert (plan.choice.torch, plan.choice.variant) == (torch, variant), (plan.reasons, plan.warnings)
-    assert set(plan.warning_codes()) == codes, plan.warnings
+    assert set(warning_codes(plan)) == codes, plan.warnings
 
 
 def check_index_build(plan: Plan, torch: str, variant: str, codes: set[str]) -> None:
@@ -69,3 +69,7 @@ def rejected(plan: Plan, torch: str, variant: str) -> str:
 
 def warning(plan: Plan, code: str) -> str:
     return next(w.message for w in plan.warnings if w.code == code)
+
+
+def warning_codes(plan: Plan) -> tuple[str, ...]:
+    return tuple(w.code for w in plan.warnings)

@@ -43,8 +43,8 @@ def test_an_empty_path_is_an_error_not_this_machine(capsys: pytest.CaptureFixtur
 def test_doctor_target_runs_the_contradiction_checks_of_plan(capsys: pytest.CaptureFixture[str],
                                                              tmp_path: Path) -> None:
     target = tmp_path / "p.json"
-    target.write_text(json.dumps({"os": "macos", "arch": "arm64", "python": "3.12", "nvidia_driver": "550.54.15"}))
-    assert "is contradictory" in one_line_error(capsys, ["doctor", "--target", str(target)])
+    target.write_text(json.dumps({"os": "macos", "arch": "arm64", "python": "3.12", "rocm": "6.4.1"}))
+    assert "AMD publishes no ROCm for macOS" in one_line_error(capsys, ["doctor", "--target", str(target)])
 
 
 def test_a_real_macos_version_is_taken(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

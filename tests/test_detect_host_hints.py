@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from sysroot import FIXTURES, PCI_3D, PCI_VGA, SysrootBuilder, host_facts
-from torch_install.detectors import detect, hints, host, nvidia
+from torch_install import vendors
+from torch_install.detectors import detect, host, nvidia
 from torch_install.probe import Probe
 
 
@@ -155,10 +156,10 @@ def test_visibility_problem_is_noted_and_amd_variable_leaves_nvidia_alone() -> N
 
 def test_visible_set_rules() -> None:
     uuids = ["GPU-aaaa1111", "GPU-aaaa2222", "GPU-bbbb3333"]
-    assert hints.visible_set("GPU-b", 3, uuids) == ({2}, None)
-    keep, problem = hints.visible_set("GPU-aaaa,1", 3, uuids)
+    assert vendors.visible_set("GPU-b", 3, uuids) == ({2}, None)
+    keep, problem = vendors.visible_set("GPU-aaaa,1", 3, uuids)
     assert keep == set() and "matches 2 GPUs" in problem
-    keep, problem = hints.visible_set("1,MIG-abcdef", 3, uuids)
+    keep, problem = vendors.visible_set("1,MIG-abcdef", 3, uuids)
     assert keep == {1} and "MIG instance" in problem
 
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sysroot import OPEN, PCI_VGA, SysrootBuilder
+from torch_install import vendors
 from torch_install.detectors import detect, hints, host, nvidia
 from torch_install.drivers import cuda_for_driver
 from torch_install.probe import Probe
@@ -79,7 +80,7 @@ def test_random_input_never_raises(text: str) -> None:
     host.parse_python(text, text)
     host.parse_arch(text, "linux")
     assert cuda_for_driver(text) is None or version.match(cuda_for_driver(text)[0])
-    hints.visible_set(text, 4, ["GPU-1", None, "GPU-2", "GPU-3"])
+    vendors.visible_set(text, 4, ["GPU-1", None, "GPU-2", "GPU-3"])
 
 
 @settings(max_examples=40, deadline=None)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor_cases import FIXTURES, copy_case, interpreter, run
+from doctor_cases import FIXTURES, codes, copy_case, interpreter, run
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
 from torch_install.doctor.checks import cuda_library_pins, wheel_shared_libraries
@@ -71,7 +71,7 @@ def test_missing_pinned_cuda_libraries_are_an_error_fixed_by_a_forced_reinstall(
     site = copy_case(HEALTHY, tmp_path)
     expected = damage(site)
     report = run(site, "rtx4090-570")
-    assert report.codes("error", "warning") == ("nvidia-libs-missing",), report.codes()
+    assert codes(report, "error", "warning") == ("nvidia-libs-missing",), codes(report)
     finding = report.findings[0]
     evidence = " | ".join(finding.evidence)
     assert expected in evidence, evidence
@@ -106,7 +106,7 @@ def test_pins_follow_the_inspected_interpreters_markers(tmp_path):
     from doctor_cases import MACHINES
 
     machine = MACHINES["rtx4090-570"]._replace(arch="aarch64")
-    assert "nvidia-libs-missing" not in diagnose(machine, arm, TEST_MATRIX, environ={}).codes()
+    assert "nvidia-libs-missing" not in codes(diagnose(machine, arm, TEST_MATRIX, environ={}))
 
 
 def test_cuda_toolkit_pin_of_a_cu13_build_is_checked_too(tmp_path):
@@ -124,7 +124,7 @@ def test_cuda13_leftovers_next_to_a_cuda12_torch_are_named_and_only_they_are_uni
     site = copy_case(HEALTHY, tmp_path)
     shutil.copytree(FIXTURES / "leftover-cu13-from-2.11.0", site, dirs_exist_ok=True)
     report = run(site, "rtx4090-570")
-    assert report.codes("error", "warning") == ("nvidia-libs-stale-major",), report.codes()
+    assert codes(report, "error", "warning") == ("nvidia-libs-stale-major",), codes(report)
     finding = report.findings[0]
     assert finding.severity == "warning" and finding.title == "CUDA 13 libraries left next to a CUDA 12 torch"
     evidence = " | ".join(finding.evidence)
@@ -138,7 +138,7 @@ def test_cuda13_leftovers_next_to_a_cuda12_torch_are_named_and_only_they_are_uni
         info = next(site.glob(name.replace("-", "_") + "-*.dist-info"))
         uninstall(site, info.name)
     halfway = run(site, "rtx4090-570")  # the uninstall took the cu12 packages' shared files with it
-    assert halfway.codes("error", "warning") == ("nvidia-libs-missing",)
+    assert codes(halfway, "error", "warning") == ("nvidia-libs-missing",)
     reinstall_torch_with_its_pins(site, reinstall_part)
     after = run(site, "rtx4090-570")
     assert after.healthy and after.findings == (), [(f.code, f.evidence) for f in after.findings]
@@ -189,7 +189,7 @@ def test_forward_compat_libcuda_on_ld_library_path_of_a_geforce_is_error_804(tmp
     root = compat_tree(tmp_path)
     env = {"LD_LIBRARY_PATH": "/usr/local/cuda-12.8/compat:/usr/local/nvidia/lib64"}
     report = run(site, "rtx4090-550", environ=env, probe=Probe(root=root, env=env))
-    assert report.codes("error", "warning") == ("cuda-compat-forward",), report.codes()
+    assert codes(report, "error", "warning") == ("cuda-compat-forward",), codes(report)
     finding = report.findings[0]
     assert finding.severity == "error"
     assert finding.evidence[:3] == (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor_cases import MACHINES, interpreter
+from doctor_cases import MACHINES, codes, interpreter
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
 from torch_install.doctor.inspect import Installed, inspect_environment
@@ -90,7 +90,7 @@ def test_a_fifo_record_of_a_cuda_runtime_does_not_hang_the_size_count(tmp_path: 
     site = healthy_site(tmp_path)
     fifo = replace_with_fifo(site / CUBLAS_DIST / "RECORD")
     installed, report = diagnosis(site, "no-gpu", [fifo])
-    assert "cuda-wheel-on-cpu-machine" in report.codes("warning")
+    assert "cuda-wheel-on-cpu-machine" in codes(report, "warning")
     cublas = installed.dist("nvidia-cublas-cu12")
     assert cublas.problems == ("RECORD not a regular file",) and cublas.record_size() is None
 
@@ -113,7 +113,7 @@ def test_files_over_their_size_cap_are_not_read(tmp_path: Path) -> None:
     assert torch.version == "2.9.1"  # from the directory name
     assert torch.record_size() is None
     assert installed.builds["torch"].problem == f"larger than {MAX_METADATA} bytes, not read"
-    assert "broken-install" in report.codes("error")
+    assert "broken-install" in codes(report, "error")
 
 
 def test_a_directory_or_a_link_loop_instead_of_a_file(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_a_directory_or_a_link_loop_instead_of_a_file(tmp_path: Path) -> None:
     assert problems[0].startswith("METADATA unreadable (too many levels of symbolic links")
     assert problems[1] == "WHEEL not a regular file"
     assert problems[2].startswith("RECORD unreadable (too many levels of symbolic links")
-    assert len(problems) == 3 and "broken-install" in report.codes("error")
+    assert len(problems) == 3 and "broken-install" in codes(report, "error")
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads any file")

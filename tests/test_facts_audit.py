@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from resolve_cases import warning_codes
 from sysroot import FIXTURES
 from torch_install.detectors import detect
 from torch_install.detectors.names import gpu_from_name
@@ -29,7 +30,7 @@ def mac(version: str, python: str) -> Machine:
 
 
 def codes(p: Plan) -> set[str]:
-    return set(p.warning_codes())
+    return set(warning_codes(p))
 
 
 # D1: the macOS floor is per Python tag (2.7.0/2.7.1/2.8.0 cp313t and 2.10.0 cp313t/cp314/cp314t need 14.0)

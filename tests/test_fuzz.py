@@ -211,7 +211,7 @@ def test_a_version_py_is_read_or_named_a_problem(text: str) -> None:
 @FAST
 @given(PASTED, st.integers(0, 8))
 def test_a_visible_devices_value_is_a_set_and_maybe_a_problem(value: str, count: int) -> None:
-    from torch_install.detectors.hints import visible_set
+    from torch_install.vendors import visible_set
 
     keep, problem = visible_set(value, count, [None] * count)
     assert all(0 <= i < count for i in keep) and (problem is None or isinstance(problem, str))

@@ -97,7 +97,7 @@ def test_failed_install_keeps_the_previous_torch(env: Path, wheels: dict[str, Pa
     install_old_torch(env, wheels)
     index = simple_index(tmp_path / "simple", [wheels["broken"]])
     interpreter = query_interpreter(str(venv_python(env)))
-    argv = install.plan_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
+    argv = install.plan_steps(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)[0]
     assert "uninstall" not in argv and "--no-deps" not in argv
     with pytest.raises(EnvironmentFailure, match=r"pip failed \(exit code 1\)"):
         install.run_installer(argv)
@@ -114,7 +114,7 @@ def test_successful_install_replaces_torch_in_one_transaction(env: Path, wheels:
     install_old_torch(env, wheels)
     index = simple_index(tmp_path / "simple", [wheels["old"], wheels["new"]])
     interpreter = query_interpreter(str(venv_python(env)))
-    argv = install.plan_argv(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)
+    argv = install.plan_steps(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)[0]
     assert argv[:4] == [interpreter.executable, "-m", "pip", "install"]
     assert install.run_installer(argv) == 0
     assert installed_version(venv_python(env), "torch") == "2.0.0+cpu"
@@ -187,7 +187,7 @@ def test_uv_argv_targets_the_interpreter(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("PATH", str(tmp_path))
     interpreter = Interpreter("/envs/a/bin/python", "3.12.4", prefix="/envs/a", base_prefix="/usr")
     plan = make_plan({"torch": "2.10.0.dev20251201+cpu"}, "https://download.pytorch.org/whl/nightly/cpu", "nightly")
-    assert install.plan_argv(plan, interpreter, "uv") == [
+    assert install.plan_steps(plan, interpreter, "uv")[0] == [
         str(fake_uv), "pip", "install", "--python", "/envs/a/bin/python", "torch==2.10.0.dev20251201+cpu",
         "--prerelease", "allow", "--index-url", "https://download.pytorch.org/whl/nightly/cpu"]
 
@@ -195,9 +195,9 @@ def test_uv_argv_targets_the_interpreter(tmp_path: Path, monkeypatch: pytest.Mon
 def test_missing_uv_is_an_environment_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(EnvironmentFailure, match="uv not found on PATH"):
-        install.plan_argv(make_plan({"torch": "2.9.1+cpu"}, None), this_interpreter(), "uv")
-    dry = install.plan_argv(make_plan({"torch": "2.9.1+cpu"}, None), this_interpreter(), "uv",
-                                 need_uv=False)
+        install.plan_steps(make_plan({"torch": "2.9.1+cpu"}, None), this_interpreter(), "uv")[0]
+    dry = install.plan_steps(make_plan({"torch": "2.9.1+cpu"}, None), this_interpreter(), "uv",
+                                 need_uv=False)[0]
     assert dry[:3] == ["uv", "pip", "install"]
 
 
@@ -224,7 +224,7 @@ def test_installer_runs_without_a_shell(monkeypatch: pytest.MonkeyPatch) -> None
 def test_plan_without_choice_installs_nothing() -> None:
     plan = Plan(machine=Machine(), request=Request(), choice=None, gpu_accelerated=False)
     with pytest.raises(NoBuild, match="nothing to install") as raised:
-        install.plan_argv(plan, this_interpreter())
+        install.plan_steps(plan, this_interpreter())[0]
     assert raised.value.exit_code == 4
 
 

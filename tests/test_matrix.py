@@ -71,11 +71,11 @@ def test_windows_cu118_keeps_sm37_ptx(matrix):
 
 
 def test_gfx_lists(matrix):
-    rocm64 = matrix.gfx_targets("2.8.0+rocm6.4")
-    assert "gfx942" in rocm64.gfx and "gfx1201" in rocm64.gfx and "gfx1103" not in rocm64.gfx
+    rocm64 = matrix.arch_targets("2.8.0+rocm6.4")
+    assert "gfx942" in rocm64.arches and "gfx1201" in rocm64.arches and "gfx1103" not in rocm64.arches
     assert rocm64.confidence == "inferred"
-    assert "gfx1103" in matrix.gfx_targets("2.14.1", "rocm7.14").gfx
-    assert matrix.release("2.15.0").rocm == {}
+    assert "gfx1103" in matrix.arch_targets("2.14.1", "rocm7.14").arches
+    assert matrix.release("2.15.0").targets == {}
 
 
 @pytest.mark.parametrize(("variant", "os", "floor"), [

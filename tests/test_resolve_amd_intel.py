@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from resolve_cases import LINUX, WINDOWS, amd, check, check_index_build, intel, plan_for, rejected, warning
+from resolve_cases import (
+    LINUX,
+    WINDOWS,
+    amd,
+    check,
+    check_index_build,
+    intel,
+    plan_for,
+    rejected,
+    warning,
+    warning_codes,
+)
 from torch_install.machine import Machine
 
 MI300X = amd("AMD Instinct MI300X", "gfx942", count=8)
@@ -134,7 +145,7 @@ def test_rocm_variant_within_two_releases_of_the_machine_raises_no_window_warnin
 def test_unknown_machine_rocm_raises_no_window_warning():
     plan = plan_for(Machine(**LINUX, gpus=(RX7900XTX,)))
     check(plan, "2.14.1", "rocm7.14", {"no-gpu-variant-for-version", "driver-unknown"})
-    assert "rocm-driver-window" not in plan.warning_codes()
+    assert "rocm-driver-window" not in warning_codes(plan)
 
 
 def test_forced_rocm_variant_outside_the_window_is_kept_with_the_warning():

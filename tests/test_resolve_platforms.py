@@ -160,7 +160,7 @@ def test_a_live_index_confirms_existence():
     ({"packages": ("numpy",)}, "only torch, torchvision, torchaudio"),
     ({"packages": ("torch==3.0",)}, "no torch release in the compatibility matrix"),
     ({"variant": "cuda12"}, "not a wheel variant"),
-    ({"variant": "rocm6.4"}, "does not exist for windows_x86_64"),
+    ({"variant": "rocm6.4"}, "the PyTorch index has no ROCm builds for windows"),
     ({"channel": "beta"}, "channel 'beta'"),
     ({"index_base": "ftp://mirror"}, "not an http(s) URL"),
 ])

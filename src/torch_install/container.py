@@ -15,6 +15,7 @@ no GPU device node is reachable (``--no-for-container`` turns it off); the CLI w
 import re
 from typing import Any, NamedTuple
 
+from . import vendors
 from .drivers import driver_for_toolkit
 from .machine import Gpu, Machine
 from .probe import Probe
@@ -115,6 +116,9 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
     notes = list(platform.notes)
     for hint in hints:
         intent = f"base-image hint {hint.source}: what the image is built for, not a detected GPU"
+        row = vendors.of_kind(hint.kind)
+        if row is None:
+            continue
         if hint.kind == "cuda" and hint.version:
             found = driver_for_toolkit(hint.version)
             major, minor = numeric_key(hint.version)[:2]
@@ -127,16 +131,11 @@ def target_from_hints(hints: list[ImageHint], platform: Machine) -> Machine:
                 sources["nvidia_driver"] = f"minimum Linux driver of CUDA {toolkit} ({label}{intent})"
             else:
                 notes.append(f"CUDA {hint.version}: no driver known for this toolkit; the target driver is unknown")
-            gpus.append(Gpu(vendor="nvidia"))
-            sources[f"gpus[{len(gpus) - 1}].vendor"] = intent
         elif hint.kind == "rocm":
             values["rocm"] = hint.version
             sources["rocm"] = intent
-            gpus.append(Gpu(vendor="amd"))
-            sources[f"gpus[{len(gpus) - 1}].vendor"] = intent
-        elif hint.kind == "xpu":
-            gpus.append(Gpu(vendor="intel"))
-            sources[f"gpus[{len(gpus) - 1}].vendor"] = intent
+        gpus.append(Gpu(vendor=row.name))  # a GPU of the vendor whose builds the image is for, model unknown
+        sources[f"gpus[{len(gpus) - 1}].vendor"] = intent
     notes.append("container mode: the target comes from base-image hints (" +
                  "; ".join(h.source for h in hints) + "); GPU model unknown")
     return platform._replace(**values, gpus=tuple(gpus), gpus_known=True, sources=sources, notes=tuple(notes))
@@ -157,11 +156,9 @@ def override_target(probe: Probe) -> Machine | None:
     hints.detect(probe, found)
     stated = build_machine(found)
     gpus = list(stated.gpus)
-    vendors = {g.vendor for g in gpus}
-    if (stated.nvidia_driver or stated.cuda_driver_api) and "nvidia" not in vendors:
-        gpus.append(Gpu(vendor="nvidia"))
-    if stated.rocm and "amd" not in vendors:
-        gpus.append(Gpu(vendor="amd"))
+    for row in vendors.with_builds():  # a driver stack stated without its GPU: a GPU of that vendor, model unknown
+        if any(getattr(stated, f) for f in row.driver_fields) and all(g.vendor != row.name for g in gpus):
+            gpus.append(Gpu(vendor=row.name))
     if not gpus:
         return None
     return stated._replace(gpus=tuple(gpus), gpus_known=True)
@@ -184,25 +181,20 @@ def with_hardware(base: Machine, stated: Machine) -> Machine:
 
 
 def _vendors(machine: Machine) -> set[str]:
+    """The vendors a machine names: of its GPUs, and of the driver stacks it states."""
     found = {g.vendor for g in machine.gpus}
-    if machine.nvidia_driver or machine.cuda_driver_api:
-        found.add("nvidia")
-    if machine.rocm:
-        found.add("amd")
+    found.update(row.name for row in vendors.with_builds() if any(getattr(machine, f) for f in row.driver_fields))
     return found
-
-
-_VENDOR_FIELDS = {"nvidia": ("nvidia_driver", "cuda_driver_api"), "amd": ("rocm",), "intel": ()}
 
 
 def fill_hardware(stated: Machine, given: Machine) -> Machine:
     """``stated`` with the hardware facts it leaves open taken from ``given`` (image hints or overrides): the
     driver, CUDA and ROCm versions of the vendor it names, and the GPUs when it names none. What ``stated`` says
     is kept; a ``stated`` vendor that ``given`` does not describe (--rocm in a CUDA image) takes nothing."""
-    vendors = _vendors(stated)
-    if vendors and not vendors & _vendors(given):
+    named = _vendors(stated)
+    if named and not named & _vendors(given):
         return stated
-    fields = [f for v in (vendors or _vendors(given)) for f in _VENDOR_FIELDS.get(v, ())]
+    fields = [f for v in (named or _vendors(given)) if (row := vendors.vendor(v)) for f in row.driver_fields]
     values: dict[str, Any] = {}
     sources = dict(stated.sources)
     for name in fields:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from . import vendors
 from .drivers import nvidia_driver_of_file_version
 from .errors import InputError
 from .versions import release_part
@@ -22,7 +23,6 @@ SCHEMA_VERSION = 1
 
 OSES = ("linux", "windows", "macos")
 ARCHES = ("x86_64", "aarch64", "arm64")
-VENDORS = ("nvidia", "amd", "intel", "apple")
 
 # Patterns are strings: only profile validation needs them, and re.fullmatch caches what it compiles.
 _VERSION = r"^[0-9]+(\.[0-9]+){0,3}$"
@@ -212,7 +212,7 @@ def _check_value(where: str, key: str, value: Any) -> str | None:
         parts = release_part(value).split(".")
         if len(parts[0]) > 3 or not low <= int(parts[0]) <= high or any(len(p) > 6 for p in parts[1:]):
             return f"{where}{key}: {value!r} is not plausible, expected {expected}"
-    choices = {"os": OSES, "arch": ARCHES, "vendor": VENDORS}.get(key)
+    choices = {"os": OSES, "arch": ARCHES, "vendor": vendors.names()}.get(key)
     if choices and value not in choices:
         return f"{where}{key}: {value!r} is not one of {', '.join(choices)}"
     return None
@@ -239,7 +239,7 @@ def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
         gpu_problems = _check_fields(where, item, _GPU_TYPES)
         gpu_problems += [p for k, v in item.items() if k in _GPU_TYPES if (p := _check_value(where, k, v))]
         if item.get("vendor") is None:
-            gpu_problems.append(f"{where}vendor: required (one of {', '.join(VENDORS)})")
+            gpu_problems.append(f"{where}vendor: required (one of {', '.join(vendors.names())})")
         if isinstance(item.get("count"), int) and not isinstance(item["count"], bool) and item["count"] < 1:
             gpu_problems.append(f"{where}count: must be at least 1")
         problems += gpu_problems

@@ -3,8 +3,8 @@
 A profile can name a GPU by PCI id only (``10de:1b80``), by name only, as people type it (``RTX 4090``), or in
 full. ``complete_machine`` fills each GPU's missing architecture facts from the shipped tables, in order:
 
-1. the PCI id tables (``detectors/data/{nvidia,amd,intel}-pci.json``): name, compute capability, gfx target,
-   Intel family, integrated;
+1. the vendor's PCI id table (its registry row's ``pci_table``, ``detectors/data/*-pci.json``): name, compute
+   capability, gfx target, Intel family, integrated;
 2. the GPU name tables (``detectors/data/gpu-names.json``, ``jetson.json``), for a GPU whose architecture is
    still unknown: compute capability, gfx, family, integrated;
 3. the Jetson module table for an NVIDIA GPU of a compute capability only Jetson modules have (8.7 is an Orin):
@@ -22,46 +22,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import vendors
 from .machine import DRIVER_FROM_CUDA_VERSION, Gpu, Machine
-
-# What each vendor's PCI id table gives; a GPU that has all of it is not looked up (the tables are large).
-_PCI_FIELDS = {"nvidia": ("name", "compute_capability"), "amd": ("name", "gfx", "integrated"),
-               "intel": ("name", "family", "integrated")}
 
 
 def _from_pci(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
-    """Fields the vendor's PCI id table gives for ``gpu`` and their source, or None."""
-    if not gpu.pci_id or ":" not in gpu.pci_id:
-        return None
-    if all(getattr(gpu, f) is not None for f in _PCI_FIELDS.get(gpu.vendor, ())):
+    """Fields the vendor's PCI id table gives for ``gpu`` and their source, or None (``detectors.pci.pci_facts``)."""
+    row = vendors.vendor(gpu.vendor)
+    if row is None or not gpu.pci_id or ":" not in gpu.pci_id:
         return None
     vendor_id, device = gpu.pci_id.split(":", 1)
-    if gpu.vendor == "nvidia" and vendor_id == "10de":
-        from .detectors.nvidia import pci_lookup
+    if vendor_id not in row.pci_vendor_ids:
+        return None
+    if all(getattr(gpu, f) is not None for f in row.pci_fields or ("name", row.arch_field, "integrated")):
+        return None  # nothing the table would add (the tables are large)
+    from .detectors.pci import pci_facts
 
-        hit = pci_lookup(device)
-        if hit is None:
-            return None
-        chip, product, cc = hit
-        return ({"name": f"NVIDIA {product}" if product else f"NVIDIA {chip}", "compute_capability": cc},
-                f"PCI id table: {gpu.pci_id} is {chip}" + (f" (sm_{cc.replace('.', '')})" if cc else ""))
-    if gpu.vendor == "amd" and vendor_id == "1002":
-        from .detectors.amd import display_name, table_entry
-
-        entry = table_entry(device)
-        if entry is None:
-            return None
-        return ({"name": display_name(entry), "gfx": entry.get("gfx"), "integrated": entry["integrated"]},
-                f"PCI id table: {gpu.pci_id}")
-    if gpu.vendor == "intel" and vendor_id == "8086":
-        from .detectors.intel import family_of
-
-        row = family_of(device)
-        if not isinstance(row, dict):  # Unknown: not in the table
-            return None
-        return ({"name": row.get("name"), "family": row["family"], "integrated": row["integrated"]},
-                f"PCI id table: {gpu.pci_id}")
-    return None
+    return pci_facts(row, device)
 
 
 def _from_name(gpu: Gpu) -> tuple[dict[str, Any], str] | None:

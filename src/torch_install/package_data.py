@@ -17,9 +17,11 @@ PACKAGE_DIR = os.path.dirname(__file__)
 
 @cache
 def load_json(path: str) -> Any:
-    """A shipped table by its path inside the package (``"detectors/data/amd-pci.json"``).
+    """A shipped table by its path inside the package (``"detectors/data/amd-pci.json"``), or by an absolute path
+    (a vendor registered at run time may keep its table outside the package).
 
     The files are trusted package data: not validated, and the same (shared, not to be mutated) object is
     returned on every call."""
-    with open(os.path.join(PACKAGE_DIR, *path.split("/")), encoding="utf-8") as handle:
+    where = path if os.path.isabs(path) else os.path.join(PACKAGE_DIR, *path.split("/"))
+    with open(where, encoding="utf-8") as handle:
         return json.loads(handle.read())

@@ -16,7 +16,6 @@ from typing import Any, NoReturn
 from .. import __version__
 from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, TorchInstallError
 
-COMMANDS = ("detect", "plan", "install", "doctor", "matrix", "variants", "completion")
 DEBUG_ENV = "TORCH_INSTALL_DEBUG"  # set (not 0): an internal error also prints its traceback
 
 
@@ -56,9 +55,10 @@ class Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-# the module that registers each sub-command
+# each sub-command, and the module of this package that registers it
 _MODULE_OF = {"detect": "detect", "plan": "plan", "install": "plan", "doctor": "doctor", "matrix": "matrix",
               "variants": "variants", "completion": "shell_completion"}
+COMMANDS = tuple(_MODULE_OF)
 
 
 def build_parser(command: str | None = None) -> Parser:

@@ -56,10 +56,10 @@ def run(args: argparse.Namespace) -> int:
     probe = None
     if args.target:
         # --python names the environment here, not the target's Python: only the profile describes the machine
-        from .plan import check_consistent
+        from ..resolver.request import check_consistent
 
         machine = targets.machine(argparse.Namespace(target=args.target, sysroot=args.sysroot))
-        check_consistent(machine, None)  # the same contradictions as plan
+        check_consistent(machine, None, load_matrix())  # the same input errors as plan
         environ = dict(os.environ)
     else:
         from ..detectors import detect

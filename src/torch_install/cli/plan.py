@@ -118,43 +118,6 @@ def _format_names() -> str:
     return ", ".join(f"{name} (default)" if name == "text" else name for name in FORMATS)
 
 
-def _gpu_names(machine: Machine, vendor: str | None = None) -> str:
-    return ", ".join(g.label for g in machine.gpus if vendor is None or g.vendor == vendor)
-
-
-def check_consistent(machine: Machine, variant: str | None) -> None:
-    """Contradictions between flags/profile fields and the forced variant are input errors, not plans."""
-    from ..resolver.rules import POLICY_OF_KIND
-    from ..resolver.variants import variant_kind
-
-    os_ = machine.os
-    if os_ == "macos" and machine.nvidia_driver:
-        raise InputError(f"macOS with NVIDIA driver {machine.nvidia_driver} is contradictory: "
-                         "there are no CUDA builds of PyTorch for macOS")
-    if os_ == "macos" and machine.rocm:  # Windows has ROCm (AMD's HIP SDK); macOS has none
-        raise InputError(f"macOS with ROCm {machine.rocm} is contradictory: AMD publishes no ROCm for macOS")
-    if os_ and os_ != "macos" and machine.gpus_of("apple"):
-        raise InputError(f"{os_} with an Apple GPU ({_gpu_names(machine, 'apple')}) is contradictory")
-    policy = POLICY_OF_KIND.get(variant_kind(variant)) if variant else None
-    if policy is None:
-        return
-    if os_ and not _has_builds(policy.kind, os_):
-        elsewhere = " (AMD's own Windows PyTorch wheels are on AMD's index)" if policy.kind == "rocm" else ""
-        raise InputError(f"--variant {variant}: the PyTorch index has no {policy.build} builds for {os_}{elsewhere}")
-    if machine.gpus and not machine.gpus_of(policy.vendor):
-        raise InputError(f"--variant {variant} contradicts the target: it needs an {policy.brand} GPU, "
-                         f"the target has {_gpu_names(machine)}")
-
-
-def _has_builds(kind: str, os_: str) -> bool:
-    """Whether any release of the embedded matrix has a build of that kind for an OS."""
-    from ..resolver.matrix import load_matrix
-    from ..resolver.variants import variant_kind
-
-    return any(variant_kind(v) == kind for r in load_matrix().releases for p, vs in r.variant_lists.items()
-               if p.startswith(f"{os_}_") for v in vs)
-
-
 def resolve_plan(machine: Machine, request: Request, matrix: Matrix) -> Plan:
     from ..resolver.choose import resolve
 
@@ -169,8 +132,6 @@ def run(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     targets.target_flag_values(args)  # malformed flags are errors whichever way the target is built
     machines = targets.machines(args, request.variant, container=True)
-    for machine in machines:
-        check_consistent(machine, request.variant)
     if len(machines) > 1:
         return _run_fleet(args, machines, request)
     machine = machines[0]
@@ -250,7 +211,6 @@ def run_install(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     interpreter = common.target_interpreter(args.python)
     machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
-    check_consistent(machine, request.variant)
     plan = resolve_plan(machine, request, common.matrix_for(args, machine))
     if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
         for warning in plan.warnings:

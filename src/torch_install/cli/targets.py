@@ -148,12 +148,6 @@ def describes_target(args: argparse.Namespace) -> bool:
         getattr(args, name, None) for name in ("os", "arch", "gpu", "nvidia_driver", "rocm"))
 
 
-def _gives_hardware(args: argparse.Namespace) -> bool:
-    """Whether the flags state the target's hardware (a profile or a hardware flag), not just its platform."""
-    return bool(getattr(args, "target", None)) or any(getattr(args, name, None)
-                                                      for name in ("gpu", "nvidia_driver", "rocm"))
-
-
 def _described(args: argparse.Namespace) -> list[Machine]:
     """Steps 2-4 of the module docstring (no container mode), not yet completed."""
     from ..machine import PLATFORM_FIELDS, Machine, fill_platform, load_machine

@@ -1,7 +1,7 @@
 """Detection: read a machine through a Probe into a Machine profile, every fact with its source.
 
 Each detector module has ``detect(probe, found) -> None`` and adds what it learns to ``found``;
-they run in DETECTORS order, so later ones can refine what earlier ones saw (the PCI scan lists the
+they run in ``detect``'s order, so later ones can refine what earlier ones saw (the PCI scan lists the
 GPUs; the vendor detectors name them and add driver, compute capability, gfx target; hints apply
 the user's overrides last).
 
@@ -108,18 +108,26 @@ def build_machine(found: Found) -> Machine:
 
 
 def detect(probe: Probe | None = None) -> Machine:
-    """Detect the machine behind ``probe`` (the real host by default)."""
+    """Detect the machine behind ``probe`` (the real host by default): the host, the PCI scan, each registered
+    vendor's detector (``vendors.py``; a vendor without one gets its PCI id table read), Windows' adapters, then
+    the user's hints and overrides."""
     from importlib import import_module
+
+    from .. import vendors
 
     probe = probe or Probe()
     found = Found()
     system = probe.host("system")
-    for name in DETECTORS:
-        if name in _ONLY_ON and _ONLY_ON[name] != system:
-            continue  # the module would return at once; not importing it keeps `detect` fast
+    for name in ("host", "pci"):
         import_module(f"{__name__}.{name}").detect(probe, found)
+    for row in vendors.VENDORS:
+        if row.detector_system and row.detector_system != system:
+            continue  # the module would return at once; not importing it keeps `detect` fast
+        if row.detector:
+            import_module(f"{__name__}.{row.detector}").detect(probe, found)
+        elif row.pci_table or row.pci_facts:  # no detector of its own: its PCI id table names its GPUs
+            import_module(f"{__name__}.pci").enrich(found, row.name)
+    if system == "Windows":
+        import_module(f"{__name__}.windows").detect(probe, found)
+    import_module(f"{__name__}.hints").detect(probe, found)
     return build_machine(found)
-
-
-DETECTORS = ("host", "pci", "nvidia", "amd", "intel", "apple", "windows", "hints")
-_ONLY_ON = {"apple": "Darwin", "windows": "Windows"}  # platform.system() values

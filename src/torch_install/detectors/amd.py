@@ -10,7 +10,7 @@ only) from ``/sys/module/amdgpu/version``.
 
 # NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..machine import Gpu
 from ..package_data import load_json
@@ -199,15 +199,25 @@ def _from_kfd(probe: Probe, found: Found) -> bool:
     return bool(nodes)
 
 
+def pci_facts(device_id: str) -> tuple[dict[str, Any], str] | None:
+    """Name, gfx target and integrated-or-not of an AMD device id ("744c") from the PCI id table, and that source;
+    None when the table does not know it (the registry's ``pci_facts`` hook)."""
+    entry = table_entry(device_id.lower())
+    if entry is None:
+        return None
+    return ({"name": display_name(entry), "gfx": entry.get("gfx"), "integrated": entry["integrated"]},
+            f"{TABLE} ({device_id.lower()})")
+
+
 def _from_table(record: GpuRecord, found: Found) -> None:
     device = record.gpu.pci_id.split(":")[1] if record.gpu.pci_id else None
-    entry = table_entry(device)
-    if entry is None:
+    facts = pci_facts(device) if device else None
+    if facts is None:
         found.note(f"AMD GPU {record.gpu.pci_id or '(no PCI id)'}: not in the PCI id table and no KFD topology; "
                    "its gfx target is unknown")
         return
-    found.update_gpu(record, f"{TABLE} ({device})", name=display_name(entry), gfx=entry.get("gfx"),
-                     integrated=entry["integrated"])
+    values, source = facts
+    found.update_gpu(record, source, **values)
 
 
 def _from_rocm_tools(probe: Probe, found: Found, unresolved: list[GpuRecord]) -> None:

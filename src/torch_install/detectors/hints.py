@@ -11,18 +11,20 @@ fact they set names the variable as its source. See docs/machine-profile.md for 
 - AMD gfx target: TORCH_INSTALL_GFX, UV_AMD_GPU_ARCHITECTURE ("gfx1100")
 
 A compute capability or gfx hint applies to every GPU of that vendor; with none detected (a GPU-less
-``docker build``) it adds one. ``CUDA_VISIBLE_DEVICES`` (NVIDIA) and ``HIP_VISIBLE_DEVICES`` /
-``ROCR_VISIBLE_DEVICES`` (AMD) mark GPUs hidden (``visible: false``): a list of indexes or GPU UUIDs
-(prefixes allowed) keeps those; '' or '-1' hides all. An unusable hint is reported in ``notes`` and ignored.
+``docker build``) it adds one. Each vendor's device-selection variables (its row's ``visibility`` in
+``vendors.py``: ``CUDA_VISIBLE_DEVICES`` for NVIDIA; ``ROCR_VISIBLE_DEVICES``, ``GPU_DEVICE_ORDINAL`` and
+``HIP_VISIBLE_DEVICES`` or ``CUDA_VISIBLE_DEVICES`` for AMD; ``ZE_AFFINITY_MASK`` for Intel) mark GPUs hidden
+(``visible: false``), by the rule the doctor applies too (``vendors.hidden_devices``). An unusable hint is reported
+in ``notes`` and ignored.
 """
 
 from __future__ import annotations
 
 import re
 
+from .. import vendors
 from ..machine import Gpu
 from ..probe import Probe
-from ..versions import small_int
 from . import Found, GpuRecord
 
 DRIVER_VARS = ("TORCH_INSTALL_NVIDIA_DRIVER", "UV_CUDA_DRIVER_VERSION")
@@ -31,7 +33,6 @@ CUDA_VARS = ("TORCH_INSTALL_CUDA", "CONDA_OVERRIDE_CUDA", "NV_VARIANT_PROVIDER_F
 CUDA_ARCH_VARS = ("TORCH_INSTALL_CUDA_ARCH", "NV_VARIANT_PROVIDER_FORCE_SM_ARCH", "CONDA_OVERRIDE_CUDA_ARCH")
 ROCM_VARS = ("TORCH_INSTALL_ROCM",)
 GFX_VARS = ("TORCH_INSTALL_GFX", "UV_AMD_GPU_ARCHITECTURE")
-VISIBILITY_VARS = {"nvidia": ("CUDA_VISIBLE_DEVICES",), "amd": ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES")}
 HARDWARE_VARS = (*DRIVER_VARS, *CUDA_VARS, *CUDA_ARCH_VARS, *ROCM_VARS, *GFX_VARS)
 
 _CUDA = r"^([0-9]{1,2})\.([0-9]{1,2})(?:\.[0-9]+)?$"
@@ -55,29 +56,6 @@ def parse_cuda(text: str | None) -> str | None:
     return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
 
 
-def visible_set(value: str, count: int, uuids: list[str | None]) -> tuple[set[int], str | None]:
-    """Which of ``count`` GPUs (in bus order, with their UUIDs) a *_VISIBLE_DEVICES value keeps, and a
-    problem line if part of it was not understood. Like CUDA, parsing stops at the first invalid entry."""
-    keep: set[int] = set()
-    for raw in value.split(","):
-        item = raw.strip()
-        index = small_int(item, 6)
-        if index is not None:
-            if index >= count:
-                return keep, f"index {index} does not exist (there are {count}); later entries ignored"
-            keep.add(index)
-        elif item.upper().startswith("MIG-"):
-            return keep, f"MIG instance {item[:12]}… cannot be mapped to a GPU; it and later entries are ignored"
-        elif item.upper().startswith("GPU-") and len(item) > 4:
-            matches = [i for i, uuid in enumerate(uuids) if uuid and uuid.lower().startswith(item.lower())]
-            if len(matches) != 1:
-                return keep, f"{item[:16]}… matches {len(matches)} GPUs; it and later entries are ignored"
-            keep.add(matches[0])
-        else:
-            return keep, f"{item[:20]!r} is not a GPU index or UUID; it and later entries are ignored"
-    return keep, None
-
-
 def detect(probe: Probe, found: Found) -> None:
     _apply_driver_hints(probe, found)
     _apply_arch_hints(probe, found, "nvidia", CUDA_ARCH_VARS, parse_compute_capability, "compute_capability")
@@ -89,8 +67,8 @@ def detect(probe: Probe, found: Found) -> None:
                 found.set("rocm", value[1].strip(), f"hint ${name}", override=True)
             else:
                 found.note(f"${name}={value[1][:30]!r} ignored: not a ROCm version like 6.4.1")
-    for vendor, names in VISIBILITY_VARS.items():
-        _apply_visibility(probe, found, vendor, names)
+    for row in vendors.VENDORS:
+        _apply_visibility(probe, found, row)
 
 
 def _first_set(probe: Probe, names: tuple[str, ...]) -> tuple[str, str] | None:
@@ -147,20 +125,13 @@ def _apply_arch_hints(probe: Probe, found: Found, vendor: str, names: tuple[str,
         found.update_gpu(record, f"hint ${name}", override=True, **{field: parsed})
 
 
-def _apply_visibility(probe: Probe, found: Found, vendor: str, names: tuple[str, ...]) -> None:
-    records = [r for r in found.gpus if r.gpu.vendor == vendor]
-    for name in names:
-        value = probe.env(name)
-        if value is None or not records:
-            continue
-        if value.strip() in ("", "-1"):
-            keep: set[int] = set()
-            problem = None
-        else:
-            uuids = [r.uuid for r in records]
-            keep, problem = visible_set(value, len(records), uuids)
-        if problem:
-            found.note(f"${name}: {problem}")
-        for index, record in enumerate(records):
-            if index not in keep and record.gpu.visible:
-                found.update_gpu(record, f"${name}={value[:40]}", override=True, visible=False)
+def _apply_visibility(probe: Probe, found: Found, row: vendors.Vendor) -> None:
+    records = [r for r in found.gpus if r.gpu.vendor == row.name]
+    if not records:
+        return
+    outcome = vendors.hidden_devices(probe.env, row, len(records), [r.uuid for r in records])
+    for problem in outcome.problems:
+        found.note(problem)
+    for index, why in outcome.hidden.items():
+        if records[index].gpu.visible:
+            found.update_gpu(records[index], why, override=True, visible=False)

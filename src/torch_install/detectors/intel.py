@@ -26,6 +26,16 @@ def family_of(device_id: str | None) -> dict[str, Any] | Unknown:
     return entry if entry else Unknown(f"Intel device 8086:{device_id} is not in the device table")
 
 
+def pci_facts(device_id: str) -> tuple[dict[str, Any], str] | None:
+    """Name, family and integrated-or-not of an Intel device id ("56a0") from the PCI id table, and that source;
+    None when the table does not know it (the registry's ``pci_facts`` hook)."""
+    entry = family_of(device_id)
+    if isinstance(entry, Unknown):
+        return None
+    return ({"name": entry.get("name"), "family": entry["family"], "integrated": entry["integrated"]},
+            f"{TABLE} ({device_id.lower()})")
+
+
 def detect(probe: Probe, found: Found) -> None:
     for record in found.gpus:
         if record.gpu.vendor == "intel":

@@ -203,19 +203,28 @@ def _gpus_from_procfs(probe: Probe, found: Found, records: list[GpuRecord]) -> N
         record.uuid = record.uuid or info.get("GPU UUID")
 
 
+def pci_facts(device_id: str) -> tuple[dict[str, Any], str] | None:
+    """Name and compute capability of an NVIDIA device id ("2684") from the PCI id table, and that source; None
+    when the table does not know it (the registry's ``pci_facts`` hook)."""
+    hit = pci_lookup(device_id)
+    if hit is None:
+        return None
+    chip, product, cc = hit
+    return ({"name": f"NVIDIA {product}" if product else f"NVIDIA {chip}", "compute_capability": cc},
+            f"PCI id table: 10de:{device_id.lower()} is {chip}" + (f" (sm_{cc.replace('.', '')})" if cc else ""))
+
+
 def _name_and_cc_from_table(found: Found, record: GpuRecord) -> None:
     pci_id = record.gpu.pci_id or ""
     if not pci_id.startswith("10de:"):
         return
-    hit = pci_lookup(pci_id[5:])
-    if hit is None:
+    facts = pci_facts(pci_id[5:])
+    if facts is None:
         if record.gpu.compute_capability is None:
             found.note(f"NVIDIA device {pci_id} is not in the shipped PCI table: compute capability unknown")
         return
-    chip, product, cc = hit
-    source = f"PCI id table: {pci_id} is {chip}" + (f" (sm_{cc.replace('.', '')})" if cc else "")
-    name = f"NVIDIA {product}" if product else f"NVIDIA {chip}"
-    found.update_gpu(record, source, name=name, compute_capability=cc)
+    values, source = facts
+    found.update_gpu(record, source, **values)
 
 
 def _jetson_gpu(probe: Probe, found: Found) -> None:

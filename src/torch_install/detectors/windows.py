@@ -11,18 +11,19 @@ import json
 import re
 from typing import NamedTuple
 
+from .. import vendors
 from ..drivers import nvidia_driver_of_file_version
 from ..machine import Gpu
 from ..probe import Probe
-from . import Found, amd, intel
+from . import Found
 from .names import lookup_gpu_name
+from .pci import pci_facts
 from .unknown import Unknown
 
 CIM_COMMAND = ["powershell.exe", "-NoProfile", "-NonInteractive", "-Command",
                "Get-CimInstance Win32_VideoController | "
                "Select-Object Name,PNPDeviceID,DriverVersion,Status,ConfigManagerErrorCode | ConvertTo-Json"]
 PNPUTIL_COMMAND = ["pnputil", "/enum-devices", "/class", "Display"]
-VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
 NOT_PRESENT = 45  # CM_PROB_PHANTOM: the device is not connected
 _PCI_ID = r"(?i)^PCI\\VEN_([0-9A-F]{4})&DEV_([0-9A-F]{4})"
 
@@ -108,9 +109,10 @@ def detect(probe: Probe, found: Found) -> None:
     adapters, source = _adapters(probe, found)
     known_vendors = {r.gpu.vendor for r in found.gpus}
     for adapter in adapters:
-        vendor = VENDORS.get(adapter.vendor_id)
-        if vendor is None:
+        row = vendors.of_pci_id(adapter.vendor_id)
+        if row is None:
             continue
+        vendor = row.name
         if vendor == "nvidia" and adapter.driver_version:
             driver = nvidia_driver_from_file_version(adapter.driver_version)
             if isinstance(driver, Unknown):
@@ -148,13 +150,11 @@ def _add(found: Found, adapter: Adapter, vendor: str, source: str) -> None:
     record = found.add_gpu(gpu, source)
     if not adapter.working:
         found.note(f"{adapter.name or gpu.pci_id}: Windows reports a device problem; it is not usable")
-    if vendor == "intel":
-        intel.enrich(record, found, check_driver=False)
-    elif vendor == "amd":
-        entry = amd.table_entry(adapter.device_id)
-        if entry:
-            found.update_gpu(record, f"{amd.TABLE} ({adapter.device_id})", gfx=entry.get("gfx"),
-                             integrated=entry["integrated"])
+    row = vendors.vendor(vendor)
+    facts = pci_facts(row, adapter.device_id) if row is not None else None
+    if facts is not None:  # what the adapter reports itself (its name) stays
+        values, table = facts
+        found.update_gpu(record, table, **values)
     if named is not None and named.vendor == vendor:
         found.update_gpu(record, f"gpu-names.json ({named.name})", compute_capability=named.compute_capability,
                          gfx=named.gfx, family=named.family, integrated=named.integrated)

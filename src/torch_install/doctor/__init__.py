@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from .. import vendors
 from ..resolver.choose import resolve
 from ..resolver.plan import Plan, Request
 from .checks import INSTALL_FIX, SEVERITIES, Context, Finding, run_checks
@@ -28,13 +29,14 @@ JSON_SCHEMA = 1
 # Findings that mean the files on disk are damaged: the fix must reinstall even the same version.
 REPAIR_CODES = ("broken-install", "import-torch-failed", "import-torch-crashed", "nvidia-libs-missing")
 
-# Environment variables that change what torch sees or installs (reported when set).
+# Environment variables that change what torch sees or installs (reported when set), besides every vendor's
+# device-selection variables (vendors.py).
 REPORTED_ENV = (
-    "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA",
+    "NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES", "NVIDIA_REQUIRE_CUDA",
     "NVIDIA_DISABLE_REQUIRE", "CUDA_VERSION", "LD_LIBRARY_PATH", "LD_PRELOAD", "CUDA_HOME", "CUDA_PATH",
     "CUDA_MODULE_LOADING", "PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_HIP_ALLOC_CONF", "PYTORCH_ALLOC_CONF",
-    "TORCH_CUDA_ARCH_LIST", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION", "ROCM_PATH",
-    "ROCM_HOME", "ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR", "PYTHONPATH", "PYTHONNOUSERSITE", "VIRTUAL_ENV",
+    "TORCH_CUDA_ARCH_LIST", "HSA_OVERRIDE_GFX_VERSION", "ROCM_PATH",
+    "ROCM_HOME", "ONEAPI_DEVICE_SELECTOR", "PYTHONPATH", "PYTHONNOUSERSITE", "VIRTUAL_ENV",
     "CONDA_PREFIX", "CONDA_OVERRIDE_CUDA", "CONDA_OVERRIDE_CUDA_ARCH", "UV_CUDA_DRIVER_VERSION",
     "UV_AMD_GPU_ARCHITECTURE", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL",
     "UV_TORCH_BACKEND", "SYSTEM_VERSION_COMPAT",
@@ -67,9 +69,6 @@ class Report:
     @property
     def exit_code(self) -> int:
         return 0 if self.healthy else 1
-
-    def codes(self, *severities: str) -> tuple[str, ...]:
-        return tuple(f.code for f in self.findings if not severities or f.severity in severities)
 
     def to_dict(self) -> dict[str, object]:
         interp = self.installed.interpreter
@@ -119,7 +118,9 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     if import_torch_timeout is not None and ctx.torch is not None:
         from .runtime import import_torch
 
-        expect_gpu = ctx.torch.kind in ("cuda", "rocm", "xpu") or (machine.os == "macos" and machine.arch == "arm64")
+        mps = vendors.vendor("apple") if machine.platform == "macos_arm64" else None
+        row = vendors.of_kind(ctx.torch.kind) or mps
+        expect_gpu = row is not None and row.runtime_device is not None  # a build whose device torch should see
         runtime = import_torch(installed.interpreter.executable, environ, expect_gpu, import_torch_timeout)
         findings += list(runtime.findings)
     fix = None
@@ -130,7 +131,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
         fix = build_fix(plan_for, matrix, installed, ctx.torch, repair=repair)
         findings = _fill_fix(findings, fix)
         findings += _disk_findings(fix)
-    reported = {name: environ[name] for name in REPORTED_ENV if name in environ}
+    reported = {name: environ[name] for name in (*vendors.selection_variables(), *REPORTED_ENV) if name in environ}
     findings = sorted(findings, key=lambda f: SEVERITIES.index(f.severity))
     return Report(machine, installed, ctx.torch, tuple(findings), fix, runtime, reported)
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from .. import vendors
 from ..environment.dists import Dist, record_paths
 from ..machine import Machine
 from ..package_data import load_json
@@ -55,7 +56,6 @@ DRIVER_LIB_DIRS = ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/
 # CUDA libraries the pip nvidia-* packages provide; a copy earlier on the loader path can win.
 CUDA_LIBS = re.compile(r"^lib(cudnn|cublas|cublasLt|nvJitLink|nvrtc|cudart|cusparse|cusparseLt|cufft|curand|"
                        r"cusolver|nccl|cupti|nvToolsExt|cufile)(_[a-z_]+)?\.so(\.[0-9]+)*$")
-RUNTIME_PREFIXES = ("nvidia-", "cuda-toolkit", "cuda-bindings", "triton")
 
 
 @dataclass(frozen=True)
@@ -252,14 +252,15 @@ def _gpu_accelerated_plan(ctx: Context) -> bool:
     plan = ctx.plan
     if plan is not None:
         return bool(plan.gpu_accelerated)
-    return any(g.vendor == "nvidia" for g in ctx.machine.visible_gpus)
+    return any(g.vendor in {row.name for row in vendors.with_builds()} for g in ctx.machine.visible_gpus)
 
 
 def check_cpu_build_on_gpu_machine(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     if torch is None or torch.kind != "cpu" or ctx.os == "macos" or not _gpu_accelerated_plan(ctx):
         return []
-    gpus = [g for g in ctx.machine.visible_gpus if g.vendor in ("nvidia", "amd", "intel")]
+    with_builds = {row.name for row in vendors.with_builds()}
+    gpus = [g for g in ctx.machine.visible_gpus if g.vendor in with_builds]
     evidence = [f"torch {torch.version} is a CPU-only build: {torch.evidence}"]
     evidence += [f"GPU: {g.label}" + (f" × {g.count}" if g.count > 1 else "") for g in gpus]
     if ctx.machine.nvidia_driver:
@@ -329,17 +330,18 @@ def check_rocm_gfx_not_in_build(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     if torch is None or torch.kind != "rocm" or not ctx.matrix.has_release(torch.version):
         return []
-    targets = ctx.matrix.gfx_targets(torch.version, torch.variant)
-    if targets is None or targets.gfx is None:
+    targets = ctx.matrix.arch_targets(torch.version, torch.variant)
+    if targets is None or targets.arches is None:
         return []
     override = ctx.env("HSA_OVERRIDE_GFX_VERSION")
     findings = []
     for gpu in ctx.machine.gpus_of("amd"):
-        if not gpu.visible or not gpu.gfx or gpu.gfx in targets.gfx:
+        if not gpu.visible or not gpu.gfx or gpu.gfx in targets.arches:
             continue
-        aliases = [a for a in ctx.matrix.gfx_aliases.get(gpu.gfx, ()) if a in targets.gfx]
+        aliases = [a for a in ctx.matrix.gfx_aliases.get(gpu.gfx, ()) if a in targets.arches]
         evidence = [f"GPU {gpu.label}: {gpu.gfx}",
-                    f"torch {torch.version}+{torch.variant} carries {' '.join(targets.gfx)}{_conf(targets.confidence)}"]
+                    f"torch {torch.version}+{torch.variant} carries {' '.join(targets.arches)}"
+                    f"{_conf(targets.confidence)}"]
         if aliases:
             value = hsa_override(aliases[0])
             evidence.append(f"{gpu.gfx} runs {aliases[0]} code when told to{_conf(ctx.matrix.gfx_aliases_confidence)}")
@@ -383,8 +385,10 @@ def check_cuda_wheel_on_cpu_machine(ctx: Context) -> list[Finding]:
     return []
 
 
-def _runtime_dists(installed: Installed) -> list:
-    return [d for d in installed.dists if d.name.startswith(RUNTIME_PREFIXES) and d.kind == "dist-info"
+def _runtime_dists(installed: Installed) -> list[Dist]:
+    """The CUDA runtime distributions (NVIDIA's registry row's ``runtime_prefixes``) installed, first of each name."""
+    prefixes = vendors.NVIDIA.runtime_prefixes
+    return [d for d in installed.dists if d.name.startswith(prefixes) and d.kind == "dist-info"
             and installed.dist(d.name) is d]
 
 
@@ -450,21 +454,23 @@ def check_rosetta_python(ctx: Context) -> list[Finding]:
 # --- the machine's runtime (files and environment variables) ----------------------------------------
 
 def check_visible_devices_hide_all(ctx: Context) -> list[Finding]:
+    """A device-selection variable (a vendor's ``visibility`` in vendors.py) that keeps no device, where that
+    vendor's GPUs or build are: the rule detection applies too."""
     torch = ctx.torch
     findings = []
-    for name, vendors in (("CUDA_VISIBLE_DEVICES", ("nvidia", "amd")), ("HIP_VISIBLE_DEVICES", ("amd",)),
-                          ("ROCR_VISIBLE_DEVICES", ("amd",))):
+    for name in vendors.selection_variables():
         value = ctx.env(name)
         if value is None:
             continue
-        entries = [v.strip() for v in value.split(",")]
-        hides = value.strip() == "" or entries[0].startswith("-") or entries[0].lower() in ("none", "nodevfiles")
-        if not hides or not (any(g.vendor in vendors for g in ctx.machine.gpus)
-                             or (torch is not None and torch.kind in ("cuda", "rocm"))):
+        kind = torch.kind if torch is not None else None
+        readers = [(row, selector) for row, selector in vendors.selectors_of(name)
+                   if any(g.vendor == row.name for g in ctx.machine.gpus) or kind == row.kind]
+        if not any(vendors.hides_every_device(value, selector) for _, selector in readers):
             continue
+        runtimes = "/".join(dict.fromkeys(row.build for row, _ in readers))
         findings.append(Finding("visible-devices-hide-all", "error", f"{name} hides every GPU from torch",
                                 (f"{name}={value!r} in the environment",
-                                 "an empty list or a first entry of -1 makes the CUDA/HIP runtime see no device"),
+                                 f"an empty list or a first entry of -1 makes the {runtimes} runtime see no device"),
                                 f"unset {name}"))
     return findings
 
@@ -812,7 +818,10 @@ def check_install_guard(ctx: Context) -> list[Finding]:
                     tuple(evidence), repin)]
 
 
-CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
+Check = Callable[[Context], list[Finding]]
+# The checks every environment gets; each vendor's own (its registry row's ``doctor_checks``) run between the
+# first group and the second.
+CHECKS: tuple[Check, ...] = (
     check_no_torch,
     check_broken_install,
     check_duplicate_torch_install,
@@ -820,24 +829,21 @@ CHECKS: tuple[Callable[[Context], list[Finding]], ...] = (
     check_glibc_too_old,
     check_rosetta_python,
     check_cpu_build_on_gpu_machine,
-    check_cuda_build_driver_too_old,
-    check_gpu_arch_not_in_build,
-    check_rocm_gfx_not_in_build,
+)
+LATER_CHECKS: tuple[Check, ...] = (
     check_companion_mismatch,
-    check_cuda_wheel_on_cpu_machine,
     check_visible_devices_hide_all,
-    check_driver_library_mismatch,
-    check_nvidia_libs_shadowed,
-    check_nvidia_libs_missing,
-    check_nvidia_libs_stale_major,
-    check_cuda_compat_forward,
-    check_wsl_gpu_driver_missing,
-    check_xpu_runtime_missing,
     check_install_guard,
 )
 
 
+def all_checks() -> tuple[Check, ...]:
+    """Every check, in the order they run: the common ones, then each vendor's, then the later common ones."""
+    own = tuple(vendors.hook(ref) for row in vendors.VENDORS for ref in row.doctor_checks)
+    return (*CHECKS, *own, *LATER_CHECKS)
+
+
 def run_checks(ctx: Context) -> list[Finding]:
     """Every check, in order; errors first, then warnings, then info."""
-    findings = [f for check in CHECKS for f in check(ctx)]
+    findings = [f for check in all_checks() for f in check(ctx)]
     return sorted(findings, key=lambda f: SEVERITIES.index(f.severity))

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import vendors
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import Matrix, version_key
 from ..resolver.plan import Plan, install_args
@@ -19,8 +20,7 @@ from ..resolver.variants import variant_kind
 from .flavour import Flavour
 from .inspect import Installed
 
-# Rough free space a reinstall needs (download cache + unpacked wheels), by variant kind. Estimates.
-SPACE_NEEDED_GB = {"cuda": 6.0, "rocm": 10.0, "xpu": 4.0, "cpu": 1.0, "default": 1.0}
+CPU_SPACE_GB = 1.0  # rough free space a CPU reinstall needs (download and unpacked); a vendor's row has its own
 
 
 @dataclass(frozen=True)
@@ -156,5 +156,6 @@ def build_fix(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, insta
         return None
     flavour_change = torch is not None and not _same_build(installed, torch, plan)
     command = install_command(plan, installed, repair or needs_force(installed, torch, plan))
-    needed = SPACE_NEEDED_GB.get(variant_kind(plan.choice.variant))
+    row = vendors.of_kind(variant_kind(plan.choice.variant))
+    needed = row.space_gb if row is not None else CPU_SPACE_GB
     return Fix(plan, command, reason, flavour_change, needed, free_space_gb(installed))

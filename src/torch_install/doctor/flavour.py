@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .. import vendors
 from ..environment.dists import Dist
-from ..resolver.variants import cuda_variant, variant_kind
+from ..resolver.variants import is_index_variant, variant_kind, variant_of_build
 from .inspect import Build, Installed
 
 _CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
@@ -34,13 +35,11 @@ class Flavour:
     @property
     def pinned(self) -> str:
         """``2.8.0+cu128``: the version with the variant as local label (when it is one)."""
-        return f"{self.version}+{self.variant}" if self.kind in ("cuda", "rocm", "xpu", "cpu") else self.version
+        return f"{self.version}+{self.variant}" if is_index_variant(self.variant) else self.version
 
 
 def _label_variant(label: str | None) -> str | None:
-    if not label:
-        return None
-    return label if variant_kind(label) in ("cuda", "rocm", "xpu", "cpu") else None
+    return label if is_index_variant(label) else None
 
 
 def _from_requires(dist: Dist) -> str | None:
@@ -61,20 +60,7 @@ def torch_flavour(installed: Installed) -> Flavour | None:
         return None
     public = (build.version if build and build.version else dist.version if dist else "0").partition("+")[0]
     if build is not None and build.problem is None:
-        if build.text("hip"):
-            label = _label_variant(build.local_label)
-            if label and label.startswith("rocm"):
-                return Flavour("torch", public, label, f"torch/version.py: __version__ = {build.version!r}")
-            hip = build.text("hip") or ""
-            major_minor = ".".join(hip.split(".")[:2])
-            return Flavour("torch", public, f"rocm{major_minor}", f"torch/version.py: hip = {hip!r}")
-        if build.text("cuda"):
-            variant = cuda_variant(build.text("cuda") or "") or "unknown"
-            return Flavour("torch", public, variant, f"torch/version.py: cuda = {build.text('cuda')!r}")
-        if build.text("xpu"):
-            return Flavour("torch", public, "xpu", f"torch/version.py: xpu = {build.text('xpu')!r}")
-        return Flavour("torch", public, "cpu", "torch/version.py: cuda = None, hip = None, xpu = None "
-                                               f"(__version__ = {build.version!r})")
+        return _from_version_py(public, build)
     if dist is not None:
         label = _label_variant(dist.local_label)
         if label:
@@ -83,6 +69,23 @@ def torch_flavour(installed: Installed) -> Flavour | None:
         if from_requires:
             return Flavour("torch", public, from_requires, f"{dist.directory_name}/METADATA: CUDA runtime requirement")
     return Flavour("torch", public, "unknown", "torch/version.py unreadable and the dist-info names no build")
+
+
+def _from_version_py(public: str, build: Build) -> Flavour:
+    """The build ``torch/version.py`` states: the field of a vendor's build (its registry row's ``version_field``:
+    cuda, hip, xpu) that is set, the one of the ``__version__`` label's kind first; a label of that kind names the
+    variant (rocm6.2.4, where hip says 6.2), else the field's version does; none set: CPU."""
+    label = _label_variant(build.local_label)
+    rows = [row for row in vendors.with_builds() if row.version_field and build.text(row.version_field)]
+    rows.sort(key=lambda row: row.kind != variant_kind(label or ""))
+    for row in rows:
+        value = build.text(row.version_field or "") or ""
+        derived = variant_of_build(row.build_variant or "", value) if row.build_variant else None
+        if label and variant_kind(label) == row.kind and label != derived:
+            return Flavour("torch", public, label, f"torch/version.py: __version__ = {build.version!r}")
+        return Flavour("torch", public, derived or "unknown", f"torch/version.py: {row.version_field} = {value!r}")
+    fields = ", ".join(f"{row.version_field} = None" for row in vendors.with_builds() if row.version_field)
+    return Flavour("torch", public, "cpu", f"torch/version.py: {fields} (__version__ = {build.version!r})")
 
 
 def companion_flavour(package: str, dist: Dist, build: Build | None) -> Flavour:

@@ -13,19 +13,24 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
+from .. import vendors
 from ..environment.dists import Dist, egg_link, metadata_directory, read_dist, read_file
 from ..environment.interpreter import Interpreter
 from ..resolver.request import PACKAGES, canonical_name
 
-# Distributions the doctor reads (normalized names); nvidia-* and intel oneAPI runtimes by prefix.
-COMPANION_RUNTIMES = ("triton", "pytorch-triton", "pytorch-triton-rocm", "pytorch-triton-xpu", "triton-xpu",
-                      "cuda-toolkit", "cuda-bindings", "pip", "uv")
-RUNTIME_PREFIXES = ("nvidia-", "intel-", "rocm-", "amd-torch-device-")
-VERSION_PY_FIELDS = ("__version__", "debug", "cuda", "git_version", "hip", "rocm", "xpu")
+# Distributions the doctor reads (normalized names): the torch family, the installers, and the runtimes each
+# vendor's builds bring (its registry row's ``runtime_prefixes``).
+OTHER_DISTRIBUTIONS = ("pytorch-triton", "pip", "uv")
+VERSION_PY_FIELDS = ("__version__", "debug", "git_version", "rocm")  # and each vendor's version_field
 
 
 def _wanted(name: str) -> bool:
-    return name in PACKAGES or name in COMPANION_RUNTIMES or name.startswith(RUNTIME_PREFIXES)
+    prefixes = tuple(p for row in vendors.VENDORS for p in row.runtime_prefixes)
+    return name in PACKAGES or name in OTHER_DISTRIBUTIONS or name.startswith(prefixes)
+
+
+def _version_py_fields() -> tuple[str, ...]:
+    return (*VERSION_PY_FIELDS, *(row.version_field for row in vendors.VENDORS if row.version_field))
 
 
 class Build(NamedTuple):
@@ -88,6 +93,7 @@ def read_version_py(package: str, path: str) -> Build:
     except (RecursionError, MemoryError):  # an expression nested past the parser's limits
         return Build(package, path, problem="nested too deeply to be a version.py")
     values: dict[str, str | bool | None] = {}
+    fields = _version_py_fields()
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target, value = node.targets[0], node.value
@@ -95,7 +101,7 @@ def read_version_py(package: str, path: str) -> Build:
             target, value = node.target, node.value
         else:
             continue
-        if (isinstance(target, ast.Name) and target.id in VERSION_PY_FIELDS and isinstance(value, ast.Constant)
+        if (isinstance(target, ast.Name) and target.id in fields and isinstance(value, ast.Constant)
                 and (value.value is None or isinstance(value.value, (str, bool)))):
             values[target.id] = value.value
     if not isinstance(values.get("__version__"), str):

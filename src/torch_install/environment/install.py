@@ -55,11 +55,6 @@ def choose_installer(asked: str | None, interpreter: Interpreter, dry_run: bool 
     raise EnvironmentFailure(advice)
 
 
-def plan_argv(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True) -> list[str]:
-    """The argv of the first step (the chosen build): ``plan_steps(...)[0]``."""
-    return plan_steps(plan, interpreter, installer, need_uv)[0]
-
-
 def plan_steps(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True
                ) -> list[list[str]]:
     """The exact argv of each step that installs the plan into ``interpreter`` (``resolver.plan.install_steps``:

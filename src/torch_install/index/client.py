@@ -214,7 +214,6 @@ class Listing:
     fetched_at: float  # epoch seconds of the last successful fetch or revalidation
     source: Callable[[], tuple[IndexFile, ...]]
     content: str | None = None  # what the file list holds (cache.CacheEntry.content); None without a cache
-    from_cache: bool = False
     stale: bool = False  # served from cache after a failed refresh
     error: str | None = None  # why the refresh failed, when stale
 
@@ -240,7 +239,7 @@ class IndexClient:
         if entry and entry.load_files() is None:  # corrupt: warned about and removed; fetched again below
             entry = None
         if entry and (self.offline or entry.fresh):
-            return Listing(url, entry.fetched_at, lambda: entry.files, entry.content, from_cache=True)
+            return Listing(url, entry.fetched_at, lambda: entry.files, entry.content)
         if self.offline:
             raise IndexUnavailable(f"{url}: not in the cache, and --offline forbids the network")
         try:
@@ -249,14 +248,14 @@ class IndexClient:
                 if not entry or not self.cache:
                     raise IndexUnavailable(f"{url}: HTTP 304 to a request that was not conditional")
                 renewed = self.cache.touch(url, page.etag, page.last_modified)
-                return Listing(url, renewed.fetched_at, lambda: renewed.files, renewed.content, from_cache=True)
+                return Listing(url, renewed.fetched_at, lambda: renewed.files, renewed.content)
             files = tuple(parse_page(page.body, page.content_type, url))
             if not _lists_wheels_of(files, project):  # a maintenance or error page served with 200: never cached
                 raise IndexUnavailable(f"{url}: the page lists no {project} wheel (a maintenance or error page?)")
         except IndexUnavailable as exc:
             if entry:
-                return Listing(url, entry.fetched_at, lambda: entry.files, entry.content, from_cache=True,
-                               stale=True, error=str(exc))
+                return Listing(url, entry.fetched_at, lambda: entry.files, entry.content, stale=True,
+                               error=str(exc))
             raise
         now = time.time()
         content = self.cache.put(url, files, page.etag, page.last_modified, now) if self.cache else None

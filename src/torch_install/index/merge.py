@@ -9,7 +9,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from ..drivers import toolkit_ga_driver
-from ..resolver.matrix import ASSUMED, CudaArch, Matrix, Release, RocmTargets, XpuSupport, version_key
+from ..resolver.matrix import ASSUMED, ArchTargets, CudaArch, Matrix, Release, XpuSupport, version_key
 from ..resolver.plan import Plan
 from ..resolver.variants import cuda_version, rocm_version, variant_kind
 from ..wheel_tags import python_sort_key
@@ -27,11 +27,11 @@ def _nearest_cuda_arch(matrix: Matrix, platform: str, major: int, minor: int) ->
     return None
 
 
-def _nearest_gfx(matrix: Matrix, variant: str) -> tuple[RocmTargets, str] | None:
+def _nearest_gfx(matrix: Matrix, variant: str) -> tuple[ArchTargets, str] | None:
     """gfx list of the known ROCm variant nearest in version (at or below it when there is one)."""
     wanted = rocm_version(variant) or ()
-    known = [(rocm_version(v) or (), v, t, r.version) for r in matrix.releases for v, t in r.rocm.items()
-             if t.gfx and v != variant]
+    known = [(rocm_version(v) or (), v, t, r.version) for r in matrix.releases for v, t in r.targets.items()
+             if t.arches and v != variant and variant_kind(v) == "rocm"]
     if not known:
         return None
     below = [k for k in known if k[0] <= wanted]
@@ -44,7 +44,7 @@ class VariantRules(NamedTuple):
 
     offered: bool
     arch: CudaArch | None = None
-    gfx: RocmTargets | None = None
+    gfx: ArchTargets | None = None
     notes: tuple[str, ...] = ()
 
 
@@ -93,7 +93,7 @@ class _Assumptions:
             return VariantRules(True, arch, None, tuple(notes))
         if variant_kind(variant) == "rocm":
             nearest_gfx = _nearest_gfx(matrix, variant)
-            gfx = RocmTargets(nearest_gfx[0].gfx if nearest_gfx else None, ASSUMED)
+            gfx = ArchTargets(nearest_gfx[0].arches if nearest_gfx else None, ASSUMED)
             return VariantRules(True, None, gfx, (f"gfx targets assumed from {nearest_gfx[1]}" if nearest_gfx
                                                   else "gfx targets unknown",))
         return VariantRules(True)
@@ -113,7 +113,7 @@ def _assume_variants(assumptions: _Assumptions, release: Release, variants: Iter
     """``release`` listing each of ``variants`` on the merge's platform, with the rules each inherits by name
     (its assumptions recorded in ``provenance`` under "version+variant"), the copy built once; a variant whose
     name gives no rule is left out."""
-    added: list[tuple[str, CudaArch | None, RocmTargets | None]] = []
+    added: list[tuple[str, CudaArch | None, ArchTargets | None]] = []
     xpu = release.xpu
     for variant in variants:
         offered, arch, gfx, notes = assumptions.rules(variant)

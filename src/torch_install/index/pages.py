@@ -14,7 +14,6 @@ from urllib.parse import unquote, urljoin, urlsplit
 from ..errors import EnvironmentFailure
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
-HTML_CONTENT_TYPES = ("application/vnd.pypi.simple.v1+html", "text/html")
 ACCEPT = f"{JSON_CONTENT_TYPE}, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

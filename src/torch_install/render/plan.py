@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from ..display import one_line
 from ..hosts import insecure_host
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
-from ..resolver.choose import musl_of
 from ..resolver.commands import PRE_RELEASE_CHANNEL
 from ..resolver.plan import Plan, requirement_lines
+from ..resolver.platforms import musl_of
 
 
 def render_url(plan: Plan) -> str:

@@ -11,7 +11,7 @@ Queries, with the platform keys of ``Machine.platform`` (``linux_x86_64``, ``lin
     m.releases[0].version                                  # newest release, "2.15.0"
     m.release("2.9.1").variants("linux_x86_64")            # ["cpu", "cu126", "cu128", ...]
     m.cuda_arch("2.9.1+cu128", "linux_x86_64").sm          # (70, 75, 80, 86, 90, 100, 120)
-    m.gfx_targets("2.8.0+rocm6.4").gfx                     # ("gfx900", ..., "gfx1201")
+    m.arch_targets("2.8.0+rocm6.4").arches                 # ("gfx900", ..., "gfx1201")
     m.cuda_floor("cu130", "linux")                         # "580.65.06"  (minor-version-compat floor)
     m.cuda_full_driver("cu130", "linux")                   # "580.65.06"  (driver of that toolkit's GA)
 
@@ -61,10 +61,11 @@ class CudaArch(NamedTuple):
     note: str | None = None
 
 
-class RocmTargets(NamedTuple):
-    """gfx targets compiled into one ROCm variant of a release (``gfx`` None: not known)."""
+class ArchTargets(NamedTuple):
+    """The GPU architectures compiled into one variant of a release, named as the vendor's ``arch_field`` names
+    them: ROCm's gfx targets (``arches`` None: not known)."""
 
-    gfx: tuple[str, ...] | None
+    arches: tuple[str, ...] | None
     confidence: str = "unverified"
 
 
@@ -90,7 +91,7 @@ class Release(NamedTuple):
     pypi: Mapping[str, str] = _EMPTY  # platform -> variant equal to the default index's wheel
     stable_cuda: str | None = None  # the release's default CUDA variant
     cuda: Mapping[str, Mapping[str, CudaArch]] = _EMPTY  # platform -> variant -> arch list
-    rocm: Mapping[str, RocmTargets] = _EMPTY  # variant -> gfx list
+    targets: Mapping[str, ArchTargets] = _EMPTY  # variant -> compiled architectures (ROCm: gfx targets)
     xpu: XpuSupport | None = None
     companions: Mapping[str, str] = _EMPTY  # torchvision/torchaudio -> version matching this torch
     confidence: str = "verified"  # the release's existence
@@ -109,8 +110,8 @@ class Release(NamedTuple):
     def cuda_arch(self, variant: str, platform: str) -> CudaArch | None:
         return self.cuda.get(platform, _EMPTY).get(variant)
 
-    def gfx_targets(self, variant: str) -> RocmTargets | None:
-        return self.rocm.get(variant)
+    def arch_targets(self, variant: str) -> ArchTargets | None:
+        return self.targets.get(variant)
 
     def python_tags(self, platform: str) -> tuple[str, ...]:
         return self.python.get(platform, ())
@@ -126,13 +127,13 @@ class Release(NamedTuple):
         return None
 
     def with_variant(self, platform: str, variant: str, *, arch: CudaArch | None = None,
-                     gfx: RocmTargets | None = None, confidence: str = ASSUMED) -> "Release":
+                     gfx: ArchTargets | None = None, confidence: str = ASSUMED) -> "Release":
         """A copy listing ``variant`` on ``platform``. A CUDA variant without ``arch`` inherits the arch list
         of the newest CUDA variant of the same major on that platform (labelled ``confidence``); a ROCm
         variant without ``gfx`` inherits the newest ROCm variant's list."""
         return self.with_variants(platform, [(variant, arch, gfx)], confidence=confidence)
 
-    def with_variants(self, platform: str, added: Iterable[tuple[str, CudaArch | None, RocmTargets | None]],
+    def with_variants(self, platform: str, added: Iterable[tuple[str, CudaArch | None, ArchTargets | None]],
                       confidence: str = ASSUMED) -> "Release":
         """A copy listing each ``(variant, arch, gfx)`` of ``added`` on ``platform``: what ``with_variant`` once
         per entry, in order, gives, built in one pass (a live index can add hundreds of variants)."""
@@ -140,7 +141,7 @@ class Release(NamedTuple):
         grown = False
         known_cuda = self.cuda.get(platform, _EMPTY)
         cuda: dict[str, CudaArch] = {}  # added on the platform
-        rocm: dict[str, RocmTargets] = {}  # added
+        targets: dict[str, ArchTargets] = {}  # added
         for variant, arch, gfx in added:
             if variant not in listed:
                 listed.add(variant)
@@ -157,19 +158,22 @@ class Release(NamedTuple):
                         arch = CudaArch(base.sm, base.ptx, confidence, f"inherited from {newest}")
                 if arch:
                     cuda[variant] = arch
-            if kind == "rocm" and variant not in self.rocm and variant not in rocm:
-                if gfx is None and (self.rocm or rocm):
-                    newest = max((*self.rocm, *rocm), key=variant_order)
-                    gfx = RocmTargets((rocm.get(newest) or self.rocm[newest]).gfx, confidence)
-                rocm[variant] = gfx or RocmTargets(None, confidence)
+            elif not cv and variant not in self.targets and variant not in targets:
+                if gfx is None:  # the newest list of the same kind (ROCm's gfx targets), if the release has one
+                    same = [v for v in (*self.targets, *targets) if variant_kind(v) == kind]
+                    if same:
+                        newest = max(same, key=variant_order)
+                        gfx = ArchTargets((targets.get(newest) or self.targets[newest]).arches, confidence)
+                if gfx is not None:
+                    targets[variant] = gfx
         changes: dict[str, Any] = {}
         if grown:
             changes["variant_lists"] = MappingProxyType({**self.variant_lists,
                                                          platform: tuple(sorted(listed, key=variant_order))})
         if cuda:
             changes["cuda"] = MappingProxyType({**self.cuda, platform: MappingProxyType({**known_cuda, **cuda})})
-        if rocm:
-            changes["rocm"] = MappingProxyType({**self.rocm, **rocm})
+        if targets:
+            changes["targets"] = MappingProxyType({**self.targets, **targets})
         return self._replace(**changes) if changes else self
 
 
@@ -210,16 +214,12 @@ class Matrix(NamedTuple):
     gfx_aliases: Mapping[str, tuple[str, ...]] = _EMPTY  # "gfx1031" -> ("gfx1030",)
     gfx_aliases_confidence: str = "secondary"
     rocm_platforms: tuple[str, ...] = ("linux_x86_64",)
-    xpu_aot_families: Mapping[str, str] = _EMPTY
     jetson: Mapping[str, str] = _EMPTY
-    names: Mapping[str, Mapping[str, str]] = _EMPTY  # "sm" / "gfx" -> id -> marketing name
     index_base: str = DEFAULT_INDEX_BASE
     channels: Mapping[str, str] = _EMPTY  # stable -> "", test -> "test", nightly -> "nightly"
     pre_release_channels: tuple[str, ...] = ("nightly",)
     unlabelled_companions: Mapping[str, str] = _EMPTY  # "torchvision" -> first version without a variant label
     platform_notes: Mapping[str, str] = _EMPTY  # "windows_arm64" / "windows_x86_64:amd" -> what to tell the user
-    unverified: tuple[str, ...] = ()
-    generated: str | None = None
     provenance: Mapping[str, tuple[str, ...]] | None = None
 
     # -- releases ---------------------------------------------------------------------------------------
@@ -240,10 +240,10 @@ class Matrix(NamedTuple):
         public, label = split_label(version)
         return self.release(public).cuda_arch(variant or label or "", platform)
 
-    def gfx_targets(self, version: str, variant: str | None = None) -> RocmTargets | None:
-        """gfx list of "2.8.0+rocm6.4" (or version + variant)."""
+    def arch_targets(self, version: str, variant: str | None = None) -> ArchTargets | None:
+        """The compiled architectures (gfx targets) of "2.8.0+rocm6.4" (or version + variant)."""
         public, label = split_label(version)
-        return self.release(public).gfx_targets(variant or label or "")
+        return self.release(public).arch_targets(variant or label or "")
 
     def companion_labelled(self, name: str, version: str) -> bool:
         """Whether a companion build carries the variant's local label (stable-ABI builds have none)."""
@@ -288,10 +288,6 @@ class Matrix(NamedTuple):
             base = Release(version=split_label(version)[0], confidence=ASSUMED, variants_confidence=ASSUMED)
         return self.with_release(base.with_variant(platform, variant, **kwargs))
 
-    def name_of(self, kind: str, key: str) -> str | None:
-        """Marketing name: name_of("sm", "89") -> "Ada Lovelace (RTX 40xx, L4/L40)"."""
-        return self.names.get(kind, _EMPTY).get(key)
-
 
 def _freeze_release(d: dict[str, Any]) -> Release:
     xpu = d.get("xpu")
@@ -311,8 +307,11 @@ def _freeze_release(d: dict[str, Any]) -> Release:
             p: MappingProxyType({v: CudaArch(tuple(a["sm"]), tuple(a.get("ptx", ())), a.get("conf", "unverified"),
                                              a.get("note")) for v, a in vs.items()})
             for p, vs in d.get("cuda", {}).items()}),
-        rocm=MappingProxyType({v: RocmTargets(tuple(r["gfx"]) if r.get("gfx") else None, r.get("conf", "unverified"))
-                               for v, r in d.get("rocm", {}).items()}),
+        targets=MappingProxyType({
+            **{v: ArchTargets(tuple(r["gfx"]) if r.get("gfx") else None, r.get("conf", "unverified"))
+               for v, r in d.get("rocm", {}).items()},
+            **{v: ArchTargets(tuple(r["arches"]) if r.get("arches") else None, r.get("conf", "unverified"))
+               for v, r in d.get("targets", {}).items()}}),
         xpu=XpuSupport(MappingProxyType({o: tuple(xpu.get(o, ())) for o in ("linux", "windows")}),
                        xpu.get("conf", "unverified")) if xpu else None,
         companions=MappingProxyType(d.get("companions", {})),
@@ -339,9 +338,7 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         gfx_aliases=MappingProxyType({k: tuple(v) for k, v in data.get("rocm", {}).get("aliases", {}).items()}),
         gfx_aliases_confidence=data.get("rocm", {}).get("aliases_conf", "secondary"),
         rocm_platforms=tuple(data.get("rocm", {}).get("platforms", ("linux_x86_64",))),
-        xpu_aot_families=MappingProxyType(data.get("xpu", {}).get("aot_families", {})),
         jetson=MappingProxyType(data.get("jetson", {})),
-        names=MappingProxyType(data.get("names", {})),
         index_base=data.get("index", {}).get("base", DEFAULT_INDEX_BASE),
         channels=MappingProxyType(data.get("index", {}).get("channels", {"stable": "", "test": "test",
                                                                         "nightly": "nightly"})),
@@ -349,8 +346,6 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         unlabelled_companions=MappingProxyType({name: row["unlabelled_from"] for name, row in
                                                 data.get("companion_labels", {}).items()}),
         platform_notes=MappingProxyType(data.get("platform_notes", {})),
-        unverified=tuple(data.get("unverified", ())),
-        generated=data.get("generated"),
     )
 
 

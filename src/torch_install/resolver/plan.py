@@ -31,7 +31,6 @@ WARNING_CODES: Mapping[str, bool] = MappingProxyType({
     "gpu-arch-unknown": False,
     "rocm-driver-window": False,
 })
-BLOCKING_CODES = frozenset(code for code, blocking in WARNING_CODES.items() if blocking)
 
 
 def check_code(code: str) -> str:
@@ -133,9 +132,6 @@ class Plan(NamedTuple):
     def commands(self) -> dict[str, str]:
         """``{"pip": ..., "uv": ...}``: the ready command lines (none without a choice)."""
         return command_lines(self)
-
-    def warning_codes(self) -> tuple[str, ...]:
-        return tuple(w.code for w in self.warnings)
 
     def blocking_warnings(self) -> tuple[PlanWarning, ...]:
         """Warnings that mean the chosen build does not run (or cannot be installed) on the machine."""

@@ -7,12 +7,15 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
+from .. import vendors
 from ..errors import InputError
-from .variants import is_variant
+from .variants import is_variant, variant_kind
 
 if TYPE_CHECKING:  # the CLI reads CHANNELS at start-up, without loading the plan types
     from packaging.specifiers import SpecifierSet
 
+    from ..machine import Machine
+    from .matrix import Matrix
     from .plan import Request
 
 PACKAGES = ("torch", "torchvision", "torchaudio")  # the torch family, resolved against the matrix
@@ -84,3 +87,25 @@ def parse_request(request: "Request") -> ParsedRequest:
         specs[name] = specs[name] & req.specifier if name in specs else req.specifier
     torch: SpecifierSet | AnyVersion = specs.pop("torch", ANY)
     return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)))
+
+
+def check_consistent(machine: "Machine", variant: str | None, matrix: "Matrix") -> None:
+    """A profile value no machine can have, or a forced variant the target cannot use: an InputError naming it.
+    (What exists in the world, however odd, is planned for, with warnings: a Mac with an NVIDIA driver, Linux on
+    an Apple GPU.)"""
+    if machine.os == "macos" and machine.rocm:  # Windows has ROCm (AMD's HIP SDK); macOS has none
+        raise InputError(f"macOS with ROCm {machine.rocm}: AMD publishes no ROCm for macOS (leave the ROCm version "
+                         "out, or give the target's OS)")
+    row = vendors.of_kind(variant_kind(variant)) if variant else None
+    if row is None:
+        return
+    os_ = machine.os
+    if os_ and not any(variant_kind(v) == row.kind for r in matrix.releases for p, vs in r.variant_lists.items()
+                       if p.startswith(f"{os_}_") for v in vs):
+        elsewhere = dict(row.elsewhere).get(os_)
+        raise InputError(f"--variant {variant}: the PyTorch index has no {row.build} builds for {os_}"
+                         + (f" ({elsewhere})" if elsewhere else ""))
+    if machine.gpus and not machine.gpus_of(row.name):
+        names = ", ".join(g.label for g in machine.gpus)
+        raise InputError(f"--variant {variant} contradicts the target: it needs an {row.brand} GPU, the target has "
+                         f"{names}")

@@ -9,6 +9,7 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .. import vendors
 from ..machine import Gpu, Machine
 from ..versions import numeric_key, release_numbers
 from .matrix import CudaArch, Matrix, Release, os_of
@@ -86,9 +87,10 @@ def runs_on(arch: CudaArch, sm: int) -> int | None:
 
 
 def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gpus: tuple[Gpu, ...],
-               driver: str | None) -> Verdict:
+               machine: Machine) -> Verdict:
     """NVIDIA: usable iff the driver meets the variant's CUDA-major floor and every GPU has a kernel."""
     os = os_of(platform)
+    driver = machine.nvidia_driver
     v = Verdict(variant, usable=True)
     floor = matrix.cuda_floor(variant, os)
     fam = matrix.cuda_family(variant)
@@ -176,46 +178,54 @@ def hsa_override(gfx: str) -> str:
     return f"{int(major)}.{int(minor, 16)}.{int(step, 16)}"
 
 
-def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, ...]) -> Verdict:
-    """AMD: usable iff every GPU's gfx target is compiled in (or a known alias of one that is, with an override)."""
+def check_arch_list(matrix: Matrix, release: Release, variant: str, platform: str, gpus: tuple[Gpu, ...],
+                    machine: Machine) -> Verdict:
+    """Usable iff every GPU's architecture (its vendor's ``arch_field``: AMD's gfx target) is compiled into the
+    variant, or is a known alias of one that is (ROCm's gfx aliases, run with HSA_OVERRIDE_GFX_VERSION)."""
+    row = vendors.of_kind(variant_kind(variant))
+    field, word, lists = (row.arch_field, row.arch_word, row.list_word) if row else ("family", "architecture",
+                                                                                   "architecture list")
     v = Verdict(variant, usable=True)
-    targets = release.gfx_targets(variant)
-    if targets is None or targets.gfx is None:
+    targets = release.arch_targets(variant)
+    if targets is None or targets.arches is None:
         v.usable = False
-        v.reason = f"{variant} rejected: its gfx target list for torch {release.version} is not known"
+        v.reason = f"{variant} rejected: its {word} list for torch {release.version} is not known"
         return v
     if targets.confidence in WEAK_CONFIDENCE:
-        v.notes.append(f"gfx list of {release.version}+{variant} is {targets.confidence}")
+        v.notes.append(f"{lists} of {release.version}+{variant} is {targets.confidence}")
     unusable, unknown = [], []
+    arch_of = {gpu: getattr(gpu, field) for gpu in gpus}
     for gpu in gpus:
-        if not gpu.gfx:
+        arch = arch_of[gpu]
+        if not arch:
             unknown.append(gpu)
             continue
-        if gpu.gfx in targets.gfx:
+        if arch in targets.arches:
             continue
-        alias = next((a for a in matrix.gfx_aliases.get(gpu.gfx, ()) if a in targets.gfx), None)
+        alias = next((a for a in matrix.gfx_aliases.get(arch, ()) if a in targets.arches), None)
         if alias:
             override = hsa_override(alias)
             if v.env.get("HSA_OVERRIDE_GFX_VERSION", override) != override:
                 unusable.append(gpu)
                 continue
             v.env["HSA_OVERRIDE_GFX_VERSION"] = override
-            v.notes.append(f"{gpu.gfx} runs {alias} code only with HSA_OVERRIDE_GFX_VERSION={override} "
+            v.notes.append(f"{arch} runs {alias} code only with HSA_OVERRIDE_GFX_VERSION={override} "
                            f"(a community workaround, {matrix.gfx_aliases_confidence})")
         else:
             unusable.append(gpu)
     needed = v.env.get("HSA_OVERRIDE_GFX_VERSION")
-    mistargeted = [g for g in gpus if needed and g.gfx and g.gfx in targets.gfx and hsa_override(g.gfx) != needed]
+    built = [g for g in gpus if arch_of[g] and arch_of[g] in targets.arches]
+    mistargeted = [g for g in built if needed and hsa_override(arch_of[g] or "") != needed]
     v.unknown_arch = tuple(unknown)
     if unusable:
         v.unusable_gpus = tuple(unusable)
         v.arch_ok = False
         v.usable = False
         v.reason = (f"{variant} rejected: no code for " + ", ".join(g.label_with_arch for g in unusable)
-                    + f" (builds {' '.join(targets.gfx)})")
+                    + f" (builds {' '.join(targets.arches)})")
         return v
     if mistargeted:  # the override applies to every GPU of the process: it would make these run foreign code
-        needing = [g for g in gpus if g.gfx and g.gfx not in targets.gfx]
+        needing = [g for g in gpus if arch_of[g] and g not in built]
         v.unusable_gpus = tuple(needing)
         v.arch_ok = False
         v.usable = False
@@ -223,8 +233,8 @@ def check_rocm(matrix: Matrix, release: Release, variant: str, gpus: tuple[Gpu, 
                     f"HSA_OVERRIDE_GFX_VERSION={needed}, which applies to every GPU in the process, and "
                     f"{', '.join(g.label_with_arch for g in mistargeted)} runs its own code")
         return v
-    direct = sorted({g.gfx for g in gpus if g.gfx and g.gfx in targets.gfx})
-    aliased = sorted({g.gfx for g in gpus if g.gfx and g.gfx not in targets.gfx})
+    direct = sorted({arch_of[g] or "" for g in built})
+    aliased = sorted({arch_of[g] or "" for g in gpus if arch_of[g] and g not in built})
     how = [f"builds {', '.join(direct)}"] if direct else []
     if aliased:
         how.append(f"runs {', '.join(aliased)} with HSA_OVERRIDE_GFX_VERSION={v.env['HSA_OVERRIDE_GFX_VERSION']}")
@@ -248,12 +258,13 @@ def rocm_distance(matrix: Matrix, a: str, b: str) -> int | None:
     sa, sb = rocm_series(a), rocm_series(b)
     if sa is None or sb is None:
         return None
-    known = {s for r in matrix.releases for v in r.rocm if (s := rocm_series(v))}
+    known = {s for r in matrix.releases for v in r.targets if variant_kind(v) == "rocm" and (s := rocm_series(v))}
     order = sorted(known | {sa, sb})
     return abs(order.index(sa) - order.index(sb))
 
 
-def check_xpu(release: Release, platform: str, gpus: tuple[Gpu, ...]) -> Verdict:
+def check_xpu(matrix: Matrix, release: Release, variant: str, platform: str, gpus: tuple[Gpu, ...],
+              machine: Machine) -> Verdict:
     """Intel: usable iff the release builds XPU code for every GPU's device family on this OS."""
     v = Verdict("xpu", usable=True)
     os = os_of(platform)
@@ -288,6 +299,24 @@ def family_candidates(family: str) -> tuple[str, ...]:
     """The Intel device families a GPU's ``family`` allows: one, or several joined by "|" where a marketing name
     is shared by chips of several families ("meteor-lake|arrow-lake" for a bare "Intel Arc Graphics")."""
     return tuple(family.split("|"))
+
+
+class Walk:
+    """What walking the releases for one GPU set found: the release and verdict chosen, the other usable variants of
+    that release, and every verdict per release walked."""
+
+    __slots__ = ("release", "verdict", "others", "per_release")
+
+    def __init__(self, per_release: list[tuple[Release, list[Verdict]]] | None = None) -> None:
+        self.release: Release | None = None
+        self.verdict: Verdict | None = None
+        self.others: list[Verdict] = []  # usable variants of the chosen release, not chosen
+        self.per_release: list[tuple[Release, list[Verdict]]] = [] if per_release is None else per_release
+
+
+def driver_need(driver: str | None, need: str) -> Need:
+    """The change "NVIDIA driver ≥ X" an upgrade names."""
+    return Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}")
 
 
 class Blocker(NamedTuple):
@@ -382,41 +411,71 @@ def gates(release: Release, platform: str, machine: Machine, companions: tuple[s
 
 # -- vendor policy -------------------------------------------------------------------------------------------
 
-class VendorPolicy(NamedTuple):
-    """How one GPU vendor's builds are chosen: which variants are its kind, which check decides whether one runs
-    on the GPUs, and how the usable ones of a release are ordered (the highest key wins)."""
+Check = Callable[[Matrix, Release, str, str, tuple[Gpu, ...], Machine], Verdict]
+Preference = Callable[[Release, str, Verdict, Machine], tuple[object, ...]]
 
-    vendor: str  # the GPUs' vendor: nvidia
-    kind: str  # the variants' kind: cuda
-    brand: str  # for messages: NVIDIA
-    build: str  # for messages: CUDA
-    check: Callable[[Matrix, Release, str, str, tuple[Gpu, ...], Machine], Verdict]
-    preference: Callable[[Release, str, Verdict, Machine], tuple[object, ...]]
-    select: str  # the variables that keep only some of the vendor's GPUs visible, "{}" for their indexes
+
+class VendorPolicy(NamedTuple):
+    """How one GPU vendor's builds are chosen: its registry row (``vendors.py``), the check that decides whether
+    one of its variants runs on the GPUs, and how the usable ones of a release are ordered (the highest key
+    wins)."""
+
+    row: vendors.Vendor
+    check: Check
+    preference: Preference
+
+    @property
+    def vendor(self) -> str:
+        return self.row.name
+
+    @property
+    def kind(self) -> str:
+        return self.row.kind or ""
+
+    @property
+    def brand(self) -> str:
+        return self.row.brand
+
+    @property
+    def build(self) -> str:
+        return self.row.build
+
+    @property
+    def select(self) -> str:
+        return self.row.select
 
     def variants(self, release: Release, platform: str) -> list[str]:
         """The release's variants of this vendor's kind on the platform, in index order."""
         return [v for v in release.variants(platform) if variant_kind(v) == self.kind]
 
 
-def _cuda_preference(release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]:
+def cuda_preference(release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]:
     """A driver-native variant (when the driver is known), then the release default, then the newest CUDA."""
     default = v.variant == release.default_variant(platform)
     return (v.native if machine.nvidia_driver else False, default, cuda_version(v.variant) or (0, 0))
 
 
-def _rocm_preference(release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]:
+def rocm_preference(release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]:
     """No HSA_OVERRIDE_GFX_VERSION needed, then the newest ROCm."""
     return (not v.env, rocm_version(v.variant) or ())
 
 
-VENDOR_POLICIES: dict[str, VendorPolicy] = {
-    "nvidia": VendorPolicy("nvidia", "cuda", "NVIDIA", "CUDA",
-                           lambda m, r, v, p, g, machine: check_cuda(m, r, v, p, g, machine.nvidia_driver),
-                           _cuda_preference, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES={}"),
-    "amd": VendorPolicy("amd", "rocm", "AMD", "ROCm", lambda m, r, v, p, g, machine: check_rocm(m, r, v, g),
-                        _rocm_preference, "HIP_VISIBLE_DEVICES={}"),
-    "intel": VendorPolicy("intel", "xpu", "Intel", "XPU", lambda m, r, v, p, g, machine: check_xpu(r, p, g),
-                          lambda r, p, v, machine: (), "ZE_AFFINITY_MASK={}"),
-}  # in the order a machine with GPUs of several vendors is resolved for
-POLICY_OF_KIND = {policy.kind: policy for policy in VENDOR_POLICIES.values()}
+def no_preference(release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]:
+    """Every usable variant alike: the first in index order wins."""
+    return ()
+
+
+def policy_of(row: vendors.Vendor) -> VendorPolicy:
+    """The policy of a vendor with builds of its own, its hooks resolved."""
+    return VendorPolicy(row, vendors.hook(row.check), vendors.hook(row.preference))
+
+
+def vendor_policies() -> dict[str, VendorPolicy]:
+    """Vendor name -> policy, for every vendor with builds, in the order a machine with GPUs of several vendors
+    is resolved for."""
+    return {row.name: policy_of(row) for row in vendors.with_builds()}
+
+
+def policy_of_kind(kind: str) -> VendorPolicy | None:
+    row = vendors.of_kind(kind)
+    return policy_of(row) if row is not None else None

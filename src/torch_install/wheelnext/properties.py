@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .. import vendors
 from ..drivers import cuda_for_driver
 from ..machine import Machine
 from ..package_data import load_json
@@ -150,41 +151,41 @@ def cpu_flags_from_cpuinfo(text: str | None) -> frozenset[str]:
     return frozenset()
 
 
-def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = None) -> SupportedProperties:
-    """What the nvidia, intel, amd, x86_64 and aarch64 providers would report for ``machine``.
-
-    CPU namespaces need the CPU feature flags (``cpu_flags``; not part of a machine profile) and are left
-    out without them.
-    """
-    namespaces: dict[str, tuple[FeatureConfig, ...]] = {}
-    notes: list[str] = []
+def nvidia_namespace(machine: Machine, notes: list[str]) -> tuple[FeatureConfig, ...]:
+    """What nvidia-variant-provider reports (NVIDIA's registry hook): the driver's CUDA bounds and ``sm_arch``."""
     nvidia = [g for g in machine.visible_gpus if g.vendor == "nvidia"]
-    if nvidia or machine.cuda_driver_api:
-        cuda = driver_cuda(machine)
-        if cuda and major_minor(machine.cuda_driver_api) is None:
-            notes.append(f"nvidia: driver CUDA {cuda[0]}.{cuda[1]} inferred from driver {machine.nvidia_driver} "
-                         f"(newest toolkit whose {driver_column(machine)} driver it meets); NVML reports it exactly")
-        low, high = provider_data()["nvidia"]["cuda_major_range"]
-        sms = sorted({(g.sm // 10, g.sm % 10) for g in nvidia if g.sm is not None}, reverse=True)
-        if cuda is None:
-            notes.append("nvidia: the driver's CUDA version is unknown, so the nvidia provider reports nothing")
-        elif not (low, 0) <= cuda <= (high, provider_data()["nvidia"]["cuda_minor_max"]):
-            shown = machine.cuda_driver_api or f"{cuda[0]}.{cuda[1]}"
-            notes.append(f"nvidia: driver CUDA {shown} is outside the provider's range {low}.0–{high}.20, "
-                         "so it reports nothing")
-        else:
-            top = sms[0] if sms and sms[0] >= (5, 0) else None
-            if sms and top is None:
-                notes.append(f"nvidia: compute capability {sms[0][0]}.{sms[0][1]} is below 5.0; the provider "
-                             "reports no sm_arch")
-            elif not sms:
-                notes.append("nvidia: GPU architecture unknown, so no sm_arch: variants that declare sm_arch "
-                             "(every CUDA build of torch) do not match")
-            if len(sms) > 1:
-                rest = ", ".join(f"{a}.{b}" for a, b in sms[1:])
-                notes.append(f"nvidia: sm_arch lists only the highest compute capability ({sms[0][0]}.{sms[0][1]}), "
-                             f"as the provider does; this machine also has {rest}")
-            namespaces["nvidia"] = nvidia_features(cuda, top)
+    if not (nvidia or machine.cuda_driver_api):
+        return ()
+    cuda = driver_cuda(machine)
+    if cuda and major_minor(machine.cuda_driver_api) is None:
+        notes.append(f"nvidia: driver CUDA {cuda[0]}.{cuda[1]} inferred from driver {machine.nvidia_driver} "
+                     f"(newest toolkit whose {driver_column(machine)} driver it meets); NVML reports it exactly")
+    low, high = provider_data()["nvidia"]["cuda_major_range"]
+    sms = sorted({(g.sm // 10, g.sm % 10) for g in nvidia if g.sm is not None}, reverse=True)
+    if cuda is None:
+        notes.append("nvidia: the driver's CUDA version is unknown, so the nvidia provider reports nothing")
+        return ()
+    if not (low, 0) <= cuda <= (high, provider_data()["nvidia"]["cuda_minor_max"]):
+        shown = machine.cuda_driver_api or f"{cuda[0]}.{cuda[1]}"
+        notes.append(f"nvidia: driver CUDA {shown} is outside the provider's range {low}.0–{high}.20, "
+                     "so it reports nothing")
+        return ()
+    top = sms[0] if sms and sms[0] >= (5, 0) else None
+    if sms and top is None:
+        notes.append(f"nvidia: compute capability {sms[0][0]}.{sms[0][1]} is below 5.0; the provider "
+                     "reports no sm_arch")
+    elif not sms:
+        notes.append("nvidia: GPU architecture unknown, so no sm_arch: variants that declare sm_arch "
+                     "(every CUDA build of torch) do not match")
+    if len(sms) > 1:
+        rest = ", ".join(f"{a}.{b}" for a, b in sms[1:])
+        notes.append(f"nvidia: sm_arch lists only the highest compute capability ({sms[0][0]}.{sms[0][1]}), "
+                     f"as the provider does; this machine also has {rest}")
+    return nvidia_features(cuda, top)
+
+
+def intel_namespace(machine: Machine, notes: list[str]) -> tuple[FeatureConfig, ...]:
+    """What the Intel provider reports (Intel's registry hook): the GPUs' ``device_ip``."""
     intel_ips: list[str] = []
     for gpu in machine.visible_gpus:
         if gpu.vendor == "intel":
@@ -193,8 +194,11 @@ def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = Non
                 notes.append(f"intel: device IP of {gpu.name or gpu.family or 'an Intel GPU'} is unknown "
                              f"(family {gpu.family or 'unknown'})")
             intel_ips += [ip for ip in ips if ip not in intel_ips]
-    if intel_ips:
-        namespaces["intel"] = (FeatureConfig("device_ip", tuple(intel_ips)),)
+    return (FeatureConfig("device_ip", tuple(intel_ips)),) if intel_ips else ()
+
+
+def amd_namespace(machine: Machine, notes: list[str]) -> tuple[FeatureConfig, ...]:
+    """What the AMD provider reports (AMD's registry hook): ``gfx_arch`` and ``rocm_version``."""
     gfx = list(dict.fromkeys(g.gfx for g in machine.visible_gpus if g.vendor == "amd" and g.gfx))
     amd: list[FeatureConfig] = []
     if gfx:
@@ -204,8 +208,23 @@ def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = Non
     rocm = major_minor(machine.rocm)
     if rocm and (gfx or any(g.vendor == "amd" for g in machine.gpus)):
         amd.append(FeatureConfig("rocm_version", (f"{rocm[0]}.{rocm[1]}",)))
-    if amd:
-        namespaces["amd"] = tuple(amd)
+    return tuple(amd)
+
+
+def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = None) -> SupportedProperties:
+    """What each vendor's WheelNext provider (its registry row's ``wheelnext_properties``) and the x86_64 and
+    aarch64 providers would report for ``machine``.
+
+    CPU namespaces need the CPU feature flags (``cpu_flags``; not part of a machine profile) and are left
+    out without them.
+    """
+    namespaces: dict[str, tuple[FeatureConfig, ...]] = {}
+    notes: list[str] = []
+    for row in vendors.VENDORS:
+        if row.wheelnext and row.wheelnext_properties:
+            features = vendors.hook(row.wheelnext_properties)(machine, notes)
+            if features:
+                namespaces[row.wheelnext] = features
     flags = frozenset(cpu_flags or ())
     if flags and machine.arch == "x86_64":
         level = x86_64_level(flags)

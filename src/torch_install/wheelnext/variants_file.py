@@ -16,7 +16,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..machine import Machine
-from ..resolver.variants import variant_kind
+from ..resolver.variants import is_index_variant
 from .properties import FeatureConfig, SupportedProperties, provider_data
 
 NAME = re.compile(r"^[a-z0-9_]+$")
@@ -76,7 +76,6 @@ class Provider:
 
     namespace: str
     requires: tuple[str, ...] = ()
-    plugin_api: str | None = None
     enable_if: str | None = None
     optional: bool = False
     install_time: bool = True
@@ -171,7 +170,6 @@ def parse_variants(data: Any, origin: str = "variants JSON") -> VariantsFile:
         install_time = raw.get("install-time", raw.get("plugin-use", "all") != "none")
         providers[ns] = Provider(
             namespace=ns, requires=_strings(raw.get("requires", []), f"{where}.requires"),
-            plugin_api=raw.get("plugin-api") if isinstance(raw.get("plugin-api"), str) else None,
             enable_if=enable_if, optional=raw.get("optional") is True, install_time=install_time is not False,
             static=static, feature_order=_strings(raw.get("feature-order", []), f"{where}.feature-order", NAME))
     for ns, static in top_static.items():
@@ -406,6 +404,6 @@ def index_variant(label: str, props: Properties | None = None) -> str | None:
         return "cpu"
     if match := re.fullmatch(r"cuda([0-9]+)\.([0-9]+)", label):
         return f"cu{match.group(1)}{match.group(2)}"
-    if variant_kind(label) in ("cuda", "rocm", "xpu", "cpu"):
+    if is_index_variant(label):
         return label
     return None

@@ -1,0 +1,120 @@
+"""The plan being written: what the search found and said, accumulated until it becomes a :class:`Plan`.
+
+The search (``choose.py``) decides; this builder only records: warnings (each once, its code checked), reasons,
+notes, rejected builds, the environment the user must set, and what would get the newest matching release (its
+needs, or why no change here would). ``finish`` turns it into the Plan, with the choice's packages and index URL.
+"""
+
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from collections.abc import Mapping
+
+from ..machine import Machine
+from .matrix import Matrix, Release
+from .plan import Choice, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
+from .rules import Blocker
+
+
+class PlanBuilder:
+    """One plan, written step by step."""
+
+    __slots__ = ("machine", "request", "matrix", "companions", "warnings", "reasons", "notes", "rejected", "env",
+                 "newest", "needs", "why_not", "gpu_wanted", "quiet")
+
+    def __init__(self, machine: Machine, request: Request, matrix: Matrix, companions: Mapping[str, object]) -> None:
+        self.machine = machine  # the machine as given (the search may compare a changed copy)
+        self.request, self.matrix = request, matrix
+        self.companions = tuple(companions)  # the requested companions (torchvision, torchaudio)
+        self.warnings: list[PlanWarning] = []
+        self.reasons: list[str] = []
+        self.notes: list[str] = []
+        self.rejected: list[Rejection] = []
+        self.env: dict[str, str] = {}
+        self.newest: Release | None = None  # the newest release matching the request
+        self.needs: list[Need] = []  # what would get the newest on the GPU
+        self.why_not: str | None = None  # why no change would
+        self.gpu_wanted = False  # the machine has a GPU of a vendor with builds
+        self.quiet: set[str] = set()  # starts of rule notes another note already explains
+
+    def warn(self, code: str, message: str, about: str = "choice") -> None:
+        """Add a warning (once); its code must be one of the plan's warning codes. ``about`` "newest": a reason the
+        newest matching release was passed over, not a problem of the chosen build."""
+        check_code(code)
+        if not any(w.code == code and w.message == message for w in self.warnings):
+            self.warnings.append(PlanWarning(code, message, about))
+
+    def note(self, text: str) -> None:
+        if text not in self.notes and not any(text.startswith(q) for q in self.quiet):
+            self.notes.append(text)
+
+    def need(self, need: Need | None) -> None:
+        if need is not None and all(n.what != need.what for n in self.needs):
+            self.needs.append(need)
+
+    def block(self, blocker: Blocker, suffix: str = "") -> None:
+        """A reason the newest release is out: its warning, and the change it asks for."""
+        self.warn(blocker.code, blocker.reason + suffix, "newest")
+        self.need(blocker.need)
+
+    def reject(self, variant: str, torch: str, reason: str) -> None:
+        self.rejected.append(Rejection(variant, torch, reason))
+
+    def finish(self, release: Release | None, variant: str | None, gpu: bool) -> Plan:
+        """The plan: ``variant`` of ``release`` (None: no build fits), GPU-accelerated or not."""
+        choice = self.choice(release, variant) if release and variant else None
+        if choice and release and variant:
+            self.reasons.insert(0, f"torch {release.version}, variant {variant}"
+                                + (f" from {choice.index_url}" if choice.index_url else " from the default index"))
+            self.note_existence(release, variant)
+            if self.request.channel != "stable":
+                self.note(f"{self.request.channel} channel: versions are not in the matrix; the variant follows the "
+                          f"rules of torch {release.version} and the installer picks the newest build")
+        for key, value in self.env.items():
+            self.reasons.append(f"set {key}={value} before importing torch")
+        return Plan(machine=self.machine, request=self.request, choice=choice, gpu_accelerated=bool(choice and gpu),
+                    reasons=tuple(self.reasons), warnings=tuple(self.warnings), rejected=tuple(self.rejected),
+                    notes=tuple(self.notes), upgrade=self.upgrade(release, bool(choice and gpu)))
+
+    def upgrade(self, release: Release | None, gpu: bool) -> Upgrade | None:
+        """What would get the newest matching release (on the GPU), when the choice is not that."""
+        newest = self.newest
+        if newest is None or self.request.channel != "stable":
+            return None
+        if release is not None and release.version == newest.version and (gpu or not self.gpu_wanted):
+            return None
+        if not self.needs and not self.why_not:
+            return None
+        return Upgrade(newest.version, self.gpu_wanted and not self.why_not, tuple(self.needs), self.why_not)
+
+    def note_existence(self, release: Release, variant: str) -> None:
+        """Say when the chosen wheel's existence (not just its facts) rests on weak data. A live index confirms
+        what it lists, and the default index's macOS wheels are read from the default index itself."""
+        if variant in ("default", "cpu") or self.matrix.provenance is not None:
+            return  # every release has a cpu build: nothing a user could check or act on
+        build = f"torch {release.version}+{variant}"
+        if variant in release.secondary:
+            self.note(f"that {build} wheels exist rests on a secondary or inferred source only, not on PyTorch's "
+                      "release matrix: the index may not have them")
+        elif release.variants_confidence in ("inferred", "unverified", "assumed"):
+            self.note(f"that {build} wheels exist is {release.variants_confidence}: the variant set of torch "
+                      f"{release.version} is {release.variants_confidence}")
+
+    def index_url(self, variant: str) -> str | None:
+        base = self.request.index_base.rstrip("/")
+        channel = self.matrix.channels.get(self.request.channel, self.request.channel)
+        if variant == "default":
+            if self.request.channel == "stable":
+                return None
+            variant = "cpu"  # pre-release macOS wheels live on the cpu index of the channel
+        return "/".join(p for p in (base, channel, variant) if p)
+
+    def choice(self, release: Release, variant: str) -> Choice:
+        stable = self.request.channel == "stable"
+        label = "" if variant == "default" else f"+{variant}"
+        packages = {"torch": f"{release.version}{label}" if stable else ""}
+        for name in self.companions:
+            version = release.companions.get(name)
+            if not stable or not version:
+                packages[name] = ""
+            else:
+                packages[name] = version + (label if label and self.matrix.companion_labelled(name, version) else "")
+        return Choice(variant=variant, torch=release.version, index_url=self.index_url(variant), packages=packages)

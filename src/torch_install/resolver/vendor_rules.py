@@ -1,0 +1,328 @@
+"""Each vendor's own steps and warnings in the search: the hooks a registry row names (``plan_rules``), so the
+search itself dispatches by no vendor's name.
+
+``VendorRules`` is what a vendor without rules of its own gets: its architecture, when unknown, is said to be
+unchecked, and nothing more. ``CudaRules`` (NVIDIA), ``RocmRules`` (AMD) and ``XpuRules`` (Intel) add their
+driver, override and device-family rules. Each hook writes to the search's plan (``search.plan``); those that
+can decide return a Plan, the others return nothing.
+"""
+
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from ..drivers import rocm_for_amdgpu_driver
+from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
+from ..versions import numeric_key
+from .matrix import Release
+from .plan import Need, Plan
+from .rules import (
+    ROCM_DRIVER_WINDOW,
+    WEAK_CONFIDENCE,
+    VendorPolicy,
+    Walk,
+    cubin_or_ptx,
+    driver_need,
+    family_candidates,
+    hsa_override,
+    rocm_distance,
+)
+from .search_state import Search
+from .variants import cuda_version, rocm_version
+
+
+class VendorRules:
+    """The rules every vendor's builds follow; a vendor's class adds its own."""
+
+    def __init__(self, policy: VendorPolicy) -> None:
+        self.policy = policy
+        self.row = policy.row
+
+    def unlisted_gpu(self, search: Search) -> Gpu | None:
+        """A GPU of this vendor the machine has although its profile lists none (its driver alone), or None."""
+        return None
+
+    def before(self, search: Search, releases: list[Release], gpus: list[Gpu]) -> Plan | None:
+        """Before the walk: the vendor's own conditions (a Plan when one decides), and GPUs of unknown
+        architecture (not checked against the builds' lists)."""
+        unknown = [g for g in gpus if not getattr(g, self.row.arch_field)]
+        if unknown:
+            search.plan.warn("gpu-arch-unknown", f"{self.row.arch_word} unknown for "
+                             f"{', '.join(g.label_with_arch for g in unknown)}: not checked against the builds' "
+                             f"{self.row.list_word}s")
+        return None
+
+    def accept(self, search: Search, found: Walk, gpus: list[Gpu]) -> Walk:
+        """The walk's result as the vendor takes it (a build it would not trust is dropped)."""
+        return found
+
+    def chosen(self, search: Search, found: Walk) -> None:
+        """Notes on the chosen build."""
+
+    def unequal(self, search: Search, found: Walk, gpus: list[Gpu]) -> None:
+        """A build that runs on every GPU, but on some of them less well."""
+
+    def keep_both(self, search: Search, unserved: list[Gpu]) -> str:
+        """More advice for GPUs the chosen build cannot use, after "hide it with …" (or "")."""
+        return ""
+
+    def after(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu],
+              used: list[Gpu]) -> None:
+        """The vendor's warnings about the chosen GPU build ``found`` for the ``used`` GPUs."""
+
+    def without_build(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu]
+                      ) -> Plan | None:
+        """No build of the vendor's runs: a plan of the vendor's own, or None for the common CPU plan."""
+        return None
+
+    def no_driver_helps(self) -> str | None:
+        """What to add when no build of a pinned release runs on the GPU and no driver would change that."""
+        return None
+
+    def declined(self, search: Search, gpus: list[Gpu]) -> None:
+        """No matching release installs here at all: what else the newest one would need for the GPUs."""
+
+    def forced(self, search: Search, releases: list[Release], release: Release, variant: str,
+               gpus: list[Gpu]) -> None:
+        """A forced variant of this vendor, checked against ``gpus``: the vendor's warnings about it."""
+
+    def forced_checked(self, search: Search, variant: str) -> None:
+        """After the forced variant's verdict: what was not checked."""
+
+
+class CudaRules(VendorRules):
+    """NVIDIA: the driver decides which CUDA builds run; PTX runs newer GPUs by just-in-time compilation."""
+
+    def unlisted_gpu(self, search: Search) -> Gpu | None:
+        driver = search.machine.nvidia_driver
+        if not driver:
+            return None
+        search.plan.reasons.append(f"NVIDIA driver {driver} present but no GPU listed: choosing for an NVIDIA GPU "
+                                   "of unknown model")
+        return Gpu("nvidia")
+
+    def before(self, search: Search, releases: list[Release], gpus: list[Gpu]) -> Plan | None:
+        source = search.machine.sources.get("nvidia_driver", "")
+        if source.startswith(DRIVER_FROM_CUDA_VERSION):
+            search.plan.note(f"NVIDIA driver taken as {search.machine.nvidia_driver}, {source}: a newer driver may "
+                             "allow newer builds")
+        return super().before(search, releases, gpus)
+
+    def chosen(self, search: Search, found: Walk) -> None:
+        """The driver-native variant stays chosen; when its arch list is only inferred and the release default's
+        is verified and also runs here, name the default as the verified alternative."""
+        v, r = found.verdict, found.release
+        assert v and r
+        default = r.default_variant(search.platform)
+        if not v.native or not default or v.variant == default:
+            return
+        chosen_arch, default_arch = r.cuda_arch(v.variant, search.platform), r.cuda_arch(default, search.platform)
+        if not (chosen_arch and default_arch and chosen_arch.confidence in WEAK_CONFIDENCE
+                and default_arch.confidence not in WEAK_CONFIDENCE):
+            return
+        if not any(o.variant == default for o in found.others):
+            return
+        search.plan.note(f"{v.variant} is preferred because the driver runs it natively, but its arch list for torch "
+                         f"{r.version} on {search.platform} is {chosen_arch.confidence}; the release default {default} "
+                         f"has a {default_arch.confidence} arch list and also runs here: --variant {default}")
+
+    def unequal(self, search: Search, found: Walk, gpus: list[Gpu]) -> None:
+        """A build that runs on every NVIDIA GPU, but on some only by just-in-time compilation of PTX."""
+        assert found.release and found.verdict
+        arch = found.release.cuda_arch(found.verdict.variant, search.platform)
+        if arch is None or len({g.sm for g in gpus}) < 2:
+            return
+        jit = [g for g in gpus if g.sm is not None and (how := cubin_or_ptx(arch, g.sm)) and how[0] == "ptx"]
+        if jit and len(jit) < len(gpus):
+            search.plan.warn("mixed-gpus", f"torch {found.release.version}+{found.verdict.variant} runs "
+                                           f"{', '.join(g.label_with_arch for g in jit)} only by just-in-time "
+                                           "compilation of PTX (a slow first start, and no kernels tuned for it); "
+                                           "the other GPUs run compiled kernels")
+
+    def after(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu],
+              used: list[Gpu]) -> None:
+        if search.machine.nvidia_driver:
+            return
+        v, r = found.verdict, found.release
+        assert v and r
+        floor = search.matrix.cuda_floor(v.variant, search.os)
+        chosen_major = (cuda_version(v.variant) or (0, 0))[0]
+        message = (f"NVIDIA driver version unknown: chose {v.variant}, the default of torch {r.version}, "
+                   f"which needs driver ≥ {floor}")
+        for release in releases:
+            older = [x for x in self.policy.variants(release, search.platform)
+                     if (cuda_version(x) or (99, 0))[0] < chosen_major]
+            usable = [x for x in older if self.policy.check(search.matrix, release, x, search.platform, tuple(gpus),
+                                                            search.machine).usable]
+            if usable:
+                alt = max(usable, key=lambda x: cuda_version(x) or (0, 0))
+                message += (f"; with an older driver use torch {release.version}+{alt} "
+                            f"(needs ≥ {search.matrix.cuda_floor(alt, search.os)})")
+                break
+        search.plan.warn("driver-unknown", message)
+
+    def no_driver_helps(self) -> str | None:
+        return "no driver upgrade helps: the builds have no kernels for this GPU"
+
+    def declined(self, search: Search, gpus: list[Gpu]) -> None:
+        """Whether the NVIDIA driver is below every build of the newest matching release that has kernels for
+        ``gpus`` (a second reason, named on its own)."""
+        driver = search.machine.nvidia_driver
+        if not driver or "driver-too-old" in (w.code for w in search.plan.warnings):  # the newest's already said
+            return
+        found = search.newest_with_code(self.policy, gpus)
+        if found is None or not all(v.driver_needed for v in found[1]):
+            return
+        release, with_kernels = found
+        need = min((v.driver_needed or "" for v in with_kernels), key=numeric_key)
+        labels = ", ".join(g.label_with_arch for g in gpus)
+        search.plan.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {release.version} "
+                                           f"with kernels for {labels} (needs ≥ {need})", "newest")
+        if release is search.plan.newest:
+            search.plan.need(driver_need(driver, need))
+
+    def forced_checked(self, search: Search, variant: str) -> None:
+        if not search.machine.nvidia_driver:
+            search.plan.warn("driver-unknown", f"NVIDIA driver version unknown: {variant} needs driver ≥ "
+                                               f"{search.matrix.cuda_floor(variant, search.os)}")
+
+
+class RocmRules(VendorRules):
+    """AMD: ROCm wheels for some platforms only; gfx aliases run with an override; the kernel driver's window."""
+
+    def before(self, search: Search, releases: list[Release], gpus: list[Gpu]) -> Plan | None:
+        plan, matrix, platform = search.plan, search.matrix, search.platform
+        if platform not in matrix.rocm_platforms:
+            note = matrix.platform_notes.get(f"{platform}:amd")
+            plan.warn("platform-unsupported", note or f"PyTorch publishes ROCm wheels only for "
+                                                      f"{', '.join(matrix.rocm_platforms)}: CPU build chosen")
+            plan.why_not = (f"has no ROCm build for {platform} (PyTorch publishes them for "
+                            f"{', '.join(matrix.rocm_platforms)} only)")
+            return search.cpu(releases[0])
+        if search.machine.wsl and not search.machine.rocm:
+            plan.warn("platform-unsupported", matrix.platform_notes["wsl:amd"])
+            if plan.newest is not None and self.policy.variants(plan.newest, platform):
+                plan.need(Need("rocm", None, "ROCm for WSL", "AMD's ROCm for WSL, whose runtime replaces the wheel's"))
+            else:
+                plan.why_not = f"has no ROCm build for {platform}"
+            return search.cpu(releases[0])
+        return super().before(search, releases, gpus)
+
+    def keep_both(self, search: Search, unserved: list[Gpu]) -> str:
+        aliased = [g for g in unserved if g.gfx and search.matrix.gfx_aliases.get(g.gfx)]
+        if not aliased:
+            return ""
+        target = search.matrix.gfx_aliases[aliased[0].gfx or ""][0]
+        return (f"; or keep both with a per-device override for {aliased[0].gfx} only: "
+                f"HSA_OVERRIDE_GFX_VERSION_<KFD node>={hsa_override(target)} (libhsakmt reads "
+                "HSA_OVERRIDE_GFX_VERSION_<node> before the global one; node numbers as in "
+                "/sys/class/kfd/kfd/topology/nodes, CPU nodes first)")
+
+    def after(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu],
+              used: list[Gpu]) -> None:
+        release, verdict = found.release, found.verdict
+        assert release and verdict
+        if verdict.env:
+            override = verdict.env["HSA_OVERRIDE_GFX_VERSION"]
+            targets = release.arch_targets(verdict.variant)
+            built = targets.arches or () if targets else ()
+            needing = sorted({g.gfx or "" for g in used if g.gfx and g.gfx not in built})
+            search.plan.warn("rocm-override-needed",
+                             f"{', '.join(needing)} is not built into {release.version}+{verdict.variant}: set "
+                             f"HSA_OVERRIDE_GFX_VERSION={override} to run the code of the nearest built target")
+        if search.machine.wsl:
+            search.plan.warn("platform-unsupported", search.matrix.platform_notes["wsl:amd-rocm"])
+        self.driver_window(search, releases, release, verdict.variant, used)
+        if not (search.machine.rocm or search.machine.amdgpu_driver):
+            search.plan.warn("driver-unknown", "amdgpu kernel driver and ROCm versions unknown: the ROCm build brings "
+                                               "its own user space, but whether the kernel driver is within "
+                                               f"±{ROCM_DRIVER_WINDOW} ROCm releases of it was not checked")
+
+    def forced(self, search: Search, releases: list[Release], release: Release, variant: str,
+               gpus: list[Gpu]) -> None:
+        self.driver_window(search, releases, release, variant, gpus)
+
+    def driver_window(self, search: Search, releases: list[Release], release: Release, variant: str,
+                      gpus: list[Gpu]) -> None:
+        """Warn when the chosen ROCm variant is more than ROCM_DRIVER_WINDOW ROCm releases from the machine's
+        ROCm (the wheel brings its user space; the host's amdgpu kernel driver stays), naming the newest
+        matching torch whose ROCm variant is inside the window. The choice itself is kept."""
+        host, what = self.rocm_reference(search)
+        distance = rocm_distance(search.matrix, host, variant) if host else None
+        if distance is None or distance <= ROCM_DRIVER_WINDOW:
+            return
+        inside: tuple[Release, str] | None = None
+        for r in releases:
+            near = [v.variant for v in search.verdicts(r, self.policy, gpus)
+                    if (rocm_distance(search.matrix, host or "", v.variant) or 0) <= ROCM_DRIVER_WINDOW and v.usable]
+            if near:
+                inside = (r, max(near, key=lambda v: rocm_version(v) or ()))
+                break
+        message = (f"{what} is {distance} ROCm releases from "
+                   f"{release.version}+{variant}: the wheel brings its own ROCm user space, but AMD tests the amdgpu "
+                   f"kernel driver only with user space within ±{ROCM_DRIVER_WINDOW} releases, so this pairing is "
+                   "untested; ")
+        if inside:
+            message += (f"the newest torch whose ROCm variant is inside the window is {inside[0].version} "
+                        f"(torch=={inside[0].version} --variant {inside[1]}), or update the amdgpu driver")
+        else:
+            message += "no matching torch release has a ROCm variant inside the window: update the amdgpu driver"
+        search.plan.warn("rocm-driver-window", message)
+
+    def rocm_reference(self, search: Search) -> tuple[str | None, str]:
+        """The ROCm release the window is counted from, and its name for messages: the release the amdgpu kernel
+        driver ships with when the driver table knows it (the ±2 rule is about the kernel driver), else the
+        ROCm user space."""
+        m = search.machine
+        if m.amdgpu_driver:
+            kernel = rocm_for_amdgpu_driver(m.amdgpu_driver)
+            source = m.sources.get("amdgpu_driver")
+            if kernel:
+                return kernel.rocm, (f"amdgpu kernel driver {m.amdgpu_driver}{f' ({source})' if source else ''}, "
+                                     f"which ships with ROCm {kernel.rocm} ({kernel.confidence}),")
+            search.plan.note(f"amdgpu kernel driver {m.amdgpu_driver}: the ROCm release it ships with is not in the "
+                             "driver table, so the ROCm kernel-driver window is counted from the ROCm user space"
+                             + ("" if m.rocm else " (unknown here: not checked)"))
+        source = m.sources.get("rocm")
+        return m.rocm, f"ROCm user space {m.rocm} on this machine{f' ({source})' if source else ''}"
+
+
+class XpuRules(VendorRules):
+    """Intel: XPU builds name the device families they build for; an unidentified integrated GPU is not trusted."""
+
+    def before(self, search: Search, releases: list[Release], gpus: list[Gpu]) -> Plan | None:
+        return None  # an unknown family is said after the walk, only of the GPUs a chosen build would use
+
+    def accept(self, search: Search, found: Walk, gpus: list[Gpu]) -> Walk:
+        if found.verdict and all(g.integrated for g in gpus) and any(not g.family for g in found.verdict.unknown_arch):
+            return Walk(per_release=found.per_release)  # an unidentified iGPU is not taken for an XPU device
+        return found
+
+    def after(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu],
+              used: list[Gpu]) -> None:
+        release, verdict = found.release, found.verdict
+        assert release and verdict
+        unknown = [g for g in verdict.unknown_arch if not g.family]
+        shared = [g for g in verdict.unknown_arch if g.family]  # a name several chip families share
+        if unknown:
+            search.plan.warn("gpu-arch-unknown", "Intel GPU family unknown for "
+                             + ", ".join(g.label_with_arch for g in unknown) + ": xpu chosen without checking its "
+                             "device list")
+        built = set(release.xpu.families.get(search.os, ())) if release.xpu else set()
+        for g in shared:
+            families = family_candidates(g.family or "")
+            has = ", ".join(f for f in families if f in built)
+            lacks = ", ".join(f for f in families if f not in built)
+            search.plan.warn("gpu-arch-unknown", f"{g.label} is the name of several chips ({', '.join(families)}), "
+                             f"and torch {release.version}+xpu builds for {has}, not {lacks}: the PCI id "
+                             "(vendor:device, as detection reads it) tells which this is")
+        if not any(g.driver for g in gpus):
+            search.plan.warn("driver-unknown", "Intel GPU kernel driver unknown: the xpu build needs the i915 or xe "
+                                               "driver and Intel's GPU compute runtime (Level Zero)")
+
+    def without_build(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu]
+                      ) -> Plan | None:
+        if not all(g.integrated for g in gpus):
+            return None
+        search.plan.warn("integrated-gpu-only", "the only GPU is an integrated "
+                         + ", ".join(g.label_with_arch for g in gpus)
+                         + ", which PyTorch's XPU builds do not support: CPU build chosen")
+        search.plan.gpu_wanted = False  # no GPU of this machine is one the builds use
+        return search.cpu(releases[0])
