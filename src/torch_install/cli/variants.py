@@ -11,7 +11,7 @@ from . import common, targets
 
 if TYPE_CHECKING:
     from ..machine import Machine
-    from ..wheelnext import Ranking, VariantsFile
+    from ..wheelnext import LabelVerdict, Ranking, VariantsFile
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -116,7 +116,7 @@ def render_text(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: 
 def render_json(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: tuple[str, ...]) -> str:
     from ..wheelnext import index_variant
 
-    def verdict(v):  # noqa: ANN001, ANN202
+    def verdict(v: LabelVerdict) -> dict[str, object]:
         return {"label": v.label, "index_variant": index_variant(v.label, vfile.variants[v.label]),
                 "properties": [{"property": str(m), "key": list(m.key)} for m in v.matches],
                 "reasons": list(v.reasons)}

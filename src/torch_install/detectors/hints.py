@@ -21,6 +21,8 @@ in ``notes`` and ignored.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from .. import vendors
 from ..machine import Gpu
@@ -108,7 +110,8 @@ def _apply_driver_hints(probe: Probe, found: Found) -> None:
             found.note(f"${name}={value[:30]!r} ignored: not a CUDA version like 12.4")
 
 
-def _apply_arch_hints(probe: Probe, found: Found, vendor: str, names: tuple[str, ...], parse, field: str) -> None:
+def _apply_arch_hints(probe: Probe, found: Found, vendor: str, names: tuple[str, ...],
+                      parse: Callable[[str], str | None], field: str) -> None:
     hint = _first_set(probe, names)
     if hint is None:
         return
@@ -118,11 +121,12 @@ def _apply_arch_hints(probe: Probe, found: Found, vendor: str, names: tuple[str,
         found.note(f"${name}={value[:30]!r} ignored: not a valid {field.replace('_', ' ')}")
         return
     records: list[GpuRecord] = [r for r in found.gpus if r.gpu.vendor == vendor]
+    stated: dict[str, Any] = {field: parsed}  # a str field of Gpu: compute_capability or gfx
     if not records:
-        found.add_gpu(Gpu(vendor=vendor, **{field: parsed}), f"hint ${name}")
+        found.add_gpu(Gpu(vendor=vendor)._replace(**stated), f"hint ${name}")
         return
     for record in records:
-        found.update_gpu(record, f"hint ${name}", override=True, **{field: parsed})
+        found.update_gpu(record, f"hint ${name}", override=True, **stated)
 
 
 def _apply_visibility(probe: Probe, found: Found, row: vendors.Vendor) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from ..errors import EXIT_INTERRUPTED, EnvironmentFailure, InputError, NoBuild
 from ..resolver.commands import INSTALLERS, installer_argv
 from ..resolver.plan import Plan, install_args, install_steps
+from .dists import Dist
 from .interpreter import MARKER, Interpreter
 
 
@@ -100,8 +101,8 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
     sys.stderr.flush()
     returncode, interrupted = _run_passing_on_interrupts(argv)
     outcome = guard.compare(before, site, names)
-    restored: list[tuple[guard.Dist, str]] = []
-    unrestored: list[tuple[guard.Dist, str]] = []
+    restored: list[tuple[Dist, str]] = []
+    unrestored: list[tuple[Dist, str]] = []
     for dist in outcome.lost:
         done, what = guard.restore(dist)
         (restored if done else unrestored).append((dist, what))

@@ -11,6 +11,7 @@ its site-packages (and the base ones when ``include-system-site-packages`` is tr
 each ``.pth`` file (its ``import`` lines are not run).
 """
 
+# Types are given in comments: annotations are syntax Python 3.6 does not have everywhere (``X | None``).
 import json
 import os
 import platform
@@ -20,6 +21,7 @@ import sysconfig
 
 
 def _venv_config():
+    # type: () -> tuple[str | None, bool]
     """(venv prefix, include-system-site-packages) from the pyvenv.cfg next to the executable, else (None, True)."""
     exe_dir = os.path.dirname(os.path.abspath(sys.executable))
     prefix = os.path.dirname(exe_dir)
@@ -40,6 +42,7 @@ def _venv_config():
 
 
 def _site_dirs(prefixes):
+    # type: (list[str]) -> list[str]
     try:
         return list(site.getsitepackages(prefixes))
     except (AttributeError, TypeError):  # very old virtualenv's site.py
@@ -47,6 +50,7 @@ def _site_dirs(prefixes):
 
 
 def _pth_dirs(site_dir, known):
+    # type: (str, set[str]) -> list[str]
     """Directories the .pth files of ``site_dir`` add, in site's order (file names sorted; hidden ones and
     ``import`` lines skipped); existing directories only, each once."""
     try:
@@ -71,12 +75,14 @@ def _pth_dirs(site_dir, known):
 
 
 def _free_threaded():
+    # type: () -> bool
     if hasattr(sys, "abiflags"):  # POSIX: "t" marks a free-threaded build
         return "t" in sys.abiflags
     return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 def collect():
+    # type: () -> dict[str, object]
     """Version, platform, import path and site directories of the running interpreter."""
     no_site = bool(sys.flags.no_site)
     base_prefix = getattr(sys, "base_prefix", sys.prefix)

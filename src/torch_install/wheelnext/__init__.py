@@ -25,9 +25,9 @@ from .properties import (
 from .variants_file import (
     DIALECTS,
     INSTALLERS,
+    LabelVerdict,
     Ranking,
     VariantsFile,
-    Verdict,
     dialect_of,
     index_variant,
     parse_variants,
@@ -38,7 +38,7 @@ from .variants_file import (
 
 __all__ = [
     "DIALECTS", "INSTALLERS", "FeatureConfig", "OverrideEnv", "Ranking", "SupportedProperties", "VariantsFile",
-    "Verdict", "cpu_flags_from_cpuinfo", "dialect_of", "driver_cuda", "index_variant", "major_minor",
+    "LabelVerdict", "cpu_flags_from_cpuinfo", "dialect_of", "driver_cuda", "index_variant", "major_minor",
     "override_env", "parse_variants", "rank_variants", "read_variants_text", "supported_properties", "why_first",
     "x86_64_level",
 ]

@@ -226,7 +226,7 @@ class PropertyMatch:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class LabelVerdict:
     """One label: compatible or not, and why; ``matches`` sorted by key for compatible labels."""
 
     label: str
@@ -243,12 +243,12 @@ class Verdict:
 class Ranking:
     """Compatible labels best first, incompatible ones with reasons, and how each namespace was served."""
 
-    ranked: tuple[Verdict, ...]
-    incompatible: tuple[Verdict, ...]
+    ranked: tuple[LabelVerdict, ...]
+    incompatible: tuple[LabelVerdict, ...]
     providers: Mapping[str, str]  # namespace -> how its supported values were obtained (or why none)
 
     @property
-    def choice(self) -> Verdict | None:
+    def choice(self) -> LabelVerdict | None:
         return self.ranked[0] if self.ranked else None
 
 
@@ -334,7 +334,7 @@ def _summary(values: tuple[str, ...]) -> str:
 
 
 def _judge(label: str, props: Properties, order: tuple[str, ...],
-           support: Mapping[str, tuple[FeatureConfig, ...]], how: Mapping[str, str]) -> Verdict:
+           support: Mapping[str, tuple[FeatureConfig, ...]], how: Mapping[str, str]) -> LabelVerdict:
     matches: list[PropertyMatch] = []
     reasons: list[str] = []
     for ns, features in props.items():
@@ -358,11 +358,11 @@ def _judge(label: str, props: Properties, order: tuple[str, ...],
                 continue
             matches.append(PropertyMatch(ns, feature, best[1], (order.index(ns), index, best[0])))
     if reasons:
-        return Verdict(label, False, reasons=tuple(reasons))
-    return Verdict(label, True, tuple(sorted(matches, key=lambda m: m.key)))
+        return LabelVerdict(label, False, reasons=tuple(reasons))
+    return LabelVerdict(label, True, tuple(sorted(matches, key=lambda m: m.key)))
 
 
-def _compare(a: Verdict, b: Verdict) -> int:
+def _compare(a: LabelVerdict, b: LabelVerdict) -> int:
     """PEP 825: null-like last; compare sorted keys; a prefix loses to the longer list; then the label."""
     if a.is_null != b.is_null:
         return 1 if a.is_null else -1
@@ -384,7 +384,7 @@ def rank_variants(vfile: VariantsFile, target: SupportedProperties, machine: Mac
     return Ranking(tuple(ranked), tuple(v for v in verdicts if not v.compatible), how)
 
 
-def why_first(a: Verdict, b: Verdict, vfile: VariantsFile) -> str:
+def why_first(a: LabelVerdict, b: LabelVerdict, vfile: VariantsFile) -> str:
     """One line: why ``a`` ranks before ``b``."""
     if b.is_null and not a.is_null:
         return f"{b.label} has no properties, and such a variant ranks after every variant with properties"
