@@ -1,0 +1,100 @@
+"""Every shipped JSON table has a JSON Schema beside it (``name.schema.json``), and holds to it: a hand edit with a
+wrong type, an unknown key or a malformed id fails here, before any resolve reads it. Cross-references a schema
+cannot state (a device's chip is in the chip table; a release's arch lists name only variants it lists) are
+checked here too."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_install"
+TABLES = sorted(p for p in PACKAGE.rglob("*.json") if not p.name.endswith(".schema.json"))
+
+
+def _load(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _validator(table: Path) -> Draft202012Validator:
+    schema = _load(table.with_name(table.name.removesuffix(".json") + ".schema.json"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def test_every_table_has_a_schema() -> None:
+    assert TABLES and all(t.with_name(t.name.removesuffix(".json") + ".schema.json").is_file() for t in TABLES)
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_table_holds_to_its_schema(table: Path) -> None:
+    errors = sorted(_validator(table).iter_errors(_load(table)), key=lambda e: list(e.absolute_path))
+    assert [f"{list(e.absolute_path)}: {e.message}" for e in errors][:5] == []
+
+
+def _first_release(data: dict[str, Any]) -> dict[str, Any]:
+    release: dict[str, Any] = data["releases"][0]
+    return release
+
+
+# One hand edit of each kind a person makes by mistake, and the table it goes into.
+MUTATIONS: dict[str, tuple[str, Callable[[Any], None]]] = {
+    "a driver floor written as a number": (
+        "resolver/data/torch-matrix.json", lambda d: d["cuda"]["families"]["12"]["floor"].update(linux=525.60)),
+    "a misspelt release key": ("resolver/data/torch-matrix.json", lambda d: _first_release(d).update(variant={})),
+    "a variant id of no kind": (
+        "resolver/data/torch-matrix.json", lambda d: _first_release(d)["variants"]["linux_x86_64"].append("cuda13")),
+    "a platform key that does not exist": (
+        "resolver/data/torch-matrix.json", lambda d: _first_release(d)["python"].update(linux_x64=["3.12"])),
+    "an arch list of strings": (
+        "resolver/data/torch-matrix.json",
+        lambda d: next(iter(_first_release(d)["cuda"]["linux_x86_64"].values())).update(sm=["sm_90"])),
+    "a confidence not on the scale": (
+        "resolver/data/torch-matrix.json", lambda d: _first_release(d).update(variants_conf="probably")),
+    "an upper-case PCI device id": (
+        "detectors/data/nvidia-pci.json", lambda d: d["devices"].update({"2B85": ["GB202", "x"]})),
+    "a compute capability as a number": ("detectors/data/nvidia-pci.json", lambda d: d["chips"].update(GB202=12.0)),
+    "a gfx target without its prefix": (
+        "detectors/data/amd-pci.json", lambda d: next(iter(d["devices"].values())).update(gfx="1100")),
+    "integrated as a string": (
+        "detectors/data/intel-pci.json", lambda d: next(iter(d["devices"].values())).update(integrated="yes")),
+    "a name row of an unknown vendor": ("detectors/data/gpu-names.json", lambda d: d["gpus"][0].update(vendor="ati")),
+    "a name row with no architecture": (
+        "detectors/data/gpu-names.json",
+        lambda d: d["gpus"].append({"name": "Mystery GPU", "vendor": "nvidia", "source": "x"})),
+    "a toolkit driver with a letter": (
+        "data/cuda-toolkit-drivers.json", lambda d: d["toolkits"][0].update(linux="535.x")),
+    "a ROCm release as a number": ("data/amdgpu-dkms-rocm.json", lambda d: d["drivers"][0].update(rocm=6.4)),
+    "an override variable in lower case": (
+        "data/variant-providers.json", lambda d: d["nvidia"]["overrides"].update(sm_arch="nv_force_sm")),
+}
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_a_wrong_hand_edit_fails_the_schema(mutation: str) -> None:
+    relative, change = MUTATIONS[mutation]
+    table = PACKAGE / relative
+    data = copy.deepcopy(_load(table))
+    change(data)
+    assert list(_validator(table).iter_errors(data)), mutation
+
+
+def test_cross_references_hold() -> None:
+    nvidia = _load(PACKAGE / "detectors" / "data" / "nvidia-pci.json")
+    assert {row[0] for row in nvidia["devices"].values()} <= set(nvidia["chips"])
+    intel = _load(PACKAGE / "detectors" / "data" / "intel-pci.json")
+    assert {row["family"] for row in intel["devices"].values()} <= set(intel["families"])
+    matrix = _load(PACKAGE / "resolver" / "data" / "torch-matrix.json")
+    for release in matrix["releases"]:
+        listed = {(p, v) for p, vs in release["variants"].items() for v in vs}
+        assert {(p, v) for p, vs in release["cuda"].items() for v in vs} <= listed, release["v"]
+        assert all(any(v == variant for _, v in listed) for variant in release["rocm"]), release["v"]
+        assert set(release["python"]) <= set(release["variants"]), release["v"]
+    versions = [r["v"] for r in matrix["releases"]]
+    assert versions == sorted(versions, key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True)
