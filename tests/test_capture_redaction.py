@@ -7,7 +7,7 @@ import tarfile
 from pathlib import Path
 
 from sysroot import SysrootBuilder, host_facts
-from torch_install.capture import Redactor, capture_members, sysroot_dir, write_capture
+from torch_install.capture import Redactor, capture_members, open_sysroot, write_capture
 from torch_install.probe import Probe
 
 ETH_MAC = "3c:ec:ef:1a:2b:3c"
@@ -75,11 +75,10 @@ def test_a_redacted_capture_replays_its_home_paths_consistently(tmp_path: Path) 
     with tarfile.open(archive) as tar:
         names = tar.getnames()
     assert "home/user1/.venv/pyvenv.cfg" in names and not any("alice" in name for name in names)
-    with sysroot_dir(archive) as replay:
-        probe = Probe(root=replay)
-        home = probe.env("HOME")
-        assert home == "/home/user1"
-        assert probe.read_text(f"{home}/.venv/pyvenv.cfg").startswith("home = /home/user1/.pyenv/")
+    probe = open_sysroot(str(archive))
+    home = probe.env("HOME")
+    assert home == "/home/user1"
+    assert probe.read_text(f"{home}/.venv/pyvenv.cfg").startswith("home = /home/user1/.pyenv/")
 
 
 def test_shared_homes_and_look_alikes_are_kept() -> None:

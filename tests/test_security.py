@@ -345,13 +345,81 @@ def test_capture_bomb_is_refused_from_its_header(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("member", [
-    _member("../escaped", size=1), _member("sys/link", tarfile.SYMTYPE,
-                                                                          link="/etc/shadow"),
-    _member("sys/up", tarfile.SYMTYPE, link="../../.."), _member("dev/nvidia0", tarfile.CHRTYPE),
-    _member("proc/fifo", tarfile.FIFOTYPE), _member("sys/hard", tarfile.LNKTYPE, link="/etc/passwd"),
+    _member("../escaped", size=1), _member("/etc/escaped", size=1), _member("sys/a/../../escaped", size=1),
+    _member("dev/nvidia0", tarfile.CHRTYPE), _member("proc/fifo", tarfile.FIFOTYPE),
+    _member("sys/hard", tarfile.LNKTYPE, link="/etc/passwd"), _member("a/" * 40 + "deep", size=1),
+    _member("x" * 2000, size=1),
 ])
 def test_capture_members_that_leave_the_tree_or_are_devices_are_refused(tmp_path: Path,
                                                                        member: tarfile.TarInfo) -> None:
     done = cli("detect", "--sysroot", _archive(tmp_path / "evil.tar.gz", member, data=b"x"))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert not (tmp_path / "escaped").exists()
+
+
+@pytest.mark.parametrize("link", ["/etc/shadow", "../../..", "../bus/pci/drivers/x"])
+def test_a_link_member_is_text_never_followed(tmp_path: Path, link: str) -> None:
+    """A link in an archive is only its target's text: reading through it finds nothing, whatever it names."""
+    from torch_install.capture import read_capture
+    from torch_install.probe import Probe
+
+    member = _member("sys/devices/x/driver", tarfile.SYMTYPE, link=link)
+    tree = read_capture(_archive(tmp_path / "links.tar.gz", member))
+    probe = Probe(root=tree)
+    assert probe.readlink("/sys/devices/x/driver") == link
+    assert probe.read_bytes("/sys/devices/x/driver/passwd") is None and probe.listdir("/sys/devices/x/driver") == []
+
+
+def test_a_path_through_a_link_under_another_spelling_is_refused(tmp_path: Path) -> None:
+    """The round-3 escape: a link named with "." parts, and a member written "through" it under another spelling."""
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "notes.txt").write_text("precious\n")
+    (tmp_path / "tmp" / "bus" / "pci" / "drivers").mkdir(parents=True)
+    (tmp_path / "tmp" / "bus" / "pci" / "drivers" / "x").symlink_to(victim)
+    archive = _archive(tmp_path / "evil.tar.gz", _member("././driver", tarfile.SYMTYPE, link="../bus/pci/drivers/x"),
+                       _member("driver/notes.txt", size=1), _member("driver/NEWFILE", size=1), data=b"x")
+    done = cli("detect", "--sysroot", archive, env={"TMPDIR": str(tmp_path / "tmp")})
+    assert done.returncode == 2 and "'driver': a path through a link" in done.stderr, done.stderr
+    assert (victim / "notes.txt").read_text() == "precious\n" and sorted(p.name for p in victim.iterdir()) == [
+        "notes.txt"]
+
+
+def test_replaying_a_capture_writes_no_file(tmp_path: Path) -> None:
+    """The replay only reads: an audit hook in the process sees no file opened for writing, no directory made, no
+    link, rename or removal, and the (read-only) temporary directory stays empty."""
+    from sysroot import FIXTURES
+    from torch_install.capture import capture_members
+    from torch_install.detectors import detect
+    from torch_install.probe import Probe
+
+    probe = Probe(root=FIXTURES / "rx7900xtx")
+    detect(probe)
+    archive = tmp_path / "capture.tar.gz"
+    from torch_install.capture import write_capture
+
+    assert write_capture(probe, archive) == len(capture_members(probe))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir(mode=0o500)
+    watcher = (
+        "import os, sys\n"
+        "bad = []\n"
+        "def hook(event, args):\n"
+        "    if event == 'open' and len(args) > 2 and isinstance(args[0], (str, bytes)) and (\n"
+        "            (isinstance(args[1], str) and any(c in args[1] for c in 'wax+'))\n"
+        "            or (args[2] or 0) & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)):\n"
+        "        bad.append(('open', args[0]))\n"
+        "    elif event in ('os.mkdir', 'os.symlink', 'os.link', 'os.rename', 'os.remove', 'os.rmdir',\n"
+        "                   'os.truncate', 'shutil.rmtree', 'os.chmod'):\n"
+        "        bad.append((event, args[0]))\n"
+        "sys.addaudithook(hook)\n"
+        "from torch_install.cli import main\n"
+        "code = main(['detect', '--json', '--sysroot', sys.argv[1]])\n"
+        "sys.stderr.write(f'WRITES {bad!r}\\n')\n"
+        "raise SystemExit(code)\n")
+    done = subprocess.run([sys.executable, "-c", watcher, str(archive)], capture_output=True, text=True,
+                          env={**os.environ, "TMPDIR": str(scratch), "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    assert done.returncode == 0, done.stderr
+    assert '"gfx": "gfx1100"' in done.stdout
+    assert done.stderr.splitlines()[-1] == "WRITES []"
+    assert list(scratch.iterdir()) == []

@@ -4,8 +4,9 @@
 and host facts a probe touched (layout in probe.py), with GPU UUIDs, other UUIDs, serial numbers and the
 host name redacted, and MAC (and other hardware) addresses and the user names in home-directory paths too,
 in stored paths as well as contents; the same value is always replaced by the same stand-in, so
-``CUDA_VISIBLE_DEVICES=GPU-…`` still selects the same GPU in the replay. ``sysroot_dir(path)`` opens a
-directory or a capture archive, extracting the archive with tarfile's ``data`` filter and a size cap.
+``CUDA_VISIBLE_DEVICES=GPU-…`` still selects the same GPU in the replay. ``open_sysroot(path)`` gives the probe of
+a captured tree (a directory) or of a capture archive, whose members are read into memory and never written to disk:
+no link, name spelling or planted directory can redirect a write, since there is none.
 """
 
 from __future__ import annotations
@@ -15,14 +16,12 @@ import json
 import os
 import re
 import tarfile
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+import zlib
 from pathlib import Path
 
 from .errors import InputError
-from .probe import Probe
+from .probe import MemoryTree, Probe
 
 MAX_ARCHIVE_BYTES = 64 * 1024 * 1024  # unpacked size of a capture; real ones are a few hundred kB
 MAX_MEMBERS = 50_000
@@ -173,9 +172,9 @@ def write_capture(probe: Probe, path: str | Path) -> int:
     return len(members)
 
 
-# A capture holds regular files, directories and the `driver` links of PCI devices (../../../bus/pci/drivers/X).
-_DRIVER_LINK = re.compile(r"^(?:\.\./)+bus/pci/drivers/[A-Za-z0-9_.-]+$")
 MAX_HEADER_BYTES = 64 * 1024  # a PAX or GNU long-name header; a capture's are a few hundred bytes
+MAX_NAME = 1024  # characters of a member's path; a capture's longest are under 200
+MAX_DEPTH = 32  # directories deep; a capture's deepest (sysfs) are under 15
 _LONG_HEADERS = (b"x", b"g", b"L", b"K")
 
 
@@ -187,7 +186,7 @@ def _header_size(block: bytes) -> int:
     return int(digits, 8) if digits and all(48 <= c <= 55 for c in digits) else 0
 
 
-def _check_headers(path: Path) -> None:
+def _check_headers(path: str) -> None:
     """Walk the tar headers before tarfile parses them: a PAX or long-name header over MAX_HEADER_BYTES (tarfile
     would read it whole into memory) or a total over MAX_ARCHIVE_BYTES is refused, reading at most that much."""
     import gzip
@@ -215,85 +214,75 @@ def _check_headers(path: Path) -> None:
                 left -= len(chunk)
 
 
-def _member_problem(member: tarfile.TarInfo, links: set[str]) -> str | None:
-    """Why a member has no place in a capture, or None."""
-    name = member.name
-    parts = name.split("/")
-    if name.startswith("/") or "\\" in name or any(p in ("..", "") for p in parts[:-1]) or parts[-1] == "..":
-        return f"{name!r}: a path outside the capture"
-    if any("/".join(parts[:i]) in links for i in range(1, len(parts))):
-        return f"{name!r}: a path through a link"
-    if member.isdir() or member.isreg():
-        return None
-    if member.issym() and parts[-1] == "driver" and _DRIVER_LINK.match(member.linkname) and \
-            member.linkname.count("../") <= len(parts) - 1:
-        return None
-    kind = "hard link" if member.islnk() else "link" if member.issym() else "special file"
-    return f"{name!r}: a {kind} (a capture holds files, directories and PCI driver links only)"
+def _member_name(raw: str) -> str:
+    """A member's path in the tree ("proc/driver/nvidia/version"): "." parts dropped; InputError for a path that
+    leaves the tree or could not come from a capture."""
+    if len(raw) > MAX_NAME:
+        raise InputError(f"{raw[:40]!r}…: a name of {len(raw)} characters, longer than a capture's ({MAX_NAME})")
+    if raw.startswith("/") or "\\" in raw or "\0" in raw:
+        raise InputError(f"{raw[:80]!r}: a path outside the capture")
+    parts = [p for p in raw.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise InputError(f"{raw[:80]!r}: a path outside the capture")
+    if len(parts) > MAX_DEPTH:
+        raise InputError(f"{raw[:80]!r}…: nested {len(parts)} deep, deeper than a capture's {MAX_DEPTH}")
+    return "/".join(parts)
 
 
-def _extract(archive: tarfile.TarFile, members: list[tarfile.TarInfo], root: str) -> None:
-    """Write the checked members under ``root`` (files 0644, directories 0755), never following a link."""
-    import os
-
-    for member in members:
-        target = os.path.join(root, *member.name.rstrip("/").split("/"))
-        if member.isdir():
-            os.makedirs(target, mode=0o755, exist_ok=True)
-            continue
-        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-        if os.path.lexists(target):
-            if os.path.isdir(target) and not os.path.islink(target):
-                raise InputError(f"{member.name!r}: a file over a directory")
-            os.unlink(target)
-        if member.issym():
-            os.symlink(member.linkname, target)
-            continue
-        source = archive.extractfile(member)
-        data = source.read(MAX_ARCHIVE_BYTES + 1) if source else b""
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(target, flags, 0o644)
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-
-
-@contextmanager
-def sysroot_dir(path: str | Path) -> Iterator[str]:
-    """A captured tree as a directory: the directory itself, or a capture archive extracted to a temporary
-    directory (removed afterwards). Anything else is an InputError naming the path.
-
-    Members are checked by this module, not by tarfile's filters (bypassable before Python 3.11.13/3.12.11/3.13.4,
-    CVE-2025-4517): regular files, directories and PCI ``driver`` links inside the tree only; no hard link, no
-    other link, no path through a link, no header larger than a capture's."""
-    path = Path(path)
-    if os.path.isdir(path):  # os.path, not Path: a name too long for the system is False, not an OSError
-        yield str(path)
-        return
-    if not os.path.isfile(path) or not path.name.endswith((".tar.gz", ".tgz", ".tar")):
-        raise InputError(f"--sysroot {path}: not a directory or a .tar.gz capture")
-    with tempfile.TemporaryDirectory(prefix="torch-install-sysroot-") as tmp:
-        try:
-            _check_headers(path)
-            with tarfile.open(path) as archive:
-                members: list[tarfile.TarInfo] = []
-                links: set[str] = set()
-                total = 0
-                for member in archive:  # checked header by header: a bomb is refused before it is inflated
-                    member.name = member.name.removeprefix("./")
-                    if not member.name or member.name == ".":
-                        continue
-                    problem = _member_problem(member, links)
-                    if problem:
-                        raise InputError(f"--sysroot {path}: {problem}")
-                    if member.issym():
-                        links.add(member.name)
-                    members.append(member)
+def read_capture(path: str) -> MemoryTree:
+    """A capture archive's members, read into memory (never written to disk): regular files, directories and links
+    (a link's target is only text, never followed). Bounded: MAX_MEMBERS entries, MAX_ARCHIVE_BYTES of contents,
+    names of MAX_NAME characters and MAX_DEPTH directories. Anything else is an InputError naming the member."""
+    files: dict[str, bytes] = {}
+    dirs: set[str] = set()
+    links: dict[str, str] = {}
+    total = 0
+    try:
+        _check_headers(path)
+        with tarfile.open(path) as archive:
+            for count, member in enumerate(archive, 1):  # header by header: a bomb is refused before it inflates
+                if count > MAX_MEMBERS:
+                    raise InputError(f"archive too large for a capture: more than {MAX_MEMBERS} entries")
+                name = _member_name(member.name)
+                if not name:
+                    continue
+                if member.isdir():
+                    dirs.add(name)
+                elif member.issym():
+                    links[name] = member.linkname[:MAX_NAME]
+                elif member.isreg():
                     total += member.size
-                    if len(members) > MAX_MEMBERS or total > MAX_ARCHIVE_BYTES:
-                        raise InputError(f"--sysroot {path}: archive too large for a capture "
-                                         f"(limits: {MAX_MEMBERS} entries, {MAX_ARCHIVE_BYTES >> 20} MiB)")
-                _extract(archive, members, tmp)
-        except (tarfile.TarError, OSError, EOFError, ValueError) as exc:
-            raise InputError(f"--sysroot {path}: not a readable capture archive ({exc})") from None
-        yield tmp
+                    if total > MAX_ARCHIVE_BYTES:
+                        raise InputError(f"archive too large for a capture: contents over {MAX_ARCHIVE_BYTES} bytes")
+                    source = archive.extractfile(member)
+                    files[name] = source.read(member.size) if source else b""
+                else:
+                    kind = "hard link" if member.islnk() else "special file"
+                    raise InputError(f"{name!r}: a {kind} (a capture holds files, directories and links only)")
+    except InputError as exc:
+        raise InputError(f"--sysroot {path}: {exc}") from None
+    except (tarfile.TarError, OSError, EOFError, ValueError, zlib.error) as exc:
+        raise InputError(f"--sysroot {path}: not a readable capture archive ({exc})") from None
+    _check_shape(path, files, dirs, links)
+    return MemoryTree(files, dirs, links)
 
+
+def _check_shape(path: str, files: dict[str, bytes], dirs: set[str], links: dict[str, str]) -> None:
+    """No path is two things: a file or link over a directory, or a path through a link, is refused."""
+    parents = {name.rsplit("/", 1)[0] for name in (*files, *dirs, *links) if "/" in name}
+    parents |= {"/".join(p.split("/")[:i]) for p in parents for i in range(1, p.count("/") + 1)}
+    for name in sorted(parents & (set(files) | set(links))):
+        what = "a path through a link" if name in links else "a file over a directory"
+        raise InputError(f"--sysroot {path}: {name!r}: {what}")
+    for name in sorted(set(files) & set(links)):
+        raise InputError(f"--sysroot {path}: {name!r}: a file and a link of one name")
+
+
+def open_sysroot(path: str) -> Probe:
+    """The probe of a captured machine: a captured tree (a directory, read in place) or a capture archive (read
+    into memory). Anything else is an InputError naming the path."""
+    if os.path.isdir(path):  # os.path, not Path: a name too long for the system is False, not an OSError
+        return Probe(root=path)
+    if not os.path.isfile(path) or not path.endswith((".tar.gz", ".tgz", ".tar")):
+        raise InputError(f"--sysroot {path}: not a directory or a .tar.gz capture")
+    return Probe(root=read_capture(path))

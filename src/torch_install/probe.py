@@ -100,76 +100,63 @@ class Accessed:
         self.host: dict[str, str] = {}
 
 
-class Probe:
-    """Read-only access to a machine: the real one (``root="/"``) or a captured tree."""
+class DirectoryTree:
+    """A captured tree on disk (``Probe(root=DIR)``): read-only, and nothing outside it is ever read, a link that
+    leads out of the tree included."""
 
-    def __init__(self, root: "str | Path" = "/", env: Mapping[str, str] | None = None,
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
-        self._root = os.fspath(root)  # a str: reading files through os needs no pathlib at start-up
-        self.is_host = str(root) in ("/", "")
-        self._real_root = os.path.realpath(self._root)  # resolved once: _inside compares against it
-        self._prefix = os.path.join(self._root, "")
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self._real_root = os.path.realpath(root)  # resolved once: _inside compares against it
+        self._prefix = os.path.join(root, "")
         self._link_free: dict[str, bool] = {self._prefix[:-1] or self._prefix: True}  # see _inside
-        self.timeout = timeout
-        self.accessed = Accessed()
-        if env is not None:
-            self._env = dict(env)
-        elif self.is_host:
-            self._env = dict(os.environ)
-        else:
-            self._env = self._load_json("_env.json")
-        self._host_json = {} if self.is_host else self._load_json("_host.json")
-
-    @property
-    def root(self) -> "Path":
-        """The captured tree read (``/`` for the host)."""
-        from pathlib import Path
-
-        return Path(self._root)
-
-    def _load_json(self, name: str) -> dict[str, str]:
-        path = os.path.join(self._root, name)
-        try:
-            if not self._inside(path):
-                return {}
-            data = json.loads(read_regular(path, MAX_READ).decode("utf-8"))
-        except (OSError, ValueError, RecursionError):
-            return {}
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-    def path(self, path: str) -> "Path":
-        """Where an absolute machine path lives for this probe."""
-        from pathlib import Path
-
-        return Path(self._fs_path(path))
 
     def _fs_path(self, path: str) -> str:
-        return path if self.is_host else os.path.join(self._root, path.lstrip("/"))
+        return os.path.join(self.root, path.lstrip("/"))
 
-    # files -----------------------------------------------------------------------------------
-    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
-        """A file's bytes (at most ``limit``), or None when it is absent, unreadable or not a regular file
-        (a FIFO or device never blocks detection); in a captured tree, also when a link leads out of it."""
+    def read(self, path: str, limit: int) -> bytes | None:
         fs_path = self._fs_path(path)
-        if not self.is_host and not self._inside(fs_path):
+        if not self._inside(fs_path):
             return None
         try:
-            data = read_regular(fs_path, limit)
+            return read_regular(fs_path, limit)
         except (OSError, ValueError):
             return None
-        self.accessed.files[path] = data
-        return data
 
-    def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
-        """A file's text (undecodable bytes replaced), or None when it is absent or unreadable."""
-        data = self.read_bytes(path, limit)
-        return None if data is None else data.decode("utf-8", errors="replace")
+    def listdir(self, path: str) -> list[str] | None:
+        fs_path = self._fs_path(path)
+        if not self._inside(fs_path):
+            return None
+        try:
+            return sorted(os.listdir(fs_path))
+        except (OSError, ValueError):
+            return None
+
+    def readlink(self, path: str) -> str | None:
+        parent, name = os.path.split(self._fs_path(path))
+        if name in ("", ".", "..") or not self._inside(parent):
+            return None
+        try:
+            return os.readlink(os.path.join(parent, name))
+        except (OSError, ValueError):
+            return None
+
+    def kind(self, path: str) -> str | None:
+        """"dir", "file" (any other node: a marker or device node) or None when absent or out of the tree."""
+        fs_path = self._fs_path(path)
+        if not self._inside(fs_path):
+            return None
+        try:
+            if not os.path.exists(fs_path):
+                return None
+            return "dir" if os.path.isdir(fs_path) else "file"
+        except (OSError, ValueError):
+            return None
 
     def _inside(self, fs_path: str) -> bool:
         """Whether a path of the captured tree, links resolved, stays inside the tree.
 
         A path is resolved (``os.path.realpath``) only when ``os.lstat`` finds a link on its way, or it
-        holds a '.' or '..' part; what each directory gave is remembered for the probe's life (a captured
+        holds a '.' or '..' part; what each directory gave is remembered for the tree's life (a captured
         tree does not change while it is read)."""
         if not fs_path.startswith(self._prefix):
             return self._resolves_inside(fs_path)
@@ -196,13 +183,105 @@ class Probe:
         except ValueError:  # another drive, or a mix of absolute and relative paths
             return False
 
+
+class MemoryTree:
+    """A captured tree held in memory (a capture archive read by ``capture.read_capture``): files, directories
+    and links by their path in the tree ("proc/driver/nvidia/version"). Nothing of it is ever on disk, and a link
+    is only text: no path leads through one."""
+
+    def __init__(self, files: Mapping[str, bytes], dirs: set[str], links: Mapping[str, str]) -> None:
+        self.files, self.links = dict(files), dict(links)
+        self.dirs = set(dirs) | {""}
+        self.children: dict[str, set[str]] = {}
+        for name in (*self.files, *self.dirs, *self.links):
+            while name:
+                parent, _, base = name.rpartition("/")
+                self.dirs.add(parent)
+                self.children.setdefault(parent, set()).add(base)
+                name = parent
+
+    @staticmethod
+    def _key(path: str) -> str:
+        return path.strip("/")
+
+    def read(self, path: str, limit: int) -> bytes | None:
+        data = self.files.get(self._key(path))
+        return None if data is None else data[:limit]
+
+    def listdir(self, path: str) -> list[str] | None:
+        key = self._key(path)
+        return sorted(self.children.get(key, ())) if key in self.dirs else None
+
+    def readlink(self, path: str) -> str | None:
+        return self.links.get(self._key(path))
+
+    def kind(self, path: str) -> str | None:
+        key = self._key(path)
+        return "dir" if key in self.dirs else "file" if key in self.files or key in self.links else None
+
+
+class Probe:
+    """Read-only access to a machine: the real one (``root="/"``), a captured tree on disk (a directory), or one in
+    memory (a ``MemoryTree``)."""
+
+    def __init__(self, root: "str | Path | MemoryTree" = "/", env: Mapping[str, str] | None = None,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
+        if isinstance(root, MemoryTree):
+            self._tree: DirectoryTree | MemoryTree | None = root
+            self.is_host = False
+        else:
+            root = os.fspath(root)  # a str: reading files through os needs no pathlib at start-up
+            self.is_host = root in ("/", "")
+            self._tree = None if self.is_host else DirectoryTree(root)
+        self.timeout = timeout
+        self.accessed = Accessed()
+        if env is not None:
+            self._env = dict(env)
+        elif self.is_host:
+            self._env = dict(os.environ)
+        else:
+            self._env = self._load_json("_env.json")
+        self._host_json = {} if self.is_host else self._load_json("_host.json")
+
+    def _load_json(self, name: str) -> dict[str, str]:
+        assert self._tree is not None
+        data = self._tree.read(name, MAX_READ)
+        try:
+            loaded = json.loads(data.decode("utf-8")) if data is not None else None
+        except (ValueError, RecursionError):
+            return {}
+        return {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+
+    # files -----------------------------------------------------------------------------------
+    def read_bytes(self, path: str, limit: int = MAX_READ) -> bytes | None:
+        """A file's bytes (at most ``limit``), or None when it is absent, unreadable or not a regular file
+        (a FIFO or device never blocks detection); in a captured tree, also when a link leads out of it."""
+        if self._tree is not None:
+            data = self._tree.read(path, limit)
+        else:
+            try:
+                data = read_regular(path, limit)
+            except (OSError, ValueError):
+                data = None
+        if data is not None:
+            self.accessed.files[path] = data
+        return data
+
+    def read_text(self, path: str, limit: int = MAX_READ) -> str | None:
+        """A file's text (undecodable bytes replaced), or None when it is absent or unreadable."""
+        data = self.read_bytes(path, limit)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
     def listdir(self, path: str) -> list[str]:
         """Sorted entry names of a directory; [] when it is absent or unreadable."""
-        if not self.is_host and not self._inside(self._fs_path(path)):
-            return []
-        try:
-            names = sorted(os.listdir(self._fs_path(path)))
-        except (OSError, ValueError):
+        if self._tree is not None:
+            names = self._tree.listdir(path)
+        else:
+            try:
+                names = sorted(os.listdir(path))
+            except (OSError, ValueError):
+                names = None
+        if names is None:
             return []
         self.accessed.dirs.add(path)
         return names
@@ -210,33 +289,32 @@ class Probe:
     def readlink(self, path: str) -> str | None:
         """A symbolic link's target text, or None; in a captured tree, also None when a directory on its way
         leads out of the tree (the link itself is not followed: its target is only text)."""
-        fs_path = self._fs_path(path)
-        if not self.is_host:
-            parent, name = os.path.split(fs_path)
-            if name in ("", ".", "..") or not self._inside(parent):
-                return None
-        try:
-            target = os.readlink(fs_path)
-        except (OSError, ValueError):
-            return None
-        self.accessed.links[path] = target
+        if self._tree is not None:
+            target = self._tree.readlink(path)
+        else:
+            try:
+                target = os.readlink(path)
+            except (OSError, ValueError):
+                target = None
+        if target is not None:
+            self.accessed.links[path] = target
         return target
 
     def exists(self, path: str) -> bool:
         """Whether a file, directory or device node is there; in a captured tree, False when a link on its way
         leads out of the tree (a host's /dev/nvidia0 never answers for a captured machine)."""
-        fs_path = self._fs_path(path)
-        if not self.is_host and not self._inside(fs_path):
-            return False
-        try:
-            found = os.path.exists(fs_path)
-        except (OSError, ValueError):
-            return False
-        if found and os.path.isdir(fs_path):
+        if self._tree is not None:
+            kind = self._tree.kind(path)
+        else:
+            try:
+                kind = ("dir" if os.path.isdir(path) else "file") if os.path.exists(path) else None
+            except (OSError, ValueError):
+                kind = None
+        if kind == "dir":
             self.accessed.dirs.add(path)
-        elif found:  # a marker file or device node (/.dockerenv, /dev/dxg): a capture keeps it, empty
+        elif kind:  # a marker file or device node (/.dockerenv, /dev/dxg): a capture keeps it, empty
             self.accessed.files.setdefault(path, b"")
-        return found
+        return kind is not None
 
     # environment and host facts --------------------------------------------------------------
     def env(self, name: str) -> str | None:
@@ -282,7 +360,7 @@ class Probe:
     # commands --------------------------------------------------------------------------------
     def run(self, argv: list[str], timeout: float | None = None) -> CommandResult:
         """Run a command (never through a shell) with a timeout; a captured tree replays its output."""
-        result = self._run_host(argv, timeout) if self.is_host else self._replay(argv)
+        result = self._run_host(argv, timeout) if self._tree is None else self._replay(argv)
         self.accessed.commands[command_slug(argv)] = result
         return result
 
@@ -303,20 +381,19 @@ class Probe:
         return CommandResult(tuple(argv), done.returncode, done.stdout, done.stderr)
 
     def _replay(self, argv: list[str]) -> CommandResult:
-        base = os.path.join(self._root, "_commands", command_slug(argv))
-        if not self._inside(base):
-            return CommandResult(tuple(argv), None, error="not found")
-        if os.path.lexists(base + ".timeout") and self._inside(base + ".timeout"):
+        assert self._tree is not None
+        base = f"_commands/{command_slug(argv)}"
+        if self._tree.kind(base + ".timeout") is not None:
             return CommandResult(tuple(argv), None, error=f"timed out after {self.timeout:g} s and was killed")
-        try:
-            stdout = _read_bytes(base).decode("utf-8", "replace")
-        except OSError:
+        stdout = self._tree.read(base, MAX_READ)
+        if stdout is None:
             return CommandResult(tuple(argv), None, error="not found")
         # the sidecars obey the tree's rule too: a link out of the tree is not read (nor copied into a capture)
-        stderr = _read_or(base + ".stderr", "") if self._inside(base + ".stderr") else ""
-        rc_text = (_read_or(base + ".rc", "0") if self._inside(base + ".rc") else "0").strip()
+        stderr = (self._tree.read(base + ".stderr", MAX_READ) or b"").decode("utf-8", "replace")
+        rc_text = (self._tree.read(base + ".rc", 64) or b"0").decode("utf-8", "replace").strip()
         rc = small_int(rc_text[1:], 4) if rc_text[:1] == "-" else small_int(rc_text, 4)
-        return CommandResult(tuple(argv), 1 if rc is None else -rc if rc_text[:1] == "-" else rc, stdout, stderr)
+        return CommandResult(tuple(argv), 1 if rc is None else -rc if rc_text[:1] == "-" else rc,
+                             stdout.decode("utf-8", "replace"), stderr)
 
 
 def read_regular(path: str, limit: int = MAX_READ) -> bytes:
@@ -350,14 +427,3 @@ def _may_be_link(path: str) -> bool:
     except (OSError, ValueError):
         return True
     return stat.S_ISLNK(st.st_mode) or bool(getattr(st, "st_file_attributes", 0) & 0x400)  # REPARSE_POINT
-
-
-def _read_bytes(path: str) -> bytes:
-    return read_regular(path, MAX_READ)
-
-
-def _read_or(path: str, default: str) -> str:
-    try:
-        return _read_bytes(path).decode("utf-8", "replace")
-    except OSError:
-        return default

@@ -67,20 +67,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _cpu_flags(args: argparse.Namespace) -> frozenset[str] | None:
     """The CPU feature flags of /proc/cpuinfo (this machine or the --sysroot tree); None for a --target file."""
-    from pathlib import Path
-
-    from ..probe import Probe
     from ..wheelnext import cpu_flags_from_cpuinfo
 
     if args.target:
         return None
-    if args.sysroot and not Path(args.sysroot).is_dir():
-        from ..capture import sysroot_dir
-
-        with sysroot_dir(args.sysroot) as root:
-            return cpu_flags_from_cpuinfo(Probe(root=root).read_text("/proc/cpuinfo", 1 << 20))
-    probe = Probe(root=args.sysroot) if args.sysroot else Probe()
-    return cpu_flags_from_cpuinfo(probe.read_text("/proc/cpuinfo", 1 << 20))
+    return cpu_flags_from_cpuinfo(targets.probe_of(args).read_text("/proc/cpuinfo", 1 << 20))
 
 
 def render_variant_properties(machine: Machine, cpu_flags: frozenset[str] | None) -> str:
@@ -103,21 +94,14 @@ def render_nfd(machine: Machine) -> str:
 
 
 def _detect_and_capture(args: argparse.Namespace) -> Machine:
-    from ..capture import sysroot_dir, write_capture
+    from ..capture import write_capture
     from ..detectors import detect
-    from ..probe import Probe
 
     if not args.capture.endswith((".tar.gz", ".tgz")):
         raise InputError(f"--capture {args.capture}: the file name must end in .tar.gz")
-    if args.sysroot:
-        with sysroot_dir(args.sysroot) as root:
-            probe = Probe(root=root)
-            machine = detect(probe)
-            count = write_capture(probe, args.capture)
-    else:
-        probe = Probe()
-        machine = detect(probe)
-        count = write_capture(probe, args.capture)
+    probe = targets.probe_of(args)
+    machine = detect(probe)
+    count = write_capture(probe, args.capture)
     sys.stderr.write(f"torch-install: wrote {args.capture} ({count} entries; UUIDs, serial numbers and the host "
                      "name redacted)\n")
     return machine

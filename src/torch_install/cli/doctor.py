@@ -42,7 +42,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from ..errors import InputError
 
@@ -50,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--import-timeout: must be a number of seconds from 0 to 3600")
     from ..doctor import diagnose
     from ..doctor.inspect import inspect_environment
-    from ..probe import Probe
     from ..resolver.matrix import load_matrix
 
     probe = None
@@ -65,9 +63,7 @@ def run(args: argparse.Namespace) -> int:
         from ..detectors import detect
         from ..machine_completion import complete_machine
 
-        if args.sysroot and not Path(args.sysroot).is_dir():
-            raise InputError(f"--sysroot {args.sysroot}: not a directory")
-        probe = Probe(root=args.sysroot) if args.sysroot else Probe()
+        probe = targets.probe_of(args)
         machine = complete_machine(detect(probe))
         environ = dict(probe.environ)
     installed = inspect_environment(common.target_interpreter(args.python))

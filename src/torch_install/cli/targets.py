@@ -49,8 +49,9 @@ def sysroot_path(value: str) -> str:
 
 
 def add_sysroot_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sysroot", metavar="DIR", type=sysroot_path,
-                        help="detect on a captured tree (from 'detect --capture') instead of this machine")
+    parser.add_argument("--sysroot", metavar="DIR|FILE.tar.gz", type=sysroot_path,
+                        help="detect on a captured tree or a capture archive (from 'detect --capture', read in "
+                             "memory) instead of this machine")
 
 
 def add_target_options(parser: argparse.ArgumentParser) -> None:
@@ -69,42 +70,37 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
                        help='GPU by name, like "RTX 4090" (repeat for several)')
 
 
-def _probe(args: argparse.Namespace) -> Probe:
-    """The probe of this machine, or of the --sysroot directory."""
-    from ..probe import Probe
+def probe_of(args: argparse.Namespace) -> Probe:
+    """The probe of this machine, or of the captured machine --sysroot names (a directory, or a capture archive
+    read into memory); one per command, so a capture is read once."""
+    cached: Probe | None = getattr(args, "_probe", None)
+    if cached is None:
+        from ..probe import Probe
 
-    sysroot = getattr(args, "sysroot", None)
-    return Probe(root=sysroot) if sysroot else Probe()
+        sysroot = getattr(args, "sysroot", None)
+        if sysroot:
+            from ..capture import open_sysroot
+
+            cached = open_sysroot(sysroot)
+        else:
+            cached = Probe()
+        args._probe = cached
+    return cached
 
 
 def detect_here(args: argparse.Namespace) -> Machine:
-    """Detect this machine, or the captured tree (directory or capture archive) named by --sysroot."""
+    """Detect this machine, or the captured machine named by --sysroot."""
     from ..detectors import detect
-    from ..probe import Probe
 
-    sysroot = getattr(args, "sysroot", None)
-    if sysroot and not os.path.isdir(sysroot):
-        from ..capture import sysroot_dir  # a capture archive, extracted safely
-
-        with sysroot_dir(sysroot) as root:
-            return detect(Probe(root=root))
-    return detect(_probe(args))
+    return detect(probe_of(args))
 
 
 def platform_here(args: argparse.Namespace) -> Machine:
     """This machine's platform fields only (os, arch, python, glibc): what a target profile may assume."""
     from ..detectors import Found, build_machine, host
-    from ..probe import Probe
 
-    sysroot = getattr(args, "sysroot", None)
     found = Found()
-    if sysroot and not os.path.isdir(sysroot):
-        from ..capture import sysroot_dir  # a capture archive, extracted safely
-
-        with sysroot_dir(sysroot) as root:
-            host.detect(Probe(root=root), found)
-    else:
-        host.detect(_probe(args), found)
+    host.detect(probe_of(args), found)
     return build_machine(found)
 
 
@@ -196,7 +192,7 @@ def _container_machines(args: argparse.Namespace, variant: str | None) -> list[M
     explicit = getattr(args, "for_container", None)
     if explicit is False:
         return None
-    probe = _probe(args)
+    probe = probe_of(args)
     if explicit:
         why = "--for-container"
     else:
