@@ -1,12 +1,13 @@
-"""The build stays installed: `install --pin` writes a constraints file into the environment and names it in
-the environment's pip.conf, so a later `pip install torchvision` from a default index that offers a newer plain
-torch keeps the chosen build. Real pip, real venvs, loopback indexes; the machine's own pip configuration is
-replaced by the test's (XDG_CONFIG_DIRS, HOME)."""
+"""The build stays installed: `install --pin` writes a constraints file into the environment and names it where pip
+and uv read it, editing only its own part of the user's configuration. Real pip, real uv, real venvs, loopback
+indexes; the machine's own pip configuration is replaced by the test's (XDG_CONFIG_DIRS, HOME). The round-3
+reliability reproducers (pin_*.py) are the cases here."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,10 @@ import pytest
 
 from wheels import build_wheel, serve_wheels
 
-pytestmark = pytest.mark.slow  # real pip, uv, venvs or processes
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout and pip.conf")]
 
-posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout and pip.conf")
+TORCH = "2.13.0+cpu"  # a release whose companions carry the variant's label: a mismatched one can be told apart
+VISION = "0.28.0"  # its torchvision, per the shipped matrix
 
 
 @pytest.fixture
@@ -31,52 +33,198 @@ def pip_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "VIRTUAL_ENV", "UV_"))}
     env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
                XDG_CONFIG_DIRS=str(xdg), PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_INPUT="1",
-               TORCH_INSTALL_DEFAULT_INDEX="none")
+               TORCH_INSTALL_DEFAULT_INDEX="none", UV_NO_CACHE="1", TORCH_INSTALL_CACHE_DIR=str(tmp_path / "cache"))
     return env
 
 
-def _installed(python: Path, name: str) -> str:
-    code = f"import importlib.metadata as m; print(m.version({name!r}))"
-    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+@pytest.fixture
+def index(httpserver, tmp_path: Path) -> str:
+    """A PyTorch-index stand-in (/whl/cpu: torch 2.13.0+cpu and 2.14.1+cpu, torchvision 0.28.0+cpu) and a default
+    index stand-in (/simple: a newer plain torch, and the plain torchvision 0.28.0, a build for another variant)."""
+    wheels = tmp_path / "wheels"
+    (wheels / "default").mkdir(parents=True)
+    serve_wheels(httpserver, "/whl/cpu", [build_wheel(wheels, "torch", TORCH),
+                                          build_wheel(wheels, "torch", "2.14.1+cpu"),
+                                          build_wheel(wheels, "torchvision", f"{VISION}+cpu",
+                                                      requires=["torch==2.13.0"])])
+    serve_wheels(httpserver, "/simple", [build_wheel(wheels / "default", "torch", "99.0"),
+                                         build_wheel(wheels / "default", "torchvision", VISION,
+                                                     requires=["torch==2.13.0"])])
+    return httpserver.url_for("/whl").rstrip("/")
 
 
-@posix_only
-@pytest.mark.parametrize("pin", [True, False], ids=["pinned", "not pinned (the control)"])
-def test_a_later_pip_install_keeps_the_pinned_build(httpserver, tmp_path: Path, pip_env: dict[str, str],
-                                                    pin: bool, make_venv) -> None:
-    python = make_venv(tmp_path / "env")
-    base = httpserver.url_for("/whl").rstrip("/")
-    torch_install = [sys.executable, "-m", "torch_install", "install", "--python", str(python), "--variant", "cpu",
-                     "--index-base", base]
-    dry = subprocess.run([*torch_install, "--dry-run"], capture_output=True, text=True, env=pip_env, check=True)
-    chosen = next(a for a in dry.stdout.split() if a.startswith("torch==")).split("==")[1]
-    public = chosen.split("+")[0]
-    serve_wheels(httpserver, "/whl/cpu", [build_wheel(tmp_path, "torch", chosen)])
-    default = tmp_path / "default"
-    default.mkdir()
-    serve_wheels(httpserver, "/simple", [build_wheel(default, "torch", "99.0"),  # a newer plain torch there
-                                         build_wheel(default, "torchvision", "0.99", requires=["torch==99.0"]),
-                                         build_wheel(default, "torchvision", "0.50", requires=[f"torch=={public}"])])
-    done = subprocess.run([*torch_install, *(["--pin"] if pin else [])], capture_output=True, text=True, env=pip_env)
+def _installed(python: Path, name: str) -> str | None:
+    code = f"import importlib.metadata as m\ntry: print(m.version({name!r}))\nexcept m.PackageNotFoundError: print('-')"
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    return None if out == "-" else out
+
+
+def _torch_install(python: Path, base: str, env: dict[str, str], *args: str,
+                   cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "torch_install", "install", "--python", str(python), "--variant",
+                           "cpu", "--index-base", base, *args], capture_output=True, text=True, env=env, cwd=cwd)
+
+
+def _pip(python: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(python), "-m", "pip", *args], capture_output=True, text=True, env=env)
+
+
+def test_a_later_install_of_a_companion_keeps_a_matching_pair_with_pip_and_uv(httpserver, index: str, tmp_path: Path,
+                                                                             pip_env: dict[str, str],
+                                                                             make_venv) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    python = make_venv(project / ".venv")
+    done = _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}", "--pin")
     assert done.returncode == 0, done.stderr
-    assert _installed(python, "torch") == chosen
-    if pin:
-        prefix = tmp_path / "env"
-        assert f"pinned torch=={chosen}: later pip installs in this environment keep them" in done.stderr
-        assert (prefix / "torch-install-constraints.txt").read_text().splitlines()[1:] == [f"torch=={chosen}"]
-        conf = (prefix / "pip.conf").read_text()  # the site-wide constraint stays in force beside the pin
-        assert f"constraint = {tmp_path / 'site-wide-constraints.txt'} {prefix / 'torch-install-constraints.txt'}" \
-            in conf
-    later = subprocess.run([str(python), "-m", "pip", "install", "torchvision", "--index-url",
-                            httpserver.url_for("/simple/")], capture_output=True, text=True, env=pip_env)
-    assert later.returncode == 0, later.stderr
-    if pin:
-        assert (_installed(python, "torch"), _installed(python, "torchvision")) == (chosen, "0.50")
-    else:
-        assert (_installed(python, "torch"), _installed(python, "torchvision")) == ("99.0", "0.99")
+    pins = (project / ".venv" / "torch-install-constraints.txt").read_text().splitlines()[1:]
+    assert pins == [f"torch=={TORCH}", f"torchvision=={VISION}+cpu", "torchaudio==2.11.1"]  # the release's match
+    conf = (project / ".venv" / "pip.conf").read_text()  # the site-wide constraint stays in force beside the pin
+    ours = project / ".venv" / "torch-install-constraints.txt"
+    assert f"constraint = {tmp_path / 'site-wide-constraints.txt'} {ours}" in conf
+    default = httpserver.url_for("/simple/")
+    plain = _pip(python, pip_env, "install", "torchvision", "--index-url", default)  # its torchvision is another build
+    assert plain.returncode != 0 and (_installed(python, "torch"), _installed(python, "torchvision")) == (TORCH, None)
+    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    by_uv = subprocess.run([uv, "pip", "install", "torchvision", "--index-url", default], capture_output=True,
+                           text=True, env=pip_env, cwd=project)  # uv finds ./.venv and ./uv.toml here
+    assert by_uv.returncode != 0 and "0.28.0+cpu" in by_uv.stderr, by_uv.stderr
+    assert _installed(python, "torchvision") is None
+    assert 'constraint-dependencies = [\n    "torch==2.13.0+cpu",' in (project / "uv.toml").read_text()
+    right = _pip(python, pip_env, "install", "torchvision", "--index-url", f"{index}/cpu/")
+    assert right.returncode == 0, right.stderr
+    assert (_installed(python, "torch"), _installed(python, "torchvision")) == (TORCH, f"{VISION}+cpu")
+    doctor = subprocess.run([sys.executable, "-m", "torch_install", "doctor", "--json", "--python", str(python),
+                             "--target", str(_cpu_profile(tmp_path))], capture_output=True, text=True, env=pip_env)
+    assert not [f["code"] for f in json.loads(doctor.stdout)["findings"] if f["code"].startswith("install-guard")]
 
 
-@posix_only
+def _cpu_profile(tmp_path: Path) -> Path:
+    profile = tmp_path / "cpu.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.11", "glibc": "2.35", "gpus": []}))
+    return profile
+
+
+def test_without_the_pin_a_mismatched_companion_comes_in(httpserver, index: str, tmp_path: Path,
+                                                          pip_env: dict[str, str], make_venv) -> None:
+    """The control: what the pin prevents (the default index's torchvision, another build, beside the CPU torch;
+    then its newer plain torch)."""
+    python = make_venv(tmp_path / "env")
+    assert _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}").returncode == 0
+    default = httpserver.url_for("/simple/")
+    assert _pip(python, pip_env, "install", "torchvision", "--index-url", default).returncode == 0
+    assert (_installed(python, "torch"), _installed(python, "torchvision")) == (TORCH, VISION)
+    assert _pip(python, pip_env, "install", "-U", "torch", "--index-url", default).returncode == 0
+    assert _installed(python, "torch") == "99.0"
+
+
+def test_a_path_with_a_space_is_pinned_where_pip_reads_it(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                          make_venv) -> None:
+    """pip splits a configured constraint on whitespace: the file is named by its file: URL."""
+    python = make_venv(tmp_path / "my env")
+    assert _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}", "--pin").returncode == 0
+    conf = (tmp_path / "my env" / "pip.conf").read_text()
+    assert "file://" in conf and "my%20env/torch-install-constraints.txt" in conf
+    listed = _pip(python, pip_env, "install", "--dry-run", "--no-index", "--find-links", str(tmp_path / "wheels"),
+                  "torch")
+    assert listed.returncode == 0 and "Would install" not in listed.stdout, listed.stderr  # kept, not replaced
+
+
+def test_an_existing_key_of_another_case_is_the_one_edited(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                           make_venv) -> None:
+    python = make_venv(tmp_path / "env")
+    mine = tmp_path / "mine.txt"
+    mine.write_text("")
+    (tmp_path / "env" / "pip.conf").write_text(f"[install]\nConstraint = {mine}\n")
+    assert _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}", "--pin").returncode == 0
+    assert (tmp_path / "env" / "pip.conf").read_text() == (
+        f"[install]\nConstraint = {mine} {tmp_path / 'env' / 'torch-install-constraints.txt'}\n")
+    assert _pip(python, pip_env, "list").returncode == 0  # pip still reads the file
+
+
+def test_the_users_constraint_and_comments_stay(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                make_venv) -> None:
+    python = make_venv(tmp_path / "env")
+    links = tmp_path / "links"
+    links.mkdir()
+    build_wheel(links, "userpkg", "1.0")
+    build_wheel(links, "userpkg", "2.0")
+    mine = tmp_path / "mine.txt"
+    mine.write_text("userpkg==1.0\n")
+    original = f"# proxy settings for the lab, keep\n[global]\n; set by our admin\nconstraint = {mine}\n"
+    (tmp_path / "env" / "pip.conf").write_text(original)
+
+    def would() -> str:
+        done = _pip(python, pip_env, "install", "--dry-run", "--no-index", "--find-links", str(links), "userpkg")
+        return next(line for line in done.stdout.splitlines() if "Would install" in line)
+
+    assert would() == "Would install userpkg-1.0"
+    assert _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}", "--pin").returncode == 0
+    after = (tmp_path / "env" / "pip.conf").read_text()
+    assert after.startswith(original)  # every line the user wrote, in place
+    # what was in force stays in force: this file's [global] value (it overrode the site-wide one), then the pin
+    assert f"[install]\nconstraint = {mine} {tmp_path / 'env' / 'torch-install-constraints.txt'}\n" in after
+    assert would() == "Would install userpkg-1.0"  # the user's constraint still in force
+
+
+def test_an_install_that_installs_nothing_pins_nothing(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                       make_venv) -> None:
+    python = make_venv(tmp_path / "env")
+    done = _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}", "--pin", "--", "--dry-run")
+    assert done.returncode == 0 and "not pinned: torch 2.13.0+cpu is not what is installed now" in done.stderr
+    assert not (tmp_path / "env" / "torch-install-constraints.txt").exists()
+    assert not (tmp_path / "env" / "pip.conf").exists()
+
+
+def test_its_own_pin_follows_a_later_install_of_another_build(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                             make_venv) -> None:
+    python = make_venv(tmp_path / "env")
+    assert _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}", "--pin").returncode == 0
+    other = _torch_install(python, index, pip_env, "torch==2.14.1")
+    assert other.returncode == 0, other.stderr
+    assert "the pin follows the new build: torch 2.13.0+cpu -> 2.14.1+cpu" in other.stderr
+    assert _installed(python, "torch") == "2.14.1+cpu"
+    assert "torch==2.14.1+cpu" in (tmp_path / "env" / "torch-install-constraints.txt").read_text()
+    failed = _torch_install(python, index, pip_env, "torch==2.13.0", "--", "--no-index")  # pip finds nothing
+    assert failed.returncode == 3 and _installed(python, "torch") == "2.14.1+cpu"
+    assert "torch==2.14.1+cpu" in (tmp_path / "env" / "torch-install-constraints.txt").read_text()  # put back
+
+
+def test_two_installs_into_one_environment_take_turns(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                      make_venv) -> None:
+    """The second run waits for the first (it says so) instead of interleaving with it: one torch at the end, its
+    files and its metadata agreeing."""
+    python = make_venv(tmp_path / "env")
+    argv = [sys.executable, "-m", "torch_install", "install", "--python", str(python), "--variant", "cpu",
+            "--index-base", index]
+    first = subprocess.Popen([*argv, "torch==2.13.0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=pip_env)
+    lock = tmp_path / "env" / ".torch-install.lock"
+    import time
+
+    deadline = time.monotonic() + 60
+    while not (lock.exists() and lock.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second = subprocess.run([*argv, "torch==2.14.1"], capture_output=True, text=True, env=pip_env)
+    first_out = first.communicate(timeout=120)
+    assert first.returncode == 0 and second.returncode == 0, (first_out[1], second.stderr)
+    assert "is installing into" in second.stderr and "waiting for it" in second.stderr
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    assert sorted(p.name for p in site.glob("torch-*.dist-info")) == ["torch-2.14.1+cpu.dist-info"]
+    imported = subprocess.run([str(python), "-c", "import torch; print(torch.__version__)"], capture_output=True,
+                              text=True).stdout.strip()
+    assert imported == _installed(python, "torch") == "2.14.1+cpu"
+    refused = subprocess.Popen([*argv, "torch==2.13.0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=pip_env)
+    while not (lock.exists() and lock.read_text().strip()) and refused.poll() is None:
+        time.sleep(0.02)
+    at_once = subprocess.run([*argv, "torch==2.14.1", "--lock-timeout", "0"], capture_output=True, text=True,
+                             env=pip_env)
+    refused.communicate(timeout=120)
+    if at_once.returncode == 3:  # the first still held the lock
+        assert "runs one installer per environment at a time" in at_once.stderr
+
+
 def test_the_doctor_reports_a_missing_or_stale_pin(tmp_path: Path, pip_env: dict[str, str], make_venv) -> None:
     python = make_venv(tmp_path / "env", with_pip=False)
     site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
@@ -84,18 +232,18 @@ def test_the_doctor_reports_a_missing_or_stale_pin(tmp_path: Path, pip_env: dict
                     str(build_wheel(tmp_path, "torch", "2.9.1+cpu"))], check=True,
                    env={**pip_env, "PIP_CONFIG_FILE": os.devnull})
 
-    def codes() -> list[str]:
+    def codes(**env: str) -> list[str]:
         done = subprocess.run([sys.executable, "-m", "torch_install", "doctor", "--json", "--python", str(python),
-                               "--target", str(profile)], capture_output=True, text=True, env=pip_env)
+                               "--target", str(_cpu_profile(tmp_path))], capture_output=True, text=True,
+                              env={**pip_env, **env})
         return [f["code"] for f in json.loads(done.stdout)["findings"] if f["code"].startswith("install-guard")]
 
-    profile = tmp_path / "cpu.json"
-    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.11", "glibc": "2.35", "gpus": []}))
     assert codes() == ["install-guard-missing"]
-    (tmp_path / "env" / "torch-install-constraints.txt").write_text("torch==2.9.1+cpu\n")
+    (tmp_path / "env" / "torch-install-constraints.txt").write_text("torch==2.9.1+cpu\ntorchvision==0.24.1+cpu\n")
     assert codes() == ["install-guard-stale"]  # written, but no pip.conf names it
     (tmp_path / "env" / "pip.conf").write_text(
         f"[install]\nconstraint = {tmp_path / 'env' / 'torch-install-constraints.txt'}\n")
-    assert codes() == []
+    assert codes() == []  # a pinned companion that is not installed is no stale pin
+    assert codes(PIP_CONSTRAINT="/elsewhere.txt") == ["install-guard-stale"]  # pip takes the variable over the file
     (tmp_path / "env" / "torch-install-constraints.txt").write_text("torch==2.8.0+cpu\n")
     assert codes() == ["install-guard-stale"]

@@ -72,3 +72,14 @@ def target_interpreter(python: str | None) -> Interpreter:
 
     path, _ = target_environment(python, os.environ, os.getcwd(), sys.prefix)
     return query_interpreter(path) if path is not None else this_interpreter()
+
+
+def seconds(value: str) -> float:
+    """An argparse type: a number of seconds from 0 to a day."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 86400:  # nan fails this too
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds from 0 to 86400")
+    return seconds

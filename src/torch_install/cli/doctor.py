@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--fix", action="store_true",
                         help="run the fix commands for the inspected environment (asks first), then check again")
     parser.add_argument("--yes", action="store_true", help="with --fix: do not ask (for scripts)")
+    parser.add_argument("--lock-timeout", metavar="SECONDS", type=common.seconds, default=None,
+                        help="with --fix: how long to wait for another torch-install installing into the same "
+                             "environment (default 600; 0: refuse at once)")
     parser.add_argument("--target", metavar="FILE", action="append",
                         help="machine profile JSON describing the hardware (a captured or remote machine)")
     targets.add_sysroot_option(parser)
@@ -77,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     common.write(render_json(report) if args.json else render_text(report))
     if not args.fix:
         return report.exit_code
-    if not _apply_fixes(report, args.yes):
+    if not _apply_fixes(report, args.yes, args.lock_timeout):
         return report.exit_code
     again = diagnose(machine, inspect_environment(common.target_interpreter(args.python)), load_matrix(),
                      probe=probe, environ=environ, index_base=base)
@@ -85,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     return again.exit_code
 
 
-def _apply_fixes(report: Report, yes: bool) -> bool:
+def _apply_fixes(report: Report, yes: bool, lock_timeout: float | None = None) -> bool:
     """Run the report's fix commands (asking first unless ``yes``); whether any ran. PEP 668 is refused."""
     import shlex
     import sys
@@ -112,9 +115,13 @@ def _apply_fixes(report: Report, yes: bool) -> bool:
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             common.say("torch-install: not run")
             return False
-    for command in commands:
-        common.say(f"torch-install: running {command}")
-        code = install.run_installer(shlex.split(command), interpreter, ("torch", "torchvision", "torchaudio"))
-        if code:
-            return True
+    from ..environment.lock import DEFAULT_TIMEOUT, environment_lock
+
+    timeout = DEFAULT_TIMEOUT if lock_timeout is None else lock_timeout
+    with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
+        for command in commands:
+            common.say(f"torch-install: running {command}")
+            code = install.run_installer(shlex.split(command), interpreter, ("torch", "torchvision", "torchaudio"))
+            if code:
+                return True
     return True

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
-from ..resolver.request import CHANNELS, names_family
+from ..resolver.request import CHANNELS, PACKAGES, names_family
 from ..versions import MAX_DIGITS
 from . import common, targets
 
 if TYPE_CHECKING:
+    from ..environment.interpreter import Interpreter
     from ..machine import Machine
     from ..resolver.matrix import Matrix
     from ..resolver.plan import Plan, Request
@@ -63,7 +65,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     install.add_argument("--dry-run", action="store_true", help="print the command and exit")
     install.add_argument("--pin", action="store_true",
                          help="after installing, keep the build: write torch-install-constraints.txt into the "
-                              "environment and name it in its pip.conf (uv: UV_CONSTRAINT)")
+                              "environment and name it in its pip.conf (and uv's configuration beside ./.venv)")
+    install.add_argument("--lock-timeout", metavar="SECONDS", type=common.seconds, default=None,
+                         help="how long to wait for another torch-install installing into the same environment "
+                              "(default 600; 0: refuse at once)")
     install.set_defaults(func=run_install)
 
 
@@ -211,7 +216,8 @@ def run_install(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     interpreter = common.target_interpreter(args.python)
     machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
-    plan = resolve_plan(machine, request, common.matrix_for(args, machine))
+    matrix = common.matrix_for(args, machine)
+    plan = resolve_plan(machine, request, matrix)
     if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
         for warning in plan.warnings:
             common.warn(f"[{warning.code}] {warning.message}")
@@ -231,15 +237,44 @@ def run_install(args: argparse.Namespace) -> int:
         common.write(shlex.join(argv))
     if args.dry_run:
         return EXIT_OK
-    guarded = (*request.packages, *(o for o in request.others if not o.startswith("-")))
-    code = EXIT_OK
-    for argv in steps:  # the chosen build first; what rides along cannot replace it (it is pinned there)
-        code = install.run_installer(argv, interpreter, guarded, request.index_base)
-        if code != EXIT_OK:
-            return code
-    if code == EXIT_OK and args.pin:
-        from ..environment.pin import write_pin
+    from ..environment.lock import DEFAULT_TIMEOUT, environment_lock
 
-        for line in write_pin(interpreter.prefix, plan):
-            common.say(f"torch-install: {line}")
-    return code
+    timeout = DEFAULT_TIMEOUT if args.lock_timeout is None else args.lock_timeout
+    with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
+        return _install_locked(args, plan, interpreter, steps, request, matrix)
+
+
+def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpreter, steps: list[list[str]],
+                    request: Request, matrix: Matrix) -> int:
+    """The install transaction, the environment's lock held: the pin updated for the new build, each installer
+    step (guarded), the pin written from what is installed now (or put back when a step failed)."""
+    from ..environment import guard, install, pin
+
+    prefix = interpreter.prefix
+    update = pin.prepare_update(prefix, plan) if prefix else None
+    guarded = (*request.packages, *(o for o in request.others if not o.startswith("-")))
+    try:
+        for argv in steps:  # the chosen build first; what rides along cannot replace it (it is pinned there)
+            code = install.run_installer(argv, interpreter, guarded, request.index_base)
+            if code != EXIT_OK:
+                if update is not None:
+                    pin.restore(prefix, update)
+                return code
+    except BaseException:
+        if update is not None:
+            pin.restore(prefix, update)
+        raise
+    if not prefix or not (args.pin or update is not None):
+        return EXIT_OK
+    present = guard.snapshot(interpreter.site_packages, set(PACKAGES))
+    pins = pin.pins_for(plan, {name: dist.version for name, dist in present.items()}, matrix)
+    if not pins:
+        common.say(f"torch-install: not pinned: torch {plan.choice.packages.get('torch') if plan.choice else ''} is "
+                   "not what is installed now (the installer installed nothing?)")
+        return EXIT_OK
+    written = pin.write_pin(prefix, pins)
+    if update is not None:
+        common.say("torch-install: the pin follows the new build: " + ", ".join(update.changed))
+    for line in written.lines:
+        common.say(f"torch-install: {line}")
+    return EXIT_OK

@@ -793,11 +793,12 @@ def check_xpu_runtime_missing(ctx: Context) -> list[Finding]:
 def check_install_guard(ctx: Context) -> list[Finding]:
     """The pin that keeps the chosen build (``torch-install install --pin``): stale or not in force, or missing
     where a later plain install would replace a build from the PyTorch index."""
-    from ..environment.pin import constraints_path, pin_active, pinned_versions, stale_pins
+    from ..environment.pin import constraints_path, pin_setting, pinned_versions, stale_pins
 
     interp = ctx.installed.interpreter
     prefix = interp.prefix
-    installed = {d.name: d.version for d in ctx.installed.dists if d.name in PACKAGES and d.kind == "dist-info"}
+    installed = {name: dist.version for name in PACKAGES
+                 if (dist := ctx.installed.dist(name)) is not None and dist.kind == "dist-info"}
     torch = installed.get("torch")
     if not prefix or not interp.in_venv or torch is None:
         return []
@@ -810,8 +811,10 @@ def check_install_guard(ctx: Context) -> list[Finding]:
                         (f"torch {torch} comes from the PyTorch index; a later `pip install` of a package that "
                          "depends on torch can replace it with the default index's build",), repin)]
     evidence = [f"{constraints_path(prefix)} pins {p}" for p in stale_pins(pins, installed)]
-    if not pin_active(prefix):
-        evidence.append(f"{constraints_path(prefix)} is not named by the environment's pip configuration")
+    in_force, setting = pin_setting(prefix, ctx.environ)
+    if not in_force:
+        evidence.append(f"{constraints_path(prefix)} is not named by the constraint pip takes"
+                        + (f" ({setting.where}: {setting.value})" if setting else " (none is set)"))
     if not evidence:
         return []
     return [Finding("install-guard-stale", "warning", "the pin keeping the torch build is stale or not in force",

@@ -43,21 +43,13 @@ class _Unusable(Exception):
 
 
 def default_cache_dir(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> str:
-    """``$TORCH_INSTALL_CACHE_DIR``, else the user cache directory's ``torch-install/index``, by the platform's
-    convention: ``%LOCALAPPDATA%\\torch-install\\Cache`` on Windows, ``~/Library/Caches/torch-install`` on macOS,
-    ``$XDG_CACHE_HOME/torch-install`` (an absolute path) or ``~/.cache/torch-install`` elsewhere.
-    (Worked out here rather than with a library: importing one costs ~20 ms on every ``--online`` plan.)"""
+    """``$TORCH_INSTALL_CACHE_DIR``, else the ``index`` directory of torch-install's place in the user's cache
+    (``user_dirs.cache_root``)."""
     if environ.get(CACHE_DIR_ENV):
         return environ[CACHE_DIR_ENV]
-    home = environ.get("HOME") or os.path.expanduser("~")
-    if platform == "win32":
-        local = environ.get("LOCALAPPDATA") or os.path.join(environ.get("USERPROFILE") or home, "AppData", "Local")
-        return os.path.join(local, "torch-install", "Cache", "index")
-    if platform == "darwin":
-        return os.path.join(home, "Library", "Caches", "torch-install", "index")
-    xdg = environ.get("XDG_CACHE_HOME", "")
-    root = xdg if os.path.isabs(xdg) else os.path.join(home, ".cache")
-    return os.path.join(root, "torch-install", "index")
+    from ..user_dirs import cache_root
+
+    return os.path.join(cache_root(environ, platform), "index")
 
 
 def default_ttl() -> float:

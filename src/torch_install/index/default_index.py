@@ -26,7 +26,8 @@ OVERRIDE_ENV = "TORCH_INSTALL_DEFAULT_INDEX"
 def _from_pip_config(environ: Mapping[str, str]) -> str | None:
     from ..environment.pip_config import configured
 
-    return configured("index-url", environ)
+    found = configured("index-url", {k: v for k, v in environ.items() if k != "PIP_INDEX_URL"})
+    return found.value if found else None
 
 
 def _pips_own_default() -> str | None:
