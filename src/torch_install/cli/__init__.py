@@ -90,6 +90,25 @@ def _add_verbosity(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: every byte it writes goes through ``display.OutputStream`` (secrets redacted, and
+    encodable on any stream)."""
+    from ..display import OutputStream
+
+    streams = sys.stdout, sys.stderr
+    if sys.stdout is not None:
+        sys.stdout = OutputStream(sys.stdout)
+    if sys.stderr is not None:
+        sys.stderr = OutputStream(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, OutputStream):
+                stream.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list == ["--version"]:  # answered before any sub-command is registered
         sys.stdout.write(f"torch-install {__version__}\n")

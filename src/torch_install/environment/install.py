@@ -150,6 +150,8 @@ def _run_passing_on_interrupts(argv: list[str]) -> tuple[int, bool]:
     group: dict[str, object] = {}
     if posix:
         group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
+    sys.stdout.flush()  # what torch-install printed comes before the installer's output
+    sys.stderr.flush()
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL if posix else None, **group)  # type: ignore[call-overload]
     except OSError as exc:

@@ -18,13 +18,9 @@ UNSAFE_URL_CHARS = frozenset(' "\'<>\\^`{|}')  # never valid in a URL (RFC 3986)
 
 def redact_url(url: str) -> str:
     """The URL with any ``user:password@`` replaced by ``***@``: safe to print or to store in a path."""
-    scheme, sep, rest = url.partition("://")
-    if not sep:
-        return url
-    authority, slash, path = rest.partition("/")
-    if "@" not in authority:
-        return url
-    return f"{scheme}://***@{authority.rpartition('@')[2]}{slash}{path}"
+    from ..display import redact
+
+    return redact(url)
 
 
 def transport_allowed(url: str, allow_insecure: bool = False) -> bool:
