@@ -229,7 +229,7 @@ def test_a_cache_file_of_any_bytes_is_an_entry_or_none(data: bytes) -> None:
             file.write(data)
         entry = cache.get(url)
         if entry is not None:
-            entry.load_files()
+            entry.files()
         os.makedirs(os.path.join(directory, "derived"))
         with open(os.path.join(directory, "derived", f"{_key('k')}.json"), "wb") as file:
             file.write(data)

@@ -244,9 +244,9 @@ def test_client_reads_all_variants_and_one_variant(httpserver, tmp_path):
 
     base = serve_index(httpserver, ROWS)
     client = IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST))
-    all_files = client.listing("torch").files
+    all_files = client.listing("torch").files()
     assert len(all_files) == len(ROWS)
-    assert {f.filename for f in client.listing("torch", "rocm7.14").files} == {
+    assert {f.filename for f in client.listing("torch", "rocm7.14").files()} == {
         "torch-2.16.0+rocm7.14-cp312-cp312-manylinux_2_28_x86_64.whl"}
 
 
@@ -257,7 +257,7 @@ def test_fresh_cache_makes_no_request(httpserver, tmp_path):
     IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST)).listing("torch")
     assert len(httpserver.log) == 1
     again = IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST)).listing("torch")
-    assert len(again.files) == len(ROWS) and len(httpserver.log) == 1
+    assert len(again.files()) == len(ROWS) and len(httpserver.log) == 1
     assert len(httpserver.log) == 1
 
 
@@ -276,7 +276,7 @@ def test_expired_cache_revalidates_with_etag_and_last_modified(httpserver, tmp_p
     second = IndexClient(base, cache, Fetcher(**FAST)).listing("torch")
     httpserver.check_assertions()
     assert not second.stale
-    assert second.files == first.files and len(second.files) == 4
+    assert second.files() == first.files() and len(second.files()) == 4
     assert second.fetched_at >= first.fetched_at
 
 
@@ -290,7 +290,7 @@ def test_network_failure_falls_back_to_the_stale_cache(httpserver, tmp_path):
     IndexClient(base, cache, Fetcher(**FAST)).listing("torch")
     listing = IndexClient(base, cache, Fetcher(**FAST)).listing("torch")
     assert listing.stale and "HTTP 502" in listing.error
-    assert len(listing.files) == 4
+    assert len(listing.files()) == 4
 
 
 def test_offline_never_touches_the_network(httpserver, tmp_path):
@@ -303,7 +303,7 @@ def test_offline_never_touches_the_network(httpserver, tmp_path):
     IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST)).listing("torch")
     stale = IndexCache(tmp_path, ttl=0)
     listing = IndexClient(base, stale, offline=True).listing("torch")
-    assert len(listing.files) == len(ROWS)
+    assert len(listing.files()) == len(ROWS)
     assert len(httpserver.log) == 1
 
 
@@ -315,7 +315,7 @@ def test_corrupt_cache_entry_counts_as_absent(httpserver, tmp_path):
     for meta in tmp_path.glob("*.meta.json"):
         meta.write_text("{not json")
     listing = IndexClient(base, IndexCache(tmp_path), Fetcher(**FAST)).listing("torch")
-    assert len(listing.files) == len(ROWS)
+    assert len(listing.files()) == len(ROWS)
     assert len(httpserver.log) == 2
 
 
@@ -326,7 +326,7 @@ def test_unwritable_cache_directory_is_skipped(httpserver, tmp_path):
     blocker.write_text("not a directory")
     base = serve_index(httpserver, ROWS)
     listing = IndexClient(base, IndexCache(blocker / "cache"), Fetcher(**FAST)).listing("torch")
-    assert len(listing.files) == len(ROWS)
+    assert len(listing.files()) == len(ROWS)
 
 
 def test_cache_dir_from_environment(monkeypatch, tmp_path):

@@ -7,6 +7,7 @@ zipfile; nothing touches the network.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -118,6 +119,27 @@ def test_successful_install_replaces_torch_in_one_transaction(env: Path, wheels:
     assert argv[:4] == [interpreter.executable, "-m", "pip", "install"]
     assert install.run_installer(argv) == 0
     assert installed_version(venv_python(env), "torch") == "2.0.0+cpu"
+
+
+def test_a_stash_left_by_a_killed_install_is_named_by_the_next_install(env: Path, wheels: dict[str, Path],
+                                                                       tmp_path: Path, pip_offline: None,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """pip and torch-install killed together (a container stop, the OOM killer) right after pip moved torch aside:
+    the next install says where the stash is, and installs."""
+    install_old_torch(env, wheels)
+    interpreter = query_interpreter(str(venv_python(env)))
+    site = Path(interpreter.site_packages[0])
+    for name in ("torch", "torch-1.0.0+cpu.dist-info"):
+        (site / name).rename(site / ("~" + name[1:]))
+    index = simple_index(tmp_path / "simple", [wheels["new"]])
+    argv = install.plan_steps(make_plan({"torch": "2.0.0+cpu"}, index), interpreter)[0]
+    assert install.run_installer(argv, interpreter) == 0
+    err = capsys.readouterr().err
+    assert "pip's stash from an earlier install that was stopped is still there" in err
+    assert str(site / "~orch") in err and str(site / "~orch-1.0.0+cpu.dist-info") in err
+    assert installed_version(venv_python(env), "torch") == "2.0.0+cpu"
+    for name in ("~orch", "~orch-1.0.0+cpu.dist-info"):  # the environment is the module's: as the note advises
+        shutil.rmtree(site / name)
 
 
 def test_query_interpreter_reads_a_venv(env: Path) -> None:

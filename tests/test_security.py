@@ -348,7 +348,7 @@ def test_capture_bomb_is_refused_from_its_header(tmp_path: Path) -> None:
     _member("../escaped", size=1), _member("/etc/escaped", size=1), _member("sys/a/../../escaped", size=1),
     _member("dev/nvidia0", tarfile.CHRTYPE), _member("proc/fifo", tarfile.FIFOTYPE),
     _member("sys/hard", tarfile.LNKTYPE, link="/etc/passwd"), _member("a/" * 40 + "deep", size=1),
-    _member("x" * 2000, size=1),
+    _member("x" * 2000, size=1), _member("a/" * 2000 + "x", size=1),
 ])
 def test_capture_members_that_leave_the_tree_or_are_devices_are_refused(tmp_path: Path,
                                                                        member: tarfile.TarInfo) -> None:

@@ -98,6 +98,27 @@ def _stash_of(location: str, top: str, present: set[str]) -> str | None:
     return max(found, key=lambda n: os.lstat(os.path.join(location, n)).st_mtime)
 
 
+def stale_stashes(site_packages: Sequence[str], names: set[str]) -> list[str]:
+    """pip's stashes of ``names`` already in these directories before an install (``~orch``,
+    ``~orch-2.8.0.dist-info``): left when pip and torch-install were stopped together, which no rollback can
+    follow. A stash keeps the original's length and ends as it does, after ``~`` and pip's filler characters."""
+    originals = {n.replace("-", "_").lower() for n in names}
+    found = []
+    for location in site_packages:
+        try:
+            entries = sorted(os.listdir(location))
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.startswith("~"):
+                continue
+            tail = entry[1:].lstrip(_STASH_FIRST).lower()
+            project = tail[:-len(".dist-info")].rpartition("-")[0] if tail.endswith(".dist-info") else tail
+            if project and any(o.endswith(project) and len(o) > len(project) for o in originals):
+                found.append(os.path.join(location, entry))
+    return found
+
+
 def compare(before: dict[str, Dist], site_packages: Sequence[str], names: set[str]) -> Outcome:
     after = snapshot(site_packages, names)
     changes = tuple(Change(n, before[n].version if n in before else None, after[n].version if n in after else None)

@@ -97,6 +97,11 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
     names = guard.guarded_names(packages)
     site = interpreter.site_packages if interpreter else ()
     before = guard.snapshot(site, names)
+    stale = guard.stale_stashes(site, names)
+    if stale:
+        sys.stderr.write("torch-install: warning: pip's stash from an earlier install that was stopped is still "
+                         f"there: {', '.join(stale)}; 'torch-install doctor' says whether what is installed is "
+                         "whole (the stash is safe to delete once it is)\n")
     sys.stdout.flush()
     sys.stderr.flush()
     returncode, interrupted = _run_passing_on_interrupts(argv)

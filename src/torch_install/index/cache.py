@@ -1,15 +1,16 @@
-"""On-disk cache of index pages (parsed), with a TTL and ETag/Last-Modified revalidation data.
+"""On-disk cache of index pages, with a TTL and ETag/Last-Modified revalidation data.
 
 Location: ``$TORCH_INSTALL_CACHE_DIR``, else the user cache directory's ``torch-install/index`` (``default_cache_dir``).
-Each page URL has ``<key>.meta.json`` (url, fetched_at, etag, last_modified: small, read on every lookup)
-and ``<key>.files.json`` (the parsed file list, read only when needed). ``derived/`` holds small results
-computed from pages, one file per result: each records the content of the pages it came from (``content``:
-the file list's checksum and size), so a revalidated page (HTTP 304) reuses it and a changed page overwrites
-it, never leaving another file behind. A warm lookup never re-reads a large listing.
+Each page URL has ``<key>.meta.json`` (url, fetched_at, etag, last_modified, content type: small, read on every
+lookup) and ``<key>.page`` (the page's bytes as served, scanned only when a target's files are asked for, and
+then only for that target's platforms: ``pages.parse_page``). ``derived/`` holds small results computed from
+pages, one file per result: each records the content of the pages it came from (``content``: the page's
+checksum and size), so a revalidated page (HTTP 304) reuses it without reading the page, and a changed page
+overwrites it, never leaving another file behind. A warm lookup never re-reads a large page.
 The directory is created private to the user (0o700 on POSIX). Writes are atomic (temp file + rename); the
-meta file records the file list's size and checksum. Any file that is unreadable, undecodable, of the wrong
-shape, over its size limit, a link, a FIFO or a device is named in one warning line, removed (the link, never
-what it points to) and fetched or computed again; a cache that cannot be written is skipped silently.
+meta file records the page's size and checksum. Any file that is unreadable, undecodable, of the wrong shape,
+over its size limit, a link, a FIFO or a device is named in one warning line, removed (the link, never what it
+points to) and fetched or computed again; a cache that cannot be written is skipped silently.
 """
 
 from __future__ import annotations
@@ -19,11 +20,10 @@ import os
 import sys
 import time
 import zlib
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Collection, Mapping
     from os import PathLike
     from pathlib import Path
 
@@ -32,10 +32,11 @@ if TYPE_CHECKING:
 CACHE_DIR_ENV = "TORCH_INSTALL_CACHE_DIR"
 TTL_ENV = "TORCH_INSTALL_INDEX_TTL"
 DEFAULT_TTL = 3600.0  # seconds a page is used without asking the server again
-_FORMAT = 2  # 2: meta records files_bytes and files_crc
+_FORMAT = 3  # 3: the page's bytes are stored (.page), with page_bytes, page_crc and content_type in the meta
 MAX_META = 64 * 1024
-MAX_FILES = 256 * 1024 * 1024  # a parsed listing of the largest page allowed (64 MiB) stays far below
+MAX_PAGE = 64 * 1024 * 1024  # pages.MAX_PAGE_BYTES: the largest page the client accepts
 MAX_DERIVED = 16 * 1024 * 1024
+LATEST_TIME = 253402300799.0  # 9999-12-31 23:59:59 UTC: the last time a date can be printed for
 
 
 class _Unusable(Exception):
@@ -66,58 +67,44 @@ def _key(text: str) -> str:
 
 
 class CacheEntry:
-    """One cached index page: its validators, whether it is within the TTL, and its file list (read lazily)."""
+    """One cached index page: its validators, whether it is within the TTL, and its files (read lazily)."""
 
     def __init__(self, url: str, fetched_at: float, etag: str | None, last_modified: str | None, fresh: bool,
-                 files_path: str, files_crc: int | None = None, cache: IndexCache | None = None) -> None:
+                 page_path: str, page_crc: int, content_type: str, cache: IndexCache | None = None) -> None:
         self.url = url
         self.fetched_at = fetched_at  # epoch seconds of the last fetch or successful revalidation
         self.etag = etag
         self.last_modified = last_modified
         self.fresh = fresh
-        self._files_path = files_path
-        self._files_crc = files_crc  # checksum the meta file recorded
-        self._cache = cache  # told when the file list turns out corrupt
+        self.content_type = content_type
+        self._page_path = page_path
+        self._page_crc = page_crc  # checksum the meta file recorded
+        self._cache = cache  # told when the page turns out corrupt
 
     @property
     def content(self) -> str | None:
-        """What the file list holds, as its checksum and size: equal for a page revalidated unchanged."""
+        """What the page holds, as its checksum and size: equal for a page revalidated unchanged."""
         try:
-            return f"{self._files_crc:08x}-{os.stat(self._files_path).st_size}" if self._files_crc is not None else None
+            return f"{self._page_crc:08x}-{os.stat(self._page_path).st_size}"
         except OSError:
             return None
 
-    @property
-    def files(self) -> tuple[IndexFile, ...]:
-        return self.load_files() or ()
-
-    def load_files(self) -> tuple[IndexFile, ...] | None:
-        """The file list, or None when it is unreadable or corrupt (then warned about and removed)."""
-        return self._loaded
-
-    @cached_property
-    def _loaded(self) -> tuple[IndexFile, ...] | None:
-        from .pages import IndexFile
+    def files(self, platforms: Collection[str] | None = None) -> tuple[IndexFile, ...] | None:
+        """The page's wheel files (of ``platforms`` only, when given), or None when the page is unreadable or
+        corrupt (then warned about and removed)."""
+        from .pages import IndexUnavailable, parse_page
 
         try:
-            data = _read(self._files_path, MAX_FILES)
+            data = _read(self._page_path, MAX_PAGE)
             if data is None:
                 raise _Unusable("missing")
-            if self._files_crc is not None and zlib.crc32(data) != self._files_crc:
+            if zlib.crc32(data) != self._page_crc:
                 raise _Unusable("checksum mismatch")
-            rows = _json(data)
-            if not isinstance(rows, list):
-                raise _Unusable("not a list")
-            files = []
-            for r in rows:
-                if not (isinstance(r, list) and len(r) == 5 and all(isinstance(x, str) for x in r[:2])
-                        and all(x is None or isinstance(x, str) for x in r[2:4])):
-                    raise _Unusable("a row of the wrong shape")
-                files.append(IndexFile(r[0], r[1], r[2], r[3], bool(r[4])))
-            return tuple(files)
-        except _Unusable as exc:
+            return tuple(parse_page(data, self.content_type, self.url, platforms))
+        except (_Unusable, IndexUnavailable) as exc:
             if self._cache is not None:
-                self._cache.drop_corrupt(self.url, f"{os.path.basename(self._files_path)}: {exc}")
+                why = str(exc).removeprefix(f"{self.url}: ")
+                self._cache.drop_corrupt(self.url, f"{os.path.basename(self._page_path)}: {why}")
             return None
 
 
@@ -135,12 +122,12 @@ class IndexCache:
 
     def _paths(self, url: str) -> tuple[str, str]:
         key = _key(url)
-        return os.path.join(self._dir, f"{key}.meta.json"), os.path.join(self._dir, f"{key}.files.json")
+        return os.path.join(self._dir, f"{key}.meta.json"), os.path.join(self._dir, f"{key}.page")
 
     def get(self, url: str, now: float | None = None) -> CacheEntry | None:
         """The entry for ``url``, or None: absent, of an older format, or corrupt (warned about and removed).
-        A file list of the wrong size is found here; one with the wrong content when it is loaded."""
-        meta_path, files_path = self._paths(url)
+        A page of the wrong size is found here; one with the wrong content when it is read."""
+        meta_path, page_path = self._paths(url)
         try:
             data = _read(meta_path, MAX_META)
             if data is None:
@@ -151,52 +138,63 @@ class IndexCache:
             if meta.get("format") != _FORMAT or meta.get("url") != url:
                 return None  # an older format, or another URL with the same key: simply replaced
             fetched_at = float(meta["fetched_at"])
-            size, crc = int(meta["files_bytes"]), int(meta["files_crc"])
-            found = os.stat(files_path).st_size
+            if not 0 <= fetched_at <= LATEST_TIME:  # NaN, infinity, a clock past year 9999 or before 1970
+                raise ValueError(f"fetched_at {meta['fetched_at']!r} is not a time")
+            size, crc, content_type = int(meta["page_bytes"]), int(meta["page_crc"]), meta["content_type"]
+            if not isinstance(content_type, str):
+                raise TypeError("content_type is not a string")
+            found = os.stat(page_path).st_size
             if found != size:
-                raise ValueError(f"{os.path.basename(files_path)} has {found} bytes, {size} were written")
+                raise ValueError(f"{os.path.basename(page_path)} has {found} bytes, {size} were written")
         except FileNotFoundError:
-            self.drop_corrupt(url, f"{os.path.basename(files_path)} is missing")
+            self.drop_corrupt(url, f"{os.path.basename(page_path)} is missing")
             return None
         except (_Unusable, OSError, ValueError, TypeError, KeyError) as exc:
             self.drop_corrupt(url, str(exc))
             return None
         now = time.time() if now is None else now
         fresh = 0 <= now - fetched_at < self.ttl
-        return CacheEntry(url, fetched_at, meta.get("etag"), meta.get("last_modified"), fresh, files_path, crc, self)
+        return CacheEntry(url, fetched_at, meta.get("etag"), meta.get("last_modified"), fresh, page_path, crc,
+                          content_type, self)
 
     def drop_corrupt(self, url: str, why: str) -> None:
         """Remove a corrupt entry, saying so in one warning line."""
-        meta_path, files_path = self._paths(url)
+        meta_path, page_path = self._paths(url)
         sys.stderr.write(f"torch-install: warning: index cache entry {meta_path} is corrupt ({why}); ignored, "
                          "fetched again\n")
         _remove(meta_path)
-        _remove(files_path)
+        _remove(page_path)
 
-    def put(self, url: str, files: tuple[IndexFile, ...], etag: str | None, last_modified: str | None,
+    def put(self, url: str, body: bytes, content_type: str, etag: str | None, last_modified: str | None,
             fetched_at: float) -> str | None:
         """Store a fetched page; its ``content`` (see CacheEntry), or None when the cache cannot be written."""
-        meta_path, files_path = self._paths(url)
-        rows = [[f.filename, f.url, f.sha256, f.requires_python, f.yanked] for f in files]
-        data = json.dumps(rows, separators=(",", ":")).encode("utf-8")
-        crc = zlib.crc32(data)
-        if self._write_bytes(files_path, data) and self._write(meta_path, {
+        meta_path, page_path = self._paths(url)
+        crc = zlib.crc32(body)
+        if self._write_bytes(page_path, body) and self._write(meta_path, {
                 "format": _FORMAT, "url": url, "fetched_at": fetched_at, "etag": etag, "last_modified": last_modified,
-                "files_bytes": len(data), "files_crc": crc}):
-            return f"{crc:08x}-{len(data)}"
+                "content_type": content_type, "page_bytes": len(body), "page_crc": crc}):
+            _remove(meta_path.replace(".meta.json", ".files.json"))  # what format 2 stored beside it
+            return f"{crc:08x}-{len(body)}"
         return None
 
-    def touch(self, url: str, etag: str | None, last_modified: str | None, now: float | None = None) -> CacheEntry:
-        """Record a successful revalidation (304): the entry is fresh again."""
+    def touch(self, url: str, etag: str | None, last_modified: str | None, now: float | None = None
+              ) -> CacheEntry | None:
+        """Record a successful revalidation (304): the entry is fresh again. None when the entry went away (or
+        turned corrupt) while the request was on its way: the page is to be fetched again."""
         entry = self.get(url)
-        assert entry is not None
+        if entry is None:
+            return None
         now = time.time() if now is None else now
-        meta_path, files_path = self._paths(url)
-        self._write(meta_path, {"format": _FORMAT, "url": url, "fetched_at": now, "etag": etag or entry.etag,
-                                "last_modified": last_modified or entry.last_modified,
-                                "files_bytes": os.stat(files_path).st_size, "files_crc": entry._files_crc})
-        return CacheEntry(url, now, etag or entry.etag, last_modified or entry.last_modified, True,
-                          entry._files_path, entry._files_crc, self)
+        meta_path, page_path = self._paths(url)
+        try:
+            size = os.stat(page_path).st_size
+        except OSError:
+            return None
+        etag, last_modified = etag or entry.etag, last_modified or entry.last_modified
+        self._write(meta_path, {"format": _FORMAT, "url": url, "fetched_at": now, "etag": etag,
+                                "last_modified": last_modified, "content_type": entry.content_type,
+                                "page_bytes": size, "page_crc": entry._page_crc})
+        return CacheEntry(url, now, etag, last_modified, True, page_path, entry._page_crc, entry.content_type, self)
 
     def get_derived(self, key: str, valid: Callable[[Any], bool] | None = None) -> Any:
         """A stored derived result, or None: absent, or corrupt or not ``valid`` in shape (warned about, removed,
@@ -235,9 +233,22 @@ class IndexCache:
             except BaseException:
                 _remove(tmp)
                 raise
-        except OSError:
+        except OSError as exc:
+            if isinstance(exc, (NotADirectoryError, FileExistsError)):
+                self._say_blocked()
             return False
         return True
+
+    def _say_blocked(self) -> None:
+        """One line, once a run, when a file stands where the cache directory (or one above it) should be."""
+        if getattr(self, "_blocked_said", False):
+            return
+        self._blocked_said = True
+        blocker = self._dir
+        while blocker and not os.path.lexists(blocker):
+            blocker = os.path.dirname(blocker)
+        sys.stderr.write(f"torch-install: warning: index cache {self._dir} cannot be made: {blocker} is a file, not "
+                         f"a directory; pages are not cached (set {CACHE_DIR_ENV} to another place)\n")
 
 
 def _read(path: str, limit: int) -> bytes | None:
@@ -249,7 +260,7 @@ def _read(path: str, limit: int) -> bytes | None:
         if os.path.islink(path):
             raise _Unusable("a link, not a file this cache wrote")
         data = read_regular(path, limit + 1)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # absent, or the cache directory is under a file
         return None
     except OSError as exc:
         raise _Unusable(exc.strerror or str(exc)) from None

@@ -23,20 +23,19 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from ..errors import InputError
 from ..versions import small_int
-from .pages import ACCEPT, IndexFile, IndexUnavailable, parse_page
+from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, lists_wheels_of, parse_page
 from .urls import project_url, transport_allowed
 
 if TYPE_CHECKING:
-    from .cache import IndexCache
+    from .cache import CacheEntry, IndexCache
 
-MAX_BYTES = 64 * 1024 * 1024  # the full /whl/torch/ page is a few MiB; nightly pages are larger
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 15.0  # between two reads
 TIMEOUT = 20.0  # one attempt in total: connect, headers and body
@@ -76,7 +75,7 @@ class Fetcher:
     deadline: float = DEADLINE
     retries: int = RETRIES
     backoff: float = BACKOFF
-    max_bytes: int = MAX_BYTES
+    max_bytes: int = MAX_PAGE_BYTES
 
     def get(self, url: str, etag: str | None = None, last_modified: str | None = None,
             byte_range: str | None = None, accept: str = ACCEPT) -> Page:
@@ -206,20 +205,27 @@ class _Retryable(Exception):
     """A failure worth another attempt (5xx, 429, truncated body)."""
 
 
-@dataclass(frozen=True)
 class Listing:
-    """One project page, and where it came from. ``files`` is read from the cache only when asked for."""
+    """One project page, and where it came from. Its files are read (from the fetched bytes, or the cache) when
+    asked for, for the platforms asked for, once each."""
 
-    url: str
-    fetched_at: float  # epoch seconds of the last successful fetch or revalidation
-    source: Callable[[], tuple[IndexFile, ...]]
-    content: str | None = None  # what the file list holds (cache.CacheEntry.content); None without a cache
-    stale: bool = False  # served from cache after a failed refresh
-    error: str | None = None  # why the refresh failed, when stale
+    def __init__(self, url: str, fetched_at: float,
+                 source: Callable[[Collection[str] | None], tuple[IndexFile, ...]], content: str | None = None,
+                 stale: bool = False, error: str | None = None) -> None:
+        self.url = url
+        self.fetched_at = fetched_at  # epoch seconds of the last successful fetch or revalidation
+        self.content = content  # what the page holds (cache.CacheEntry.content); None without a cache
+        self.stale = stale  # served from cache after a failed refresh
+        self.error = error  # why the refresh failed, when stale
+        self._source = source
+        self._read: dict[frozenset[str] | None, tuple[IndexFile, ...]] = {}
 
-    @property
-    def files(self) -> tuple[IndexFile, ...]:
-        return self.source()
+    def files(self, platforms: Collection[str] | None = None) -> tuple[IndexFile, ...]:
+        """The page's wheel files; with ``platforms``, only the wheels for those platform tags."""
+        key = None if platforms is None else frozenset(platforms)
+        if key not in self._read:
+            self._read[key] = self._source(key)
+        return self._read[key]
 
 
 class IndexClient:
@@ -233,39 +239,60 @@ class IndexClient:
         self.offline = offline
 
     def listing(self, project: str, variant: str | None = None) -> Listing:
-        """``{base}/[{variant}/]{project}/``. Raises IndexUnavailable when neither the network nor the cache has it."""
+        """``{base}/[{variant}/]{project}/``. Raises IndexUnavailable when neither the network nor the cache has it.
+
+        A page is read only when its files are asked for: a revalidated page (HTTP 304) whose derived results
+        are reused is never read at all; a cached page found corrupt then is fetched again."""
         url = project_url(self.base, project, variant)
         entry = self.cache.get(url) if self.cache else None
-        if entry and entry.load_files() is None:  # corrupt: warned about and removed; fetched again below
-            entry = None
         if entry and (self.offline or entry.fresh):
-            return Listing(url, entry.fetched_at, lambda: entry.files, entry.content)
+            return self._cached(entry, project)
         if self.offline:
             raise IndexUnavailable(f"{url}: not in the cache, and --offline forbids the network")
         try:
             page = self.fetcher.get(url, entry.etag if entry else None, entry.last_modified if entry else None)
             if page.status == 304:
-                if not entry or not self.cache:
+                renewed = self.cache.touch(url, page.etag, page.last_modified) if entry and self.cache else None
+                if renewed is not None:
+                    return self._cached(renewed, project)
+                # the entry went away meanwhile (another torch-install, the user clearing the cache): ask again
+                page = self.fetcher.get(url)
+                if page.status == 304:
                     raise IndexUnavailable(f"{url}: HTTP 304 to a request that was not conditional")
-                renewed = self.cache.touch(url, page.etag, page.last_modified)
-                return Listing(url, renewed.fetched_at, lambda: renewed.files, renewed.content)
-            files = tuple(parse_page(page.body, page.content_type, url))
-            if not _lists_wheels_of(files, project):  # a maintenance or error page served with 200: never cached
-                raise IndexUnavailable(f"{url}: the page lists no {project} wheel (a maintenance or error page?)")
+            self._check(page, url, project)
         except IndexUnavailable as exc:
             if entry:
-                return Listing(url, entry.fetched_at, lambda: entry.files, entry.content, stale=True,
-                               error=str(exc))
+                return self._cached(entry, project, stale=str(exc))
             raise
+        return self._stored(url, page)
+
+    @staticmethod
+    def _check(page: Page, url: str, project: str) -> None:
+        if not lists_wheels_of(page.body, page.content_type, url, project):  # maintenance or error page: not cached
+            raise IndexUnavailable(f"{url}: the page lists no {project} wheel (a maintenance or error page?)")
+
+    def _stored(self, url: str, page: Page) -> Listing:
         now = time.time()
-        content = self.cache.put(url, files, page.etag, page.last_modified, now) if self.cache else None
-        return Listing(url, now, lambda: files, content)
+        content = self.cache.put(url, page.body, page.content_type, page.etag, page.last_modified, now) \
+            if self.cache else None
+        body, content_type = page.body, page.content_type
+        return Listing(url, now, lambda platforms: tuple(parse_page(body, content_type, url, platforms)), content)
 
+    def _cached(self, entry: CacheEntry, project: str, stale: str | None = None) -> Listing:
+        """A listing served from ``entry``; its page, if it turns out corrupt when read (warned about and
+        removed), is fetched again (or, offline, the page is unavailable)."""
 
-def _lists_wheels_of(files: tuple[IndexFile, ...], project: str) -> bool:
-    """Whether a project page lists at least one wheel of the project (``torch-…whl``)."""
-    prefix = project.lower().replace("-", "_") + "-"
-    return any(f.filename.lower().startswith(prefix) and f.filename.endswith(".whl") for f in files)
+        def files(platforms: Collection[str] | None) -> tuple[IndexFile, ...]:
+            read = entry.files(platforms)
+            if read is not None:
+                return read
+            if self.offline:
+                raise IndexUnavailable(f"{entry.url}: the cached copy is corrupt, and --offline forbids the network")
+            page = self.fetcher.get(entry.url)
+            self._check(page, entry.url, project)
+            return self._stored(entry.url, page).files(platforms)
+
+        return Listing(entry.url, entry.fetched_at, files, entry.content, stale=stale is not None, error=stale)
 
 
 def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -72,8 +72,9 @@ def learn_default(client: IndexClient, machine: Machine, newer_than: str | None 
     stored = client.cache.get_derived(key, is_learnt_record) if client.cache and listing.content else None
     facts = facts_learnt_from(stored, pages, newer_than=newer_than)
     if facts is None:
-        wheels = parse_wheels(listing.files, "torch")
-        facts = facts_from_wheels(wheels, target_tags(machine), machine.platform or "", client.base,
+        target = target_tags(machine)
+        wheels = parse_wheels(listing.files(target.platforms), "torch", target.platforms)
+        facts = facts_from_wheels(wheels, target, machine.platform or "", client.base,
                                   listing.fetched_at, unlabelled="default")
         facts = _with_default_builds(client, facts, machine, newer_than)
         if client.cache and listing.content:

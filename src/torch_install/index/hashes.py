@@ -25,9 +25,10 @@ def wheel_hashes(client: "IndexClient", machine: "Machine", packages: "Mapping[s
             raise InputError(f"--hashes: {name} has no pinned version in the plan")
         try:
             listing = client.listing(name)
+            wheels = parse_wheels(listing.files(target.platforms), name, target.platforms)
         except IndexUnavailable as exc:
             raise EnvironmentFailure(f"--hashes: {exc}") from None
-        digests = sorted({w.file.sha256 for w in parse_wheels(listing.files, name)
+        digests = sorted({w.file.sha256 for w in wheels
                           if w.full_version == version and w.file.sha256
                           and (w.tags & target.tags if target.tags is not None
                                else any(t.rsplit("-", 1)[-1] in target.platforms for t in w.tags))})

@@ -94,7 +94,8 @@ def learn(client: "IndexClient", machine: "Machine", matrix: Matrix, channel: st
     facts = facts_learnt_from(stored, pages)  # the pages are unchanged (a 304, or fresh): reuse what was learnt
     if facts is None:
         target = target_tags(machine)
-        wheels = [w for listing in listings for w in parse_wheels(listing.files, PROJECT)]
+        wheels = [w for listing in listings
+                  for w in parse_wheels(listing.files(target.platforms), PROJECT, target.platforms)]
         facts = facts_from_wheels(wheels, target, platform, client.base, fetched_at, pre)
         if client.cache and all(pages.values()):
             client.cache.put_derived(key, {"pages": pages, "facts": facts_to_json(facts)})

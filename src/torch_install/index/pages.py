@@ -1,20 +1,31 @@
-"""Simple-index pages as data: the files a PEP 691 JSON or PEP 503 HTML project page lists, and the wheels
+"""Simple-index pages as data: the wheel files a PEP 691 JSON or PEP 503 HTML project page lists, and the wheels
 among them (file names parsed with packaging). Every failure to read a page is an :class:`IndexUnavailable`.
+
+A page is scanned, never parsed whole: regular expressions over its bytes find the anchors (HTML) or the
+``files`` entries (JSON) that name a ``.whl``, and only those are decoded. Given the target's ``platforms``, a
+wheel whose file name carries none of them is passed over by a string test before anything else is made of it.
+What a page costs in memory is its bytes and the wheel files kept, whatever else it holds; a page of more than
+``MAX_PAGE_ENTRIES`` entries is refused. ``parse_wheels`` reads file names in packaging's normal form by string
+operations (checked against packaging by the tests), any other through packaging.
 """
 
-from __future__ import annotations
-
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+import html
 import json
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from bisect import bisect_right
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
 ACCEPT = f"{JSON_CONTENT_TYPE}, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
+MAX_PAGE_BYTES = 64 * 1024 * 1024  # the full /whl/torch/ page is a few MiB; nightly pages are larger
+MAX_PAGE_ENTRIES = 500_000  # wheel anchors of an HTML page, entries of a JSON page's files (the largest real: ~10^4)
+MAX_ENTRY_BYTES = 64 * 1024  # a JSON file entry larger than this is no file of an index
+MAX_DEPTH = 512  # JSON nesting outside the file entries
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -23,122 +34,381 @@ class IndexUnavailable(EnvironmentFailure):
     """An index page could not be fetched or read (exit 3). ``str()`` is one line naming the URL;
     ``status`` is the HTTP status when the server answered with an error."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: "int | None" = None) -> None:
         super().__init__(message)
         self.status = status
 
 
-@dataclass(frozen=True)
-class IndexFile:
+class IndexFile(NamedTuple):
     """One file listed on a simple page. ``sha256`` and ``requires_python`` are None when not given."""
 
     filename: str
     url: str
-    sha256: str | None = None
-    requires_python: str | None = None
+    sha256: "str | None" = None
+    requires_python: "str | None" = None
     yanked: bool = False
 
 
-def _file_from_link(page_url: str, href: str, requires_python: str | None, yanked: bool,
-                    hashes: Mapping[str, Any] | None = None) -> IndexFile | None:
-    try:
-        url = urljoin(page_url, href.strip())
-        parts = urlsplit(url)
-    except ValueError:  # "http://[::1": not a URL at all
-        return None
-    if parts.scheme not in ("http", "https"):
-        return None  # javascript:, data:, file: … are not files of an index
-    filename = unquote(parts.path.rsplit("/", 1)[-1])
-    if not filename or "/" in filename or "\\" in filename or "\x00" in filename or len(filename) > 255:
-        return None
-    sha256 = None
-    if hashes is not None:
-        value = hashes.get("sha256")
-        sha256 = value.lower() if isinstance(value, str) else None
-    elif parts.fragment.startswith("sha256="):
-        sha256 = parts.fragment[len("sha256="):].lower()
-    if sha256 is not None and not _SHA256.match(sha256):
+class _Links:
+    """Turns the hrefs of one page into absolute URLs and file names: plain hrefs (absolute, absolute-path, or a
+    name beside the page) by string operations, anything else (dot segments, odd characters) by urljoin."""
+
+    def __init__(self, page_url: str) -> None:
+        self.page_url = page_url
+        parts = urlsplit(page_url)
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.directory = self.origin + parts.path.rsplit("/", 1)[0] + "/"
+        self.requires: dict[str, str] = {}  # one string per distinct Requires-Python on the page
+
+    def file(self, href: str, requires_python: "str | None", yanked: bool,
+             hashes: "Mapping[str, Any] | None" = None) -> "IndexFile | None":
+        href = href.strip()
+        url = self._absolute(href)
+        if url is None:
+            return None
+        url, _, fragment = url.partition("#")
+        # the file name: the last segment of the URL's path (after its authority), unquoted
+        rest = url.partition("://")[2]
+        slash = rest.find("/")
+        filename = rest[slash:].partition("?")[0].rpartition("/")[2] if slash >= 0 else ""
+        if "%" in filename:
+            filename = filename.replace("%2B", "+")  # the one escape of PyTorch's file names
+            if "%" in filename:
+                filename = unquote(filename)
+        if not filename or "/" in filename or "\\" in filename or "\x00" in filename or len(filename) > 255:
+            return None
         sha256 = None
-    if requires_python is not None:
-        requires_python = requires_python.strip() or None
-    return IndexFile(filename, url.split("#", 1)[0], sha256, requires_python, yanked)
+        if hashes is not None:
+            value = hashes.get("sha256")
+            sha256 = value.lower() if isinstance(value, str) else None
+        elif fragment.startswith("sha256="):
+            sha256 = fragment[7:].lower()
+        if sha256 is not None and not _SHA256.match(sha256):
+            sha256 = None
+        if requires_python is not None:
+            requires_python = requires_python.strip() or None
+            if requires_python is not None:
+                requires_python = self.requires.setdefault(requires_python, requires_python)
+        return IndexFile(filename, url, sha256, requires_python, yanked)
+
+    def _absolute(self, href: str) -> "str | None":
+        """The absolute http(s) URL of ``href`` (fragment kept), or None for any other scheme or no URL."""
+        if href and not ("./" in href or href[-1] == "." or "\t" in href or "\n" in href or "\r" in href
+                         or "[" in href or "\\" in href):  # what only urljoin resolves right: dot segments, and
+            # the characters it removes or reads specially
+            if href.startswith(("https://", "http://")):
+                return href
+            if href[0] == "/":
+                if href[:2] != "//":
+                    return self.origin + href
+            elif ":" not in href.partition("/")[0] and href[0] not in "?#":
+                return self.directory + href
+        try:
+            url = urljoin(self.page_url, href)
+            scheme = urlsplit(url).scheme
+        except ValueError:  # "http://[::1": not a URL at all
+            return None
+        return url if scheme in ("http", "https") else None  # javascript:, data:, file: … are not files
 
 
-def _anchor_parser() -> Any:
-    """An HTMLParser collecting the attributes of ``<a>`` tags that link a wheel (all this product reads; a page
-    of millions of other anchors costs no memory); scripts, styles and broken markup are ignored."""
-    from html.parser import HTMLParser
-
-    class AnchorParser(HTMLParser):
-        def __init__(self) -> None:
-            super().__init__(convert_charrefs=True)
-            self.anchors: list[dict[str, str | None]] = []
-
-        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            if tag == "a":
-                found = dict(attrs)
-                href = (found.get("href") or "").split("#", 1)[0].split("?", 1)[0].strip()
-                if href.lower().endswith(".whl"):
-                    self.anchors.append(found)
-
-    return AnchorParser()
+def platform_listed(filename: str, platforms: "Collection[str] | None") -> bool:
+    """Whether a wheel file name's platform tag (its last ``-`` part; ``.``-joined when compressed) is one of
+    ``platforms`` (any, when None)."""
+    if platforms is None:
+        return True
+    tag = filename[:-4].rpartition("-")[2]
+    if "%" in tag:
+        tag = unquote(tag)
+    return any(p in platforms for p in tag.split("."))
 
 
-def parse_simple_html(text: str, page_url: str) -> list[IndexFile]:
-    """PEP 503 page: anchors, ``#sha256=`` fragments, ``data-requires-python``, ``data-yanked``."""
-    parser = _anchor_parser()
-    try:
-        parser.feed(text)
-        parser.close()
-    except (AssertionError, ValueError) as exc:  # HTMLParser's own complaints on broken markup
-        raise IndexUnavailable(f"{page_url}: unreadable HTML ({exc})") from None
-    files = []
-    for attrs in parser.anchors:
-        href = attrs.get("href")
-        if not href:
+# ---- HTML (PEP 503) --------------------------------------------------------------------------------------------
+
+# An anchor's start, where the text up to the next "<" (its tag, and its text) mentions ".whl": each byte is
+# looked at by one start, so a page costs one pass whatever it holds.
+_WHEEL_ANCHOR = re.compile(rb"<a\s(?=[^<]*?\.whl)", re.IGNORECASE)
+_QUOTED = rb'"[^"]{0,65536}"|\'[^\']{0,65536}\''
+# The whole tag: any text, quoted values (which may hold "<" and ">") read as a whole, up to 64 of them.
+_TAG = re.compile(rb"<a\s[^<>\"']*(?:(?:" + _QUOTED + rb")[^<>\"']*){0,64}>", re.IGNORECASE)
+_ATTRIBUTE = re.compile(rb"([^\s\"'<>/=]+)(?:\s*=\s*(" + _QUOTED + rb"|[^\s\"'<>`]*))?")
+# The shape index servers write: href first, then double-quoted data-* attributes.
+_PLAIN_TAG = re.compile(rb'<a href="([^"&]*)"((?: data-[a-z-]+="[^"<>]*")*)>')
+_DATA_ATTRIBUTE = re.compile(rb' (data-[a-z-]+)="([^"]*)"')
+# What is never markup: comments, and the text of scripts and styles.
+_HIDDEN = re.compile(rb"<!--|<(script|style)(?=[\s/>])", re.IGNORECASE)
+_HIDDEN_END = {b"script": re.compile(rb"</script", re.IGNORECASE), b"style": re.compile(rb"</style", re.IGNORECASE)}
+
+
+def _hidden_spans(body: bytes) -> tuple[list[int], list[int]]:
+    """(starts, ends) of the comments, scripts and styles of a page, in order (an unclosed one runs to the end)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    pos = 0
+    while (found := _HIDDEN.search(body, pos)) is not None:
+        if found[1]:
+            close = _HIDDEN_END[found[1].lower()].search(body, found.end())
+            end = close.end() if close else len(body)
+        else:
+            close_at = body.find(b"-->", found.end())
+            end = close_at + 3 if close_at >= 0 else len(body)
+        starts.append(found.start())
+        ends.append(end)
+        pos = end
+    return starts, ends
+
+
+def _attributes(tag: bytes) -> dict[str, "str | None"]:
+    """A tag's attributes as html.parser gives them: names lower-cased, values unquoted and unescaped (None for
+    a name without a value), the last of a repeated name kept."""
+    found: dict[str, str | None] = {}
+    for attribute in _ATTRIBUTE.finditer(tag, 2, len(tag) - 1):
+        name, value = attribute.groups()
+        if value is None:
+            found[name.decode("utf-8", "replace").lower()] = None
             continue
-        item = _file_from_link(page_url, href, attrs.get("data-requires-python"), "data-yanked" in attrs)
-        if item:
-            files.append(item)
-    return files
+        if value[:1] in (b'"', b"'"):
+            value = value[1:-1]
+        text = value.decode("utf-8", "replace")
+        found[name.decode("utf-8", "replace").lower()] = html.unescape(text) if "&" in text else text
+    return found
 
 
-def parse_simple_json(text: str, page_url: str) -> list[IndexFile]:
-    """PEP 691 page: ``files[]`` of {filename, url, hashes, requires-python, yanked}."""
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise IndexUnavailable(f"{page_url}: not valid JSON ({exc})") from None
-    except RecursionError:
-        raise IndexUnavailable(f"{page_url}: JSON nested too deeply for a project page") from None
-    if not isinstance(data, dict) or not isinstance(data.get("files"), list):
-        raise IndexUnavailable(f"{page_url}: not a PEP 691 project page (no 'files' list)")
-    files = []
-    for entry in data["files"]:
-        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+def _html_files(data: bytes, page_url: str, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
+    """PEP 503 page: the anchors linking a ``.whl``, their ``#sha256=`` fragments, ``data-requires-python`` and
+    ``data-yanked``. Anchors inside comments, scripts and styles are not links."""
+    links = _Links(page_url)
+    hidden_starts, hidden_ends = _hidden_spans(data) if _HIDDEN.search(data) else ([], [])
+    values: dict[bytes, str] = {}  # data-* values as text, decoded once per distinct value
+    count = 0
+    for start in _WHEEL_ANCHOR.finditer(data):
+        at = start.start()
+        if hidden_starts:
+            i = bisect_right(hidden_starts, at) - 1
+            if i >= 0 and at < hidden_ends[i]:
+                continue
+        plain = _PLAIN_TAG.match(data, at)
+        if plain is not None:
+            attrs: dict[str, str | None] = {"href": plain[1].decode("utf-8", "replace")}
+            data_attributes = plain[2]
+        else:
+            tag = _TAG.match(data, at)
+            if tag is None:
+                continue
+            attrs, data_attributes = _attributes(tag[0]), b""
+        href = attrs.get("href") or ""
+        name = href.partition("#")[0].partition("?")[0].strip()
+        if not name.lower().endswith(".whl"):
             continue
-        hashes = entry.get("hashes") if isinstance(entry.get("hashes"), dict) else {}
-        requires_python = entry.get("requires-python")
-        item = _file_from_link(page_url, entry["url"], requires_python if isinstance(requires_python, str) else None,
-                               bool(entry.get("yanked")), hashes)
-        name = entry.get("filename")
-        if item and isinstance(name, str) and name != item.filename and "/" not in name:
-            item = IndexFile(name, item.url, item.sha256, item.requires_python, item.yanked)
+        count += 1
+        if count > MAX_PAGE_ENTRIES:
+            raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")
+        if not platform_listed(name.rpartition("/")[2], platforms):
+            continue
+        for key, value in _DATA_ATTRIBUTE.findall(data_attributes):
+            text = values.get(value)
+            if text is None:
+                text = value.decode("utf-8", "replace")
+                text = values.setdefault(value, html.unescape(text) if "&" in text else text)
+            attrs[key.decode()] = text
+        item = links.file(href, attrs.get("data-requires-python"), "data-yanked" in attrs)
         if item:
-            files.append(item)
-    return files
+            yield item
 
 
-def parse_page(body: bytes, content_type: str, page_url: str) -> list[IndexFile]:
-    """Parse a simple page by its Content-Type (JSON for PEP 691, HTML otherwise)."""
-    text = body.decode("utf-8", errors="replace")
-    if content_type.split(";", 1)[0].strip().lower() == JSON_CONTENT_TYPE:
-        return parse_simple_json(text, page_url)
-    return parse_simple_html(text, page_url)
+def parse_simple_html(body: "bytes | str", page_url: str, platforms: "Collection[str] | None" = None
+                      ) -> list[IndexFile]:
+    """The wheel files of a PEP 503 page (those of ``platforms`` only, when given)."""
+    data = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else body
+    return list(_html_files(data, page_url, platforms))
 
 
-@dataclass(frozen=True)
-class Wheel:
+# ---- JSON (PEP 691) --------------------------------------------------------------------------------------------
+
+_WS = re.compile(rb"[ \t\n\r]*")
+_STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRING_RE = re.compile(_STRING)
+_SCALAR = re.compile(_STRING + rb"|-?[0-9][0-9.eE+-]*|true|false|null")
+_PLAIN = rb'[^{}\[\]"]*'
+_FLAT_OBJECT = rb"\{" + _PLAIN + rb"(?:" + _STRING + _PLAIN + rb")*\}"
+# A file entry: an object of strings, numbers, literals and flat objects (hashes, core-metadata), no arrays.
+_FILE_ENTRY = rb"\{" + _PLAIN + rb"(?:(?:" + _STRING + rb"|" + _FLAT_OBJECT + rb")" + _PLAIN + rb")*\}"
+_ENTRY_THEN = re.compile(rb"[ \t\n\r]*(" + _FILE_ENTRY + rb")[ \t\n\r]*(,|\])")
+_TOKEN = re.compile(_STRING + rb"|[\[\]{}]")
+_WHL = re.compile(rb"\.whl", re.IGNORECASE)
+
+
+class _Json:
+    """A PEP 691 page read from its bytes: the structure walked with regular expressions, only the file entries
+    that mention ``.whl`` decoded (``json.loads`` of each entry alone)."""
+
+    def __init__(self, body: bytes, page_url: str) -> None:
+        self.body, self.page_url, self.pos = body, page_url, 0
+
+    def fail(self, why: str) -> IndexUnavailable:
+        return IndexUnavailable(f"{self.page_url}: {why}")
+
+    def skip_space(self) -> int:
+        self.pos = _WS.match(self.body, self.pos).end()  # type: ignore[union-attr]  # matches the empty string
+        return self.body[self.pos] if self.pos < len(self.body) else -1
+
+    def expect(self, char: bytes) -> None:
+        if self.skip_space() != char[0]:
+            raise self.fail("not valid JSON (truncated, or not a JSON page)")
+        self.pos += 1
+
+    def skip_value(self) -> None:
+        """Past one value, checking that its strings end and its brackets balance (without building it)."""
+        self.skip_space()
+        scalar = _SCALAR.match(self.body, self.pos)
+        if scalar:
+            self.pos = scalar.end()
+            return
+        if self.pos >= len(self.body) or self.body[self.pos] not in b"[{":
+            raise self.fail("not valid JSON")
+        depth = 0
+        for token in _TOKEN.finditer(self.body, self.pos):
+            first = token[0][0]
+            if first in b"[{":
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise self.fail("JSON nested too deeply for a project page")
+            elif first in b"]}":
+                depth -= 1
+                if depth == 0:
+                    self.pos = token.end()
+                    return
+        raise self.fail("not valid JSON (truncated)")
+
+    def files(self, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
+        """The page's wheel files (of ``platforms``), the whole page checked to be one JSON object."""
+        if self.skip_space() != b"{"[0]:
+            raise self.fail("not a PEP 691 project page (no 'files' list)")
+        self.pos += 1
+        found_files = False
+        while self.skip_space() != b"}"[0]:
+            key = _STRING_RE.match(self.body, self.pos)
+            if key is None:
+                raise self.fail("not valid JSON")
+            self.pos = key.end()
+            self.expect(b":")
+            name = key[0] if b"\\" not in key[0] else json.loads(key[0]).encode()
+            if name in (b'"files"', b"files") and self.skip_space() == b"["[0]:
+                found_files = True
+                yield from self.entries(platforms)
+            else:
+                self.skip_value()
+            if self.skip_space() == b","[0]:
+                self.pos += 1
+            elif self.skip_space() != b"}"[0]:
+                raise self.fail("not valid JSON (truncated)")
+        self.pos += 1
+        if self.skip_space() != -1:
+            raise self.fail("not valid JSON (data after the page)")
+        if not found_files:
+            raise self.fail("not a PEP 691 project page (no 'files' list)")
+
+    def entries(self, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
+        """The ``files`` array from its ``[``: each entry that is a file object naming a ``.whl`` (of
+        ``platforms``), decoded alone; every other entry skipped. One regular-expression match takes a file entry
+        and what follows it."""
+        links = _Links(self.page_url)
+        body, count = self.body, 0
+        self.pos += 1
+        if self.skip_space() == b"]"[0]:
+            self.pos += 1
+            return
+        pos = self.pos
+        while True:
+            count += 1
+            if count > MAX_PAGE_ENTRIES:
+                raise self.fail(f"lists more than {MAX_PAGE_ENTRIES:,} files")
+            entry = _ENTRY_THEN.match(body, pos)
+            if entry is not None:
+                text = entry[1]
+                if len(text) <= MAX_ENTRY_BYTES and (b".whl" in text or _WHL.search(text)) and _names_platform(
+                        text, platforms):
+                    item = _json_file(text, links)
+                    if item:
+                        yield item
+                pos = entry.end()
+                if entry[2] == b"]":
+                    break
+                continue
+            self.pos = pos
+            self.skip_value()  # an entry of another shape: never a file
+            after = self.skip_space()
+            pos = self.pos + 1
+            if after == b"]"[0]:
+                break
+            if after != b","[0]:
+                raise self.fail("not valid JSON (truncated)")
+        self.pos = pos
+
+
+_WHEEL_NAME_END = re.compile(rb'-([^-"/\\]*)\.whl"', re.IGNORECASE)
+
+
+def _names_platform(text: bytes, platforms: "Collection[str] | None") -> bool:
+    """Whether a JSON file entry names a wheel of one of ``platforms``, by its text (a wheel name in no plain
+    string, which only decoding finds, is kept)."""
+    if platforms is None:
+        return True
+    tags = _WHEEL_NAME_END.findall(text)
+    if not tags or any(b"\\" in tag for tag in tags):
+        return True
+    return any(p in platforms for tag in tags for p in tag.decode("ascii", "replace").split("."))
+
+
+def _json_file(text: bytes, links: _Links) -> "IndexFile | None":
+    try:
+        entry = json.loads(text)
+    except ValueError:  # not JSON, or not UTF-8
+        return None
+    url = entry.get("url")
+    if not isinstance(url, str):
+        return None
+    hashes = entry.get("hashes") if isinstance(entry.get("hashes"), dict) else {}
+    requires_python = entry.get("requires-python")
+    item = links.file(url, requires_python if isinstance(requires_python, str) else None, bool(entry.get("yanked")),
+                      hashes)
+    name = entry.get("filename")
+    if item and isinstance(name, str) and name != item.filename and "/" not in name:
+        item = item._replace(filename=name)
+    return item if item and item.filename.lower().endswith(".whl") else None
+
+
+def parse_simple_json(body: "bytes | str", page_url: str, platforms: "Collection[str] | None" = None
+                      ) -> list[IndexFile]:
+    """The wheel files of a PEP 691 page: ``files[]`` of {filename, url, hashes, requires-python, yanked} (those
+    of ``platforms`` only, when given)."""
+    data = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
+    return list(_Json(data, page_url).files(platforms))
+
+
+def _is_json(content_type: str) -> bool:
+    return content_type.split(";", 1)[0].strip().lower() == JSON_CONTENT_TYPE
+
+
+def parse_page(body: bytes, content_type: str, page_url: str, platforms: "Collection[str] | None" = None
+               ) -> list[IndexFile]:
+    """The wheel files of a simple page, by its Content-Type (JSON for PEP 691, HTML otherwise); of
+    ``platforms`` only, when given."""
+    if _is_json(content_type):
+        return parse_simple_json(body, page_url, platforms)
+    return parse_simple_html(body, page_url, platforms)
+
+
+def lists_wheels_of(body: bytes, content_type: str, page_url: str, project: str) -> bool:
+    """Whether the page lists a wheel of ``project`` (read up to the first one): a maintenance or error page
+    served with status 200 lists none."""
+    prefix = project.lower().replace("-", "_") + "-"
+    files = _Json(body, page_url).files(None) if _is_json(content_type) else _html_files(body, page_url, None)
+    return any(f.filename.lower().startswith(prefix) and f.filename.endswith(".whl") for f in files)
+
+
+# ---- wheels ----------------------------------------------------------------------------------------------------
+
+class Wheel(NamedTuple):
     """A wheel file of the index, its filename parsed. ``label`` is the local version label ('' if none)."""
 
     project: str
@@ -152,20 +422,52 @@ class Wheel:
         return f"{self.version}+{self.label}" if self.label else self.version
 
 
-def parse_wheels(files: Iterable[IndexFile], project: str) -> list[Wheel]:
-    """The files that are wheels of ``project`` (valid wheel filenames, not yanked); everything else is skipped."""
+# A wheel file name already in packaging's normal form (lower-case name, a release of plain numbers, a local label
+# of lower-case words, no build tag): read by string operations, to the same answer packaging gives.
+_NORMAL_WHEEL = re.compile(r"([a-z0-9]+(?:_[a-z0-9]+)*)-((?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*))*)"
+                           r"(?:\+([a-z0-9]+(?:\.[a-z0-9]+)*))?-([a-z0-9_.]+)-([a-z0-9_.]+)-([a-z0-9_.]+)\.whl")
+
+
+def _normal_wheel(filename: str) -> "tuple[str, str, str, frozenset[str]] | None":
+    """(canonical name, public version, local label, tags) of a wheel name in normal form, else None."""
+    found = _NORMAL_WHEEL.fullmatch(filename)
+    if found is None:
+        return None
+    name, version, label, python, abi, platform = found.groups()
+    if label and any(part.isdigit() and part[0] == "0" and len(part) > 1 for part in label.split(".")):
+        return None  # packaging writes "007" as "7"
+    if "." in python or "." in abi or "." in platform:
+        tags = frozenset(f"{i}-{a}-{p}" for i in python.split(".") for a in abi.split(".") for p in platform.split("."))
+    else:
+        tags = frozenset((f"{python}-{abi}-{platform}",))
+    return name.replace("_", "-"), version, label or "", tags
+
+
+def parse_wheels(files: Iterable[IndexFile], project: str, platforms: "Collection[str] | None" = None
+                 ) -> list[Wheel]:
+    """The files that are wheels of ``project`` (valid wheel filenames, not yanked); everything else is skipped.
+    With ``platforms``, only wheels with one of those platform tags (tested on the file name before parsing).
+    Names in normal form are read by ``_normal_wheel``, any other by packaging."""
     from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
     wanted = canonicalize_name(project)
     wheels = []
     for item in files:
-        if item.yanked or not item.filename.endswith(".whl"):
+        filename = item.filename
+        if item.yanked or not filename.endswith(".whl"):
             continue
-        try:
-            name, version, _build, tags = parse_wheel_filename(item.filename)
-        except (InvalidWheelFilename, ValueError):
+        if platforms is not None and not any(p in platforms for p in filename[:-4].rpartition("-")[2].split(".")):
             continue
+        normal = _normal_wheel(filename)
+        if normal is not None:
+            name, version, label, tags = normal
+        else:
+            try:
+                name, parsed, _build, tag_set = parse_wheel_filename(filename)
+            except (InvalidWheelFilename, ValueError):
+                continue
+            version, label, tags = parsed.public, parsed.local or "", frozenset(str(t) for t in tag_set)
         if name != wanted:
             continue
-        wheels.append(Wheel(name, version.public, version.local or "", frozenset(str(t) for t in tags), item))
+        wheels.append(Wheel(name, version, label, tags, item))
     return wheels
