@@ -256,3 +256,82 @@ def test_every_valid_machine_resolves_and_renders(data: dict[str, Any], form: st
     if form in FORMATS:
         with contextlib.suppress(InputError, EnvironmentFailure):
             render(plan, form)
+
+
+# ---- configuration files and capture archives ------------------------------------------------------------------
+
+CONF_LINES = st.one_of(
+    st.sampled_from(["[global]", "[install]", "[INSTALL]", "[freeze]", "", "# a comment", "; another", "   ",
+                     "index-url = https://mirror.example/simple", "constraint = /etc/c.txt", "Constraint=/x y",
+                     "CONSTRAINT : /a", "constraint =", "  /continued/value", "\tmore", "no-cache-dir = true",
+                     "[", "=", "key", "[install"]),
+    st.text(string.printable, max_size=30))
+
+
+@FAST
+@given(st.lists(CONF_LINES, max_size=12), st.sampled_from(["\n", "\r\n"]),
+       st.lists(st.text(string.ascii_letters + "/._-", min_size=1, max_size=12), min_size=1, max_size=3))
+def test_a_pip_conf_edit_keeps_every_other_line_and_pip_reads_the_value(lines: list[str], newline: str,
+                                                                         values: list[str]) -> None:
+    import configparser
+
+    from torch_install.environment.pip_config import option_values, set_option
+
+    text = newline.join(lines) + (newline if lines else "")
+    edited = set_option(text, "install", "constraint", values)
+    assert option_values(edited, "install", "constraint") == values
+    import difflib
+
+    original = text.splitlines()
+    diff = difflib.SequenceMatcher(None, original, edited.splitlines(), autojunk=False)
+    missing = [line for tag, i1, i2, _, _ in diff.get_opcodes() if tag in ("delete", "replace")
+               for line in original[i1:i2]]
+    # only the edited key's own line and its continuation lines may be gone; the rest stays, in order
+    assert all("constraint" in line.lower() or line[:1] in (" ", "\t") for line in missing), missing
+    before = configparser.RawConfigParser()
+    try:
+        before.read_string(text)
+    except configparser.Error:
+        return  # pip refuses such a file too: the edit only has to keep it as it was, line by line
+    after = configparser.RawConfigParser()
+    after.read_string(edited)
+    assert after.get("install", "constraint").split() == values
+    for section in before.sections():
+        for key, value in before.items(section):
+            if (section, key) != ("install", "constraint"):
+                assert after.get(section, key) == value
+
+
+MEMBER_NAMES = st.lists(st.sampled_from(["sys", "proc", "..", ".", "", "a", "x" * 300, "driver", "~", "a b",
+                                         "\x00", "é"]), min_size=1, max_size=6).map("/".join)
+MEMBERS = st.lists(st.tuples(st.one_of(MEMBER_NAMES, st.just("/etc/passwd"), st.just("a/" * 40 + "x")),
+                             st.sampled_from(["file", "dir", "symlink", "hardlink", "fifo", "chardev"]),
+                             st.sampled_from(["", "/", "../..", "a", "/etc/shadow", "x" * 2000])), max_size=8)
+
+
+@FAST
+@given(MEMBERS)
+def test_a_capture_archive_of_any_members_is_read_or_refused_naming_why(members: list[tuple[str, str, str]]) -> None:
+    import tarfile
+
+    from torch_install.capture import read_capture
+
+    kinds = {"file": tarfile.REGTYPE, "dir": tarfile.DIRTYPE, "symlink": tarfile.SYMTYPE, "hardlink": tarfile.LNKTYPE,
+             "fifo": tarfile.FIFOTYPE, "chardev": tarfile.CHRTYPE}
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "capture.tar.gz")
+        with tarfile.open(path, "w:gz") as archive:
+            for name, kind, link in members:
+                info = tarfile.TarInfo(name or "x")
+                info.type, info.linkname = kinds[kind], link
+                data = b"data" if kind == "file" else b""
+                info.size = len(data)
+                archive.addfile(info, io.BytesIO(data) if data else None)
+        try:
+            tree = read_capture(path)
+        except InputError as exc:
+            assert "\n" not in str(exc)
+            return
+        for name in (*tree.files, *tree.links, *(tree.dirs - {""})):  # "": the tree's root
+            assert not name.startswith("/") and ".." not in name.split("/") and "" not in name.split("/")
+        assert os.listdir(directory) == ["capture.tar.gz"]  # nothing written beside it

@@ -165,7 +165,7 @@ class IndexCache:
         _remove(meta_path)
         _remove(page_path)
 
-    def put(self, url: str, body: bytes, content_type: str, etag: str | None, last_modified: str | None,
+    def put(self, url: str, body: bytes | bytearray, content_type: str, etag: str | None, last_modified: str | None,
             fetched_at: float) -> str | None:
         """Store a fetched page; its ``content`` (see CacheEntry), or None when the cache cannot be written."""
         meta_path, page_path = self._paths(url)
@@ -220,7 +220,7 @@ class IndexCache:
     def _write(self, path: str, data: Any) -> bool:
         return self._write_bytes(path, json.dumps(data, separators=(",", ":")).encode("utf-8"))
 
-    def _write_bytes(self, path: str, data: bytes) -> bool:
+    def _write_bytes(self, path: str, data: bytes | bytearray) -> bool:
         import tempfile
 
         try:

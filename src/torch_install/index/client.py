@@ -52,7 +52,7 @@ class Page:
 
     url: str
     status: int
-    body: bytes
+    body: bytes | bytearray  # a page read from the network is the bytearray it was read into (never copied)
     content_type: str
     etag: str | None = None
     last_modified: str | None = None
@@ -175,27 +175,24 @@ class Fetcher:
                             response.headers.get("Content-Range"))
         raise IndexUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
 
-    def _read_body(self, response: Any, url: str, stop: threading.Event) -> bytes:
+    def _read_body(self, response: Any, url: str, stop: threading.Event) -> bytearray:
         import requests
 
         declared = small_int((response.headers.get("Content-Length") or "").strip())
         if declared is not None and declared > self.max_bytes:
             raise IndexUnavailable(f"{url}: page is {declared} bytes, over the {self.max_bytes}-byte limit")
-        chunks: list[bytes] = []
-        size = 0
+        body = bytearray()  # grown in place: the page is in memory once, not once in chunks and again joined
         try:
             for chunk in response.iter_content(chunk_size=64 * 1024):
-                size += len(chunk)
-                if size > self.max_bytes:
+                if len(body) + len(chunk) > self.max_bytes:
                     raise IndexUnavailable(f"{url}: page is over the {self.max_bytes}-byte limit")
                 if stop.is_set():
                     raise _Retryable("given up")
-                chunks.append(chunk)
+                body += chunk
         except requests.exceptions.ChunkedEncodingError as exc:
             raise _Retryable(f"truncated response ({_short(exc)})") from None
         except requests.exceptions.ConnectionError as exc:
             raise _Retryable(f"connection lost while reading ({_short(exc)})") from None
-        body = b"".join(chunks)
         if declared is not None and len(body) < declared:
             raise _Retryable(f"truncated response ({len(body)} of {declared} bytes)")
         return body

@@ -139,7 +139,7 @@ _HIDDEN = re.compile(rb"<!--|<(script|style)(?=[\s/>])", re.IGNORECASE)
 _HIDDEN_END = {b"script": re.compile(rb"</script", re.IGNORECASE), b"style": re.compile(rb"</style", re.IGNORECASE)}
 
 
-def _hidden_spans(body: bytes) -> tuple[list[int], list[int]]:
+def _hidden_spans(body: "bytes | bytearray") -> tuple[list[int], list[int]]:
     """(starts, ends) of the comments, scripts and styles of a page, in order (an unclosed one runs to the end)."""
     starts: list[int] = []
     ends: list[int] = []
@@ -173,10 +173,12 @@ def _attributes(tag: bytes) -> dict[str, "str | None"]:
     return found
 
 
-def _html_files(data: bytes, page_url: str, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
+def _html_files(data: "bytes | bytearray", page_url: str, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
     """PEP 503 page: the anchors linking a ``.whl``, their ``#sha256=`` fragments, ``data-requires-python`` and
     ``data-yanked``. Anchors inside comments, scripts and styles are not links."""
     links = _Links(page_url)
+    if data.count(b".whl") > MAX_PAGE_ENTRIES and sum(1 for _ in _WHEEL_ANCHOR.finditer(data)) > MAX_PAGE_ENTRIES:
+        raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")  # before building any
     hidden_starts, hidden_ends = _hidden_spans(data) if _HIDDEN.search(data) else ([], [])
     values: dict[bytes, str] = {}  # data-* values as text, decoded once per distinct value
     count = 0
@@ -215,7 +217,7 @@ def _html_files(data: bytes, page_url: str, platforms: "Collection[str] | None")
             yield item
 
 
-def parse_simple_html(body: "bytes | str", page_url: str, platforms: "Collection[str] | None" = None
+def parse_simple_html(body: "bytes | bytearray | str", page_url: str, platforms: "Collection[str] | None" = None
                       ) -> list[IndexFile]:
     """The wheel files of a PEP 503 page (those of ``platforms`` only, when given)."""
     data = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else body
@@ -241,7 +243,7 @@ class _Json:
     """A PEP 691 page read from its bytes: the structure walked with regular expressions, only the file entries
     that mention ``.whl`` decoded (``json.loads`` of each entry alone)."""
 
-    def __init__(self, body: bytes, page_url: str) -> None:
+    def __init__(self, body: "bytes | bytearray", page_url: str) -> None:
         self.body, self.page_url, self.pos = body, page_url, 0
 
     def fail(self, why: str) -> IndexUnavailable:
@@ -348,7 +350,7 @@ class _Json:
 _WHEEL_NAME_END = re.compile(rb'-([^-"/\\]*)\.whl"', re.IGNORECASE)
 
 
-def _names_platform(text: bytes, platforms: "Collection[str] | None") -> bool:
+def _names_platform(text: "bytes | bytearray", platforms: "Collection[str] | None") -> bool:
     """Whether a JSON file entry names a wheel of one of ``platforms``, by its text (a wheel name in no plain
     string, which only decoding finds, is kept)."""
     if platforms is None:
@@ -359,7 +361,7 @@ def _names_platform(text: bytes, platforms: "Collection[str] | None") -> bool:
     return any(p in platforms for tag in tags for p in tag.decode("ascii", "replace").split("."))
 
 
-def _json_file(text: bytes, links: _Links) -> "IndexFile | None":
+def _json_file(text: "bytes | bytearray", links: _Links) -> "IndexFile | None":
     try:
         entry = json.loads(text)
     except ValueError:  # not JSON, or not UTF-8
@@ -377,7 +379,7 @@ def _json_file(text: bytes, links: _Links) -> "IndexFile | None":
     return item if item and item.filename.lower().endswith(".whl") else None
 
 
-def parse_simple_json(body: "bytes | str", page_url: str, platforms: "Collection[str] | None" = None
+def parse_simple_json(body: "bytes | bytearray | str", page_url: str, platforms: "Collection[str] | None" = None
                       ) -> list[IndexFile]:
     """The wheel files of a PEP 691 page: ``files[]`` of {filename, url, hashes, requires-python, yanked} (those
     of ``platforms`` only, when given)."""
@@ -389,7 +391,7 @@ def _is_json(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == JSON_CONTENT_TYPE
 
 
-def parse_page(body: bytes, content_type: str, page_url: str, platforms: "Collection[str] | None" = None
+def parse_page(body: "bytes | bytearray", content_type: str, page_url: str, platforms: "Collection[str] | None" = None
                ) -> list[IndexFile]:
     """The wheel files of a simple page, by its Content-Type (JSON for PEP 691, HTML otherwise); of
     ``platforms`` only, when given."""
@@ -398,7 +400,7 @@ def parse_page(body: bytes, content_type: str, page_url: str, platforms: "Collec
     return parse_simple_html(body, page_url, platforms)
 
 
-def lists_wheels_of(body: bytes, content_type: str, page_url: str, project: str) -> bool:
+def lists_wheels_of(body: "bytes | bytearray", content_type: str, page_url: str, project: str) -> bool:
     """Whether the page lists a wheel of ``project`` (read up to the first one): a maintenance or error page
     served with status 200 lists none."""
     prefix = project.lower().replace("-", "_") + "-"
