@@ -73,6 +73,17 @@ MUTATIONS: dict[str, tuple[str, Callable[[Any], None]]] = {
     "a ROCm release as a number": ("data/amdgpu-dkms-rocm.json", lambda d: d["drivers"][0].update(rocm=6.4)),
     "an override variable in lower case": (
         "data/variant-providers.json", lambda d: d["nvidia"]["overrides"].update(sm_arch="nv_force_sm")),
+    "a companion's torch written as a bare version": (
+        "resolver/data/companions.json", lambda d: d["packages"]["xformers"]["releases"][0].update(torch="2.10.0")),
+    "a companion variant of no kind": (
+        "resolver/data/companions.json",
+        lambda d: d["packages"]["xformers"]["releases"][0]["variants"].append("cuda13")),
+    "a companion kind that does not exist": (
+        "resolver/data/companions.json", lambda d: d["packages"]["vllm"].update({"from": "pypi"})),
+    "a find-links package without its page": (
+        "resolver/data/companions.json", lambda d: d["packages"]["pyg-lib"].pop("url")),
+    "a companion release without its sources": (
+        "resolver/data/companions.json", lambda d: d["packages"]["torchao"]["releases"][0].pop("src")),
 }
 
 
@@ -98,3 +109,17 @@ def test_cross_references_hold() -> None:
         assert set(release["python"]) <= set(release["variants"]), release["v"]
     versions = [r["v"] for r in matrix["releases"]]
     assert versions == sorted(versions, key=lambda v: tuple(int(x) for x in v.split(".")), reverse=True)
+
+
+def test_every_companion_fact_names_a_recorded_source_and_the_newest_release_comes_first() -> None:
+    table = _load(PACKAGE / "resolver" / "data" / "companions.json")
+    for name, package in table["packages"].items():
+        named = {s for r in package.get("releases", ()) for s in r["src"]} | set(package.get("src", ()))
+        assert named and named <= set(table["sources"]), name
+        versions = [tuple(int(x) for x in r["version"].replace(".post", ".").split(".")) for r in
+                    package.get("releases", ())]
+        assert versions == sorted(versions, reverse=True), name
+    assert {"{torch}", "{variant}"} <= {f"{{{k}}}" for k in ("torch", "variant")
+                                        if f"{{{k}}}" in table["packages"]["pyg-lib"]["url"]}
+    wheel = table["packages"]["flash-attn"]["url"]
+    assert all(f"{{{k}}}" in wheel for k in ("version", "cuda", "torch", "cxx11abi", "python", "platform"))

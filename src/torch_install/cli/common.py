@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from ..environment.interpreter import Interpreter
     from ..machine import Machine
     from ..resolver.matrix import Matrix
+    from ..resolver.plan import Request
 
 
 def write(text: str) -> None:
@@ -43,12 +44,17 @@ def add_index_options(parser: argparse.ArgumentParser) -> None:
                         help="allow a plain-http index base that is not loopback")
 
 
-def matrix_for(args: argparse.Namespace, machine: Machine) -> Matrix:
+def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | None = None) -> Matrix:
     """The compatibility matrix to resolve with: embedded, extended from the live index with --online
-    (with --offline too: cached index data only). A failed index read falls back with one warning line."""
+    (with --offline too: cached index data only); with the table of packages built against torch when the
+    request names other packages. A failed index read falls back with one warning line."""
     from ..resolver.matrix import load_matrix
 
     matrix = load_matrix()
+    if request is not None and request.requirements:
+        from ..resolver.companion_facts import load_packages
+
+        matrix = matrix._replace(packages=load_packages())
     if not getattr(args, "online", False):
         return matrix
     from ..index.learn import online_matrix

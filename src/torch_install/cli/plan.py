@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 from typing import TYPE_CHECKING
 
 from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
-from ..resolver.request import CHANNELS, PACKAGES, names_family
-from ..versions import MAX_DIGITS
+from ..resolver.request import CHANNELS, PACKAGES
 from . import common, targets
 
 if TYPE_CHECKING:
@@ -18,16 +16,22 @@ if TYPE_CHECKING:
     from ..resolver.matrix import Matrix
     from ..resolver.plan import Plan, Request
 
-_PLAIN_NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"
-
-
 def _add_request_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("packages", nargs="*", metavar="PKG",
                         help='requirements like pip\'s: "torch>=2.7" torchvision torchaudio (default: torch); other '
-                             'packages ("numpy<2", transformers) ride along from your own index; installer options '
+                             'packages ("numpy<2", xformers, transformers) are planned with it; installer options '
                              'go after "--"')
     parser.add_argument("-r", "--requirement", metavar="FILE", action="append", default=[],
-                        help="a requirements file: its torch-family lines are resolved, the file rides along")
+                        help="a requirements file in pip's format (a compiled lock too): its torch lines are "
+                             "resolved, the rest planned with them")
+    parser.add_argument("-c", "--constraint", metavar="FILE", action="append", default=[],
+                        help="a constraints file in pip's format: it limits versions, torch's included")
+    parser.add_argument("--project", metavar="DIR", nargs="?", const=".",
+                        help="the project in DIR (default: here): its pyproject.toml's dependencies")
+    parser.add_argument("--extra", metavar="NAME", action="append", default=[],
+                        help="with --project: add an extra's optional dependencies")
+    parser.add_argument("--group", metavar="NAME", action="append", default=[],
+                        help="with --project: add a dependency group (PEP 735)")
     parser.add_argument("--variant", metavar="ID", help="force a variant: cu128, rocm6.4, xpu, cpu …")
     parser.add_argument("--channel", choices=CHANNELS, default="stable", help="release channel (default stable)")
     common.add_index_options(parser)
@@ -73,48 +77,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def request_from_args(args: argparse.Namespace) -> Request:
-    """The Request: packages (checked as PEP 508 requirements), variant, channel, index base."""
+    """The Request: every requirement the command line, the -r/-c files and the project name, checked (an
+    InputError names the file and line), with the variant, channel and index base."""
     from ..index.urls import index_base_from
-    from ..resolver.plan import Request
+    from ..project.gather import gather, request_of
     from ..resolver.variants import is_variant
 
-    family: list[str] = []
-    others: list[str] = []
-    for package in args.packages:
-        if re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", package):
-            raise InputError(f"package {package[:40]!r}…: a version number of more than {MAX_DIGITS} digits")
-        if re.match(_PLAIN_NAME, package):
-            continue
-        from packaging.requirements import InvalidRequirement, Requirement
-
-        try:
-            Requirement(package)
-        except InvalidRequirement as exc:
-            raise InputError(f"package {package!r}: not a valid requirement ({str(exc).splitlines()[0]})") from None
-    for package in args.packages:
-        (family if names_family(package) else others).append(package)
-    for path in args.requirement:
-        family += _family_lines(path)
-        others += ["-r", path]
+    found = gather(args.packages, args.requirement, args.constraint, args.project, args.extra, args.group)
     if args.variant is not None and not is_variant(args.variant):
         raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
-    return Request(packages=tuple(family) or ("torch",), variant=args.variant, channel=args.channel,
-                   index_base=base, others=tuple(others),
-                   installer_options=tuple(getattr(args, "installer_options", ()) or ()))
-
-
-def _family_lines(path: str) -> list[str]:
-    """The torch-family requirements of a requirements file (options, comments and other packages skipped)."""
-    from ..probe import read_regular
-
-    try:
-        text = read_regular(path, 1024 * 1024).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"-r {path}: cannot read ({getattr(exc, 'strerror', None) or exc.__class__.__name__})"
-                         ) from None
-    lines = [line.split(" #", 1)[0].strip() for line in text.splitlines()]
-    return [line for line in lines if line and not line.startswith(("#", "-")) and names_family(line)]
+    return request_of(found, args.variant, args.channel, base, getattr(args, "installer_options", ()) or ())
 
 
 def _format_names() -> str:
@@ -142,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     machine = machines[0]
     if args.hashes and args.format != "requirements":
         raise InputError("--hashes goes with --format requirements")
-    matrix = common.matrix_for(args, machine)
+    matrix = common.matrix_for(args, machine, request)
     plan = resolve_plan(machine, request, matrix)
     if matrix.provenance is not None:  # learnt from a live index: say what its choice rests on
         from ..index.merge import with_index_notes
@@ -178,7 +151,7 @@ def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Reque
     if args.format == "pyproject":
         return _run_platforms(args, machines, request)
     from .. import fleet
-    result = fleet.resolve_fleet(machines, request, common.matrix_for(args, machines[0]))
+    result = fleet.resolve_fleet(machines, request, common.matrix_for(args, machines[0], request))
     common.write(fleet.render(result, args.format))
     return int(fleet.exit_code(result, getattr(args, "strict", False)))
 
@@ -191,7 +164,7 @@ def _run_platforms(args: argparse.Namespace, machines: list[Machine], request: R
     plans = []
     floors = []
     for machine in machines:
-        matrix = common.matrix_for(args, machine)
+        matrix = common.matrix_for(args, machine, request)
         plan = resolve_plan(machine, request, matrix)
         plans.append(plan)
         release = matrix.release(plan.choice.torch) if plan.choice else None
@@ -216,7 +189,7 @@ def run_install(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     interpreter = common.target_interpreter(args.python)
     machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
-    matrix = common.matrix_for(args, machine)
+    matrix = common.matrix_for(args, machine, request)
     plan = resolve_plan(machine, request, matrix)
     if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
         for warning in plan.warnings:
@@ -252,7 +225,7 @@ def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpret
 
     prefix = interpreter.prefix
     update = pin.prepare_update(prefix, plan) if prefix else None
-    guarded = (*request.packages, *(o for o in request.others if not o.startswith("-")))
+    guarded = (*request.packages, *(w.text for w in request.requirements if w.name and not w.constraint))
     try:
         for argv in steps:  # the chosen build first; what rides along cannot replace it (it is pinned there)
             code = install.run_installer(argv, interpreter, guarded, request.index_base)

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from ..display import one_line
 from ..hosts import insecure_host
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
+from ..markers import platform_marker as machine_marker
 from ..resolver.commands import PRE_RELEASE_CHANNEL
 from ..resolver.plan import Plan, requirement_lines
 from ..resolver.platforms import musl_of
@@ -23,11 +24,25 @@ def render_url(plan: Plan) -> str:
 
 
 def render_pip(plan: Plan) -> str:
-    return plan.commands.get("pip", "")
+    return _command(plan, "pip")
 
 
 def render_uv(plan: Plan) -> str:
-    return plan.commands.get("uv", "")
+    return _command(plan, "uv")
+
+
+def _command(plan: Plan, installer: str) -> str:
+    """The plan's command line; an InputError when a command line cannot carry the project."""
+    if plan.choice is not None and not plan.commands:
+        from ..errors import InputError
+        from ..resolver.plan import Inexpressible, install_steps
+
+        try:
+            install_steps(plan, installer)
+        except Inexpressible as exc:
+            raise InputError(f"--format {installer}: {exc}; 'torch-install install' installs it with them, "
+                             "and --format requirements --hashes writes a file that keeps them") from None
+    return plan.commands.get(installer, "")
 
 
 def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None = None) -> str:
@@ -89,20 +104,6 @@ def render_pyproject(plan: Plan) -> str:
     return "\n".join(lines)
 
 
-_SYS_PLATFORM = {"linux": "linux", "windows": "win32", "macos": "darwin"}
-_PLATFORM_MACHINE = {("linux", "x86_64"): "x86_64", ("linux", "aarch64"): "aarch64", ("linux", "arm64"): "aarch64",
-                     ("windows", "x86_64"): "AMD64", ("windows", "arm64"): "ARM64", ("windows", "aarch64"): "ARM64",
-                     ("macos", "arm64"): "arm64", ("macos", "aarch64"): "arm64", ("macos", "x86_64"): "x86_64"}
-
-
-def platform_marker(plan: Plan) -> str:
-    """The PEP 508 marker of a plan's platform: ``sys_platform == 'linux' and platform_machine == 'x86_64'``."""
-    m = plan.machine
-    marker = f"sys_platform == '{_SYS_PLATFORM.get(m.os or '', m.os or '')}'"
-    machine = _PLATFORM_MACHINE.get((m.os or "", m.arch or ""))
-    return f"{marker} and platform_machine == '{machine}'" if machine else marker
-
-
 def render_pyproject_platforms(plans: Sequence[Plan], requires_python: str | None) -> str:
     """pyproject.toml entries for a uv project that runs on several platforms: each platform's build, chosen for
     it, through ``[tool.uv.sources]`` entries with ``sys_platform``/``platform_machine`` markers and one explicit
@@ -125,7 +126,7 @@ def render_pyproject_platforms(plans: Sequence[Plan], requires_python: str | Non
             continue
         for p in chosen:
             version = (p.choice.packages.get(name) or "").split("+")[0]  # type: ignore[union-attr]
-            lines.append(f"  {json.dumps(f'{name}=={version}; {platform_marker(p)}' if version else name)},")
+            lines.append(f"  {json.dumps(f'{name}=={version}; {machine_marker(p.machine)}' if version else name)},")
     lines.append("]")
     indexes = {index_name(p): p.choice.index_url for p in chosen if p.choice and p.choice.index_url}
     for name, url in indexes.items():
@@ -133,7 +134,7 @@ def render_pyproject_platforms(plans: Sequence[Plan], requires_python: str | Non
     if indexes:
         lines += ["", "[tool.uv.sources]"]
         for package in names:
-            entries = [f"{{ index = {json.dumps(index_name(p))}, marker = {json.dumps(platform_marker(p))} }}"
+            entries = [f"{{ index = {json.dumps(index_name(p))}, marker = {json.dumps(machine_marker(p.machine))} }}"
                        for p in chosen if p.choice and p.choice.index_url and package in p.choice.packages]
             if entries:
                 lines.append(f"{package} = [\n  " + ",\n  ".join(entries) + ",\n]")

@@ -6,9 +6,10 @@ needs, or why no change here would). ``finish`` turns it into the Plan, with the
 """
 
 # NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from ..machine import Machine
+from .companion_facts import Pick
 from .matrix import Matrix, Release
 from .plan import Choice, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
 from .rules import Blocker
@@ -18,7 +19,7 @@ class PlanBuilder:
     """One plan, written step by step."""
 
     __slots__ = ("machine", "request", "matrix", "companions", "warnings", "reasons", "notes", "rejected", "env",
-                 "newest", "needs", "why_not", "gpu_wanted", "quiet")
+                 "newest", "needs", "why_not", "gpu_wanted", "quiet", "picker")
 
     def __init__(self, machine: Machine, request: Request, matrix: Matrix, companions: Mapping[str, object]) -> None:
         self.machine = machine  # the machine as given (the search may compare a changed copy)
@@ -34,6 +35,9 @@ class PlanBuilder:
         self.why_not: str | None = None  # why no change would
         self.gpu_wanted = False  # the machine has a GPU of a vendor with builds
         self.quiet: set[str] = set()  # starts of rule notes another note already explains
+        self.picker: Callable[[Release, str], tuple[Pick, ...]] | None = None  # the requested packages' builds
+        for note in request.notes:
+            self.note(note)
 
     def warn(self, code: str, message: str, about: str = "choice") -> None:
         """Add a warning (once); its code must be one of the plan's warning codes. ``about`` "newest": a reason the
@@ -60,7 +64,8 @@ class PlanBuilder:
 
     def finish(self, release: Release | None, variant: str | None, gpu: bool) -> Plan:
         """The plan: ``variant`` of ``release`` (None: no build fits), GPU-accelerated or not."""
-        choice = self.choice(release, variant) if release and variant else None
+        picks = self.picker(release, variant) if self.picker and release and variant else ()
+        choice = self.choice(release, variant, picks) if release and variant else None
         if choice and release and variant:
             self.reasons.insert(0, f"torch {release.version}, variant {variant}"
                                 + (f" from {choice.index_url}" if choice.index_url else " from the default index"))
@@ -107,14 +112,29 @@ class PlanBuilder:
             variant = "cpu"  # pre-release macOS wheels live on the cpu index of the channel
         return "/".join(p for p in (base, channel, variant) if p)
 
-    def choice(self, release: Release, variant: str) -> Choice:
+    def choice(self, release: Release, variant: str, picks: tuple[Pick, ...] = ()) -> Choice:
         stable = self.request.channel == "stable"
         label = "" if variant == "default" else f"+{variant}"
         packages = {"torch": f"{release.version}{label}" if stable else ""}
+        needed = {name: spec for p in picks for name, spec in self.family_needs(p, release).items()}
         for name in self.companions:
-            version = release.companions.get(name)
+            version = needed.get(name) or release.companions.get(name)
             if not stable or not version:
                 packages[name] = ""
             else:
                 packages[name] = version + (label if label and self.matrix.companion_labelled(name, version) else "")
-        return Choice(variant=variant, torch=release.version, index_url=self.index_url(variant), packages=packages)
+        return Choice(variant=variant, torch=release.version, index_url=self.index_url(variant), packages=packages,
+                      companions=picks)
+
+    def family_needs(self, picked: Pick, release: Release) -> dict[str, str]:
+        """The torchvision/torchaudio version a picked package pins (``==X``) where it differs from the release's
+        own companion: the version it needs is the one installed (a note says so)."""
+        package = self.matrix.packages.get(picked.name)
+        facts = next((r for r in package.releases if r.version == picked.version), None) if package else None
+        out: dict[str, str] = {}
+        for name, spec in (facts.family.items() if facts else ()):
+            if spec.startswith("==") and name in self.companions and spec[2:] != release.companions.get(name):
+                out[name] = spec[2:]
+                self.note(f"{name} {spec[2:]}, not {release.companions.get(name)}: {picked.name} {picked.version} "
+                          f"requires {name}{spec}")
+        return out

@@ -31,6 +31,8 @@ from ..errors import InputError
 from ..machine import Gpu, Machine
 from ..versions import numeric_key
 from .builder import PlanBuilder
+from .companion_facts import Pick
+from .companions import bound_requirements, pick, torch_allows, torch_needs
 from .matrix import Matrix, Release, version_key
 from .plan import Plan, Request
 from .platforms import apple, libc_and_driver_stack
@@ -55,8 +57,10 @@ class Search:
 
     def __init__(self, machine: Machine, request: Request, matrix: Matrix) -> None:
         self.machine, self.request, self.matrix = machine, request, matrix
-        self.req = parse_request(request)  # step 1
+        self.req = parse_request(request, machine)  # step 1
+        self.bound = bound_requirements(request.requirements, machine, matrix.packages) if matrix.packages else []
         self.plan = PlanBuilder(machine, request, matrix, self.req.companions)
+        self.plan.picker = self.picks
         self.platform = machine.platform or ""
         self.os = machine.os or ""
         self.passing: list[Release] = []  # the candidates: matching releases whose wheels install here
@@ -111,24 +115,40 @@ class Search:
         return rules
 
     # -- releases -------------------------------------------------------------------------------------------
-    def matches(self, release: Release) -> bool:
+    def matches(self, release: Release, bound: bool = True) -> bool:
+        """Whether the release is one the request allows (with ``bound``, its packages built against torch too)."""
         if self.request.channel != "stable":
             return True
+        if bound and not all(torch_allows(b.package, b.spec, release.version, self.platform) for b in self.bound
+                             if b.package.constrains_torch):
+            return False
         if not self.req.torch.contains(release.version, prereleases=True):
             return False
-        for name, spec in self.req.companions.items():
+        for name, spec in (*self.req.companions.items(), *self.req.limits.items()):
             version = release.companions.get(name)
             if str(spec) and (not version or not spec.contains(version, prereleases=True)):
                 return False
         return True
 
     def wanted(self) -> list[Release]:
-        """Releases matching the request, newest first (an InputError when none does); sets ``newest``."""
-        wanted = [r for r in self.matrix.releases if self.matches(r)]
+        """Releases matching the request, newest first (an InputError when none does); sets ``newest``. When a
+        requested package built against torch holds torch back, a constrained-by warning names it."""
+        open_ = [r for r in self.matrix.releases if self.matches(r, bound=False)]
+        wanted = [r for r in open_ if self.matches(r)] if self.bound else open_
+        asked = ", ".join([*self.request.packages, *(b.text for b in self.bound)])
         if not wanted:
-            asked = ", ".join(self.request.packages)
             known = f"{self.matrix.releases[-1].version}–{self.matrix.releases[0].version}"
+            holding = [b for b in self.bound if b.package.constrains_torch] if open_ else []
+            if holding:
+                raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) fits them all: "
+                                 + "; ".join(f"{b.text} needs {torch_needs(b.package, b.spec)}" for b in holding))
             raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches")
+        if wanted[0] is not open_[0]:
+            for b in self.bound:
+                if b.package.constrains_torch and not torch_allows(b.package, b.spec, open_[0].version, self.platform):
+                    self.plan.warn("constrained-by", f"{b.text} ({b.origin}) needs {torch_needs(b.package, b.spec)}: "
+                                                     f"torch {wanted[0].version} is the newest release it allows (not "
+                                                     f"{open_[0].version})", "newest")
         self.plan.newest = wanted[0]
         return wanted
 
@@ -228,8 +248,40 @@ class Search:
     # -- the walk -------------------------------------------------------------------------------------------
     def verdicts(self, release: Release, policy: VendorPolicy, gpus: Sequence[Gpu]) -> list[Verdict]:
         devices = tuple(gpus)
-        return [policy.check(self.matrix, release, v, self.platform, devices, self.machine)
-                for v in policy.variants(release, self.platform)]
+        verdicts = [policy.check(self.matrix, release, v, self.platform, devices, self.machine)
+                    for v in policy.variants(release, self.platform)]
+        for verdict in verdicts:  # a requested package built against torch must have a build for the variant
+            for b in self.bound:
+                if verdict.usable and b.package.constrains_torch:
+                    found, why = pick(b.package, b.spec, b.text, release, verdict.variant, self.machine)
+                    if found is None:
+                        verdict.usable = False
+                        verdict.reason = f"{verdict.variant} rejected: {why}"
+        return verdicts
+
+    def picks(self, release: Release, variant: str) -> tuple[Pick, ...]:
+        """How each requested package built against torch installs with the chosen build (its warnings said)."""
+        chosen: list[Pick] = []
+        for b in self.bound:
+            found, why = pick(b.package, b.spec, b.text, release, variant, self.machine)
+            if found is None:
+                self.plan.warn("constrained-by", f"{b.text} ({b.origin}): {why}; it is left out of the commands "
+                                                 f"(it cannot be installed with torch {release.version}+{variant})")
+                chosen.append(Pick(b.package.name, None, "left-out", b.text))
+                continue
+            if found.warning:
+                self.plan.warn(*found.warning)
+            facts = next((r for r in b.package.releases if r.version == found.version), None)
+            if facts is not None and facts.confidence in ("inferred", "unverified"):
+                self.plan.note(f"that {b.package.name} {found.version} goes with torch {release.version} "
+                               f"({facts.torch}) is {facts.confidence}: docs/companions.md says from what")
+            default = release.pypi.get(self.platform)
+            if b.package.default_build and default and variant != default and variant not in ("cpu", "default"):
+                self.plan.warn("constrained-by", f"{b.text}: {b.package.name} {found.version} is built against the "
+                                                 f"default index's torch {release.version} ({default}); the {variant} "
+                                                 "build chosen for this machine may not load its kernels")
+            chosen.append(found)
+        return tuple(chosen)
 
     def walk(self, releases: Sequence[Release], policy: VendorPolicy, gpus: Sequence[Gpu]) -> Walk:
         """Walk ``releases`` newest first; the first with a usable variant of the vendor's kind for ``gpus`` wins,

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 from ..drivers import toolkit_ga_driver
 from ..package_data import load_json
 from ..versions import small_int
+from .companion_facts import Package
 from .plan import DEFAULT_INDEX_BASE
 from .variants import cuda_version, variant_kind, variant_order
 
@@ -221,6 +222,7 @@ class Matrix(NamedTuple):
     unlabelled_companions: Mapping[str, str] = _EMPTY  # "torchvision" -> first version without a variant label
     platform_notes: Mapping[str, str] = _EMPTY  # "windows_arm64" / "windows_x86_64:amd" -> what to tell the user
     provenance: Mapping[str, tuple[str, ...]] | None = None
+    packages: "Mapping[str, Package]" = _EMPTY  # packages built against one torch (companions.load_packages)
 
     # -- releases ---------------------------------------------------------------------------------------
     def release(self, version: str) -> Release:

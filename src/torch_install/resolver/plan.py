@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from ..hosts import insecure_host
 from ..machine import Machine
 from .commands import INSTALLERS, PRE_RELEASE_CHANNEL, installer_argv
+from .companion_facts import Pick
 
 DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 
@@ -30,6 +31,8 @@ WARNING_CODES: Mapping[str, bool] = MappingProxyType({
     "integrated-gpu-only": False,
     "gpu-arch-unknown": False,
     "rocm-driver-window": False,
+    "constrained-by": False,
+    "builds-from-source": False,
 })
 
 
@@ -40,6 +43,37 @@ def check_code(code: str) -> str:
     return code
 
 
+class Wanted(NamedTuple):
+    """One requirement of the project other than the torch family's, as the user wrote it, and where from."""
+
+    text: str  # as written, without per-line options: "numpy<2", "xformers==0.0.32.post2", "./pkg", a URL
+    name: str | None  # the canonical project name; None for a path or URL that names none
+    origin: str  # "command line", "requirements.txt:12", "pyproject.toml: project.dependencies"
+    hashes: tuple[str, ...] = ()  # its --hash options ("sha256:…")
+    editable: bool = False  # -e
+    constraint: bool = False  # from a -c file: limits versions, installs nothing
+    via: tuple[str, ...] = ()  # the packages a compiled lock says need it ("# via torch")
+    file: str | None = None  # the -r/-c file given on the command line it comes from (itself or by an include)
+
+
+class FileOption(NamedTuple):
+    """An options line of a requirements file (``--extra-index-url URL``): honoured for the packages that ride
+    along, never for the torch family, whose index torch-install chooses."""
+
+    option: str  # the long form: "--extra-index-url"
+    value: str | None
+    origin: str  # "requirements.txt:3"
+    file: str | None = None  # the -r/-c file given on the command line it comes from
+
+
+class RequirementsSource(NamedTuple):
+    """A ``-r``/``-c`` file the user gave."""
+
+    path: str
+    constraint: bool = False
+    passthrough: bool = True  # given to the installer as it is (else its lines are written out one by one)
+
+
 class Request(NamedTuple):
     """What the user asked for."""
 
@@ -47,12 +81,25 @@ class Request(NamedTuple):
     variant: str | None = None  # force one: "cu128", "cpu", "rocm6.4", "xpu"
     channel: str = "stable"  # stable | test | nightly
     index_base: str = DEFAULT_INDEX_BASE
-    others: tuple[str, ...] = ()  # what rides along, for the user's own index: requirements, "-r FILE"
+    requirements: tuple[Wanted, ...] = ()  # everything else the project asks for, in order
+    options: tuple[FileOption, ...] = ()  # options lines of the requirements files
+    files: tuple[RequirementsSource, ...] = ()  # the -r/-c files given
+    constraints: tuple[str, ...] = ()  # -c lines on the torch family: they limit its versions
+    notes: tuple[str, ...] = ()  # what reading the sources found worth saying
     installer_options: tuple[str, ...] = ()  # given after "--": passed to every installer step
+
+    @property
+    def others(self) -> tuple[str, ...]:
+        """The requirements that ride along, as written."""
+        return tuple(w.text for w in self.requirements if not w.constraint)
 
     def to_dict(self) -> dict[str, Any]:
         return {"packages": list(self.packages), "variant": self.variant, "channel": self.channel,
                 "index_base": self.index_base, "others": list(self.others),
+                "requirements": [{"requirement": w.text, "name": w.name, "origin": w.origin, "editable": w.editable,
+                                  "constraint": w.constraint, "hashes": len(w.hashes)} for w in self.requirements],
+                "files": [{"path": f.path, "constraint": f.constraint, "passthrough": f.passthrough}
+                          for f in self.files], "constraints": list(self.constraints),
                 "installer_options": list(self.installer_options)}
 
 
@@ -81,6 +128,11 @@ class Choice(NamedTuple):
     torch: str  # "2.9.1"
     index_url: str | None  # None: the default index
     packages: Mapping[str, str] = MappingProxyType({})  # name -> exact version (with local label)
+    companions: tuple[Pick, ...] = ()  # requested packages built against torch, and where their builds come from
+
+    def from_index(self) -> tuple[Pick, ...]:
+        """The companions installed from the chosen build's index, with torch."""
+        return tuple(p for p in self.companions if p.kind == "index")
 
 
 class Need(NamedTuple):
@@ -162,22 +214,41 @@ class Plan(NamedTuple):
 # from another index
 
 def requirement_lines(plan: Plan) -> list[str]:
-    """One pinned requirement per chosen package: ``name==version``; where the version is left to the installer (a
-    pre-release channel), the requirement as the user gave it (``torch>=2.9``), else the bare name."""
+    """The first step's requirements: one pin per chosen package of the torch family, ``name==version``, then the
+    requested packages built against torch that come from its index (``xformers==0.0.35``); where the version is
+    left to the installer (a pre-release channel), the requirement as the user gave it (``torch>=2.9``)."""
     if plan.choice is None:
         return []
     packages = plan.choice.packages
+    from_index = [p.requirement for p in plan.choice.from_index()]
     if all(packages.values()):  # every version chosen: packaging's parser is not needed (nor imported)
-        return [f"{name}=={version}" for name, version in packages.items()]
-    from packaging.requirements import InvalidRequirement, Requirement  # only for an open version
+        return [f"{name}=={version}" for name, version in packages.items()] + from_index
+    given = {name: str(req) for name, req in _family_requirements(plan).items()}
+    return [f"{name}=={version}" if version else given.get(name, name) for name, version in packages.items()] + \
+        from_index
 
-    given: dict[str, str] = {}
+
+def _family_requirements(plan: Plan) -> dict[str, Any]:
+    """The family requirements as given (packaging ``Requirement``s, by name), markers left out."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    out: dict[str, Any] = {}
     for text in plan.request.packages:
         try:
-            given.setdefault(Requirement(text).name.lower(), str(Requirement(text)))
+            req = Requirement(text)
         except InvalidRequirement:
             continue
-    return [f"{name}=={version}" if version else given.get(name, name) for name, version in packages.items()]
+        req.marker = None
+        out.setdefault(req.name.lower().replace("_", "-"), req)
+    return out
+
+
+def family_extras(plan: Plan) -> dict[str, str]:
+    """``{"torch": "[opt-einsum]"}``: the extras asked of the family (none for bare names, without parsing)."""
+    if not any("[" in text for text in plan.request.packages):
+        return {}
+    return {name: "[" + ",".join(sorted(req.extras)) + "]" for name, req in _family_requirements(plan).items()
+            if req.extras}
 
 
 def install_args(plan: Plan, installer: str = "pip") -> list[str]:
@@ -193,41 +264,93 @@ def install_args(plan: Plan, installer: str = "pip") -> list[str]:
     return args
 
 
-def ride_along_args(plan: Plan) -> list[str]:
-    """The second step's arguments when other packages ride along: them (``-r FILE`` kept), with the torch family
-    pinned to the chosen build (extras as given) and no index option, so they come from the user's own index and
-    the installed build satisfies the pins: the torch index never serves them, the default index never replaces
-    the build. Empty when nothing rides along."""
-    if plan.choice is None or not plan.request.others:
-        return []
-    from packaging.requirements import InvalidRequirement, Requirement
+class Inexpressible(ValueError):
+    """What a command line cannot carry: the other packages' ``--hash`` options (one line naming the file)."""
 
-    extras: dict[str, str] = {}
-    for text in plan.request.packages:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        if req.extras:
-            extras[req.name.lower()] = "[" + ",".join(sorted(req.extras)) + "]"
+
+def passthrough(plan: Plan) -> list[RequirementsSource]:
+    """The -r/-c files given to the installer as they are: constraint files, and requirement files none of whose
+    lines torch-install took over (torch lines, a lock's own torch build's packages)."""
+    return [f for f in plan.request.files if f.passthrough]
+
+
+def pins_for_ride_along(plan: Plan) -> list[str]:
+    """The chosen build pinned in a later step: the family with the extras asked of it, and the packages that
+    came from its index, so nothing a later step installs can replace them."""
+    assert plan.choice is not None
+    extras = family_extras(plan)
     pins = [f"{name}{extras.get(name, '')}=={version}" for name, version in plan.choice.packages.items() if version]
-    return [*plan.request.others, *pins, *plan.request.installer_options]
+    return pins + [p.requirement for p in plan.choice.from_index()]
+
+
+def ride_along_args(plan: Plan) -> list[str]:
+    """The second step's arguments: what rides along (the other requirements as written, ``-r``/``-c`` files
+    given as they are, the options of files whose lines are written out, the requested packages built against
+    torch that come from elsewhere: the user's index, a find-links page, a wheel URL), then the chosen build
+    pinned (``pins_for_ride_along``), and no index option of its own, so they come from the user's own index.
+    Empty when nothing rides along. Inexpressible when a written-out line has ``--hash`` options."""
+    if plan.choice is None:
+        return []
+    request = plan.request
+    given = {f.path for f in passthrough(plan)}
+    taken = {p.name for p in plan.choice.companions}
+    args: list[str] = []
+    for wanted in request.requirements:
+        if wanted.file in given or wanted.constraint or wanted.name in taken:
+            continue
+        if wanted.hashes:
+            raise Inexpressible(f"{wanted.origin}: {wanted.text} has --hash options, which a command line cannot "
+                                "carry")
+        args += ["-e", wanted.text] if wanted.editable else [wanted.text]
+    for option in request.options:
+        if option.file not in given and option.option in RIDE_ALONG_OPTIONS:
+            args += [option.option, *([option.value] if option.value is not None else [])]
+    for source in passthrough(plan):
+        args += ["-c" if source.constraint else "-r", source.path]
+    for picked in plan.choice.companions:
+        if picked.kind in ("default", "find-links", "url"):
+            args.append(picked.requirement)
+            if picked.url:
+                args += ["--find-links", picked.url]
+    if not args and not family_extras(plan):
+        return []
+    return [*args, *pins_for_ride_along(plan), *request.installer_options]
+
+
+# Options of a requirements file that carry over to the command of the packages riding along (the others --
+# --require-hashes, --no-binary … -- only mean something beside the file's own lines)
+RIDE_ALONG_OPTIONS = ("--index-url", "--extra-index-url", "--no-index", "--find-links", "--trusted-host", "--pre",
+                      "--prefer-binary", "--only-binary", "--no-binary")
+
+
+def source_build_args(plan: Plan) -> list[str]:
+    """The last step's arguments when a requested package builds from source: it, without build isolation (its
+    build imports the installed torch), with the chosen build pinned."""
+    if plan.choice is None:
+        return []
+    sources = [p.requirement for p in plan.choice.companions if p.kind == "source"]
+    if not sources:
+        return []
+    return ["--no-build-isolation", *sources, *pins_for_ride_along(plan), *plan.request.installer_options]
 
 
 def install_steps(plan: Plan, installer: str = "pip") -> list[list[str]]:
     """The arguments after ``pip install`` of each step: the chosen build from its index, then (when other
-    packages ride along) the others from the user's index (``ride_along_args``)."""
+    packages ride along) the others from the user's index (``ride_along_args``), then what builds from source."""
     if plan.choice is None:
         return []
     first = [*install_args(plan, installer), *plan.request.installer_options]
-    second = ride_along_args(plan)
-    return [first, second] if second else [first]
+    return [step for step in (first, ride_along_args(plan), source_build_args(plan)) if step]
 
 
 def command_lines(plan: Plan) -> dict[str, str]:
-    """Ready command lines ``{"pip": ..., "uv": ...}`` (shell-quoted, POSIX rules; two steps joined with
-    ``&&``); empty without a choice."""
+    """Ready command lines ``{"pip": ..., "uv": ...}`` (shell-quoted, POSIX rules; steps joined with ``&&``); empty
+    without a choice, or when a command line cannot carry the project (``Inexpressible``: the plan's notes say
+    what to run instead)."""
     if plan.choice is None:
         return {}
-    return {installer: " && ".join(shlex.join(installer_argv(installer, "install", step))
-                                   for step in install_steps(plan, installer)) for installer in INSTALLERS}
+    try:
+        return {installer: " && ".join(shlex.join(installer_argv(installer, "install", step))
+                                       for step in install_steps(plan, installer)) for installer in INSTALLERS}
+    except Inexpressible:
+        return {}

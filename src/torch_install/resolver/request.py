@@ -27,12 +27,6 @@ def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 
-def names_family(requirement: str) -> bool:
-    """Whether a requirement string names a torch-family package (resolved against the matrix; anything else
-    rides along to the installer)."""
-    return canonical_name(re.split(r"[\s\[<>=!~;@(]", requirement.strip(), maxsplit=1)[0]) in PACKAGES
-
-
 class AnyVersion:
     """The empty specifier: every version matches. It stands in for ``SpecifierSet()`` so that the common
     request (bare names) never imports ``packaging.requirements`` (about 27 ms, measured: bench/bench_plan.py)."""
@@ -52,10 +46,12 @@ class ParsedRequest(NamedTuple):
     torch: "SpecifierSet | AnyVersion"
     companions: "Mapping[str, SpecifierSet | AnyVersion]"  # requested companion -> its specifier (may be empty)
     pinned: bool  # the user constrained the torch version
+    limits: "Mapping[str, SpecifierSet]" = {}  # -c constraints on companions not requested
 
 
-def parse_request(request: "Request") -> ParsedRequest:
-    """Validate a Request; every problem is an InputError naming the offending value."""
+def parse_request(request: "Request", machine: "Machine | None" = None) -> ParsedRequest:
+    """Validate a Request; every problem is an InputError naming the offending value. Requirements whose marker
+    is false on ``machine`` do not apply to it."""
     if request.channel not in CHANNELS:
         raise InputError(f"channel {request.channel!r} is not one of {', '.join(CHANNELS)}")
     if request.variant is not None and not is_variant(request.variant):
@@ -63,8 +59,9 @@ def parse_request(request: "Request") -> ParsedRequest:
     base = request.index_base or ""
     if not base.startswith(("https://", "http://")):
         raise InputError(f"index base {base!r} is not an http(s) URL")
-    texts = request.packages or ("torch",)
-    if all(re.match(_BARE_NAME, t) for t in texts):  # the common case, without importing packaging's parser
+    texts = tuple(applying(request.packages, machine)) or ("torch",)
+    constraints = tuple(applying(request.constraints, machine))
+    if not constraints and all(re.match(_BARE_NAME, t) for t in texts):  # the common case, without packaging
         names = {canonical_name(t) for t in texts}
         unknown = sorted(names - set(PACKAGES))
         if unknown:
@@ -74,7 +71,8 @@ def parse_request(request: "Request") -> ParsedRequest:
     from packaging.requirements import InvalidRequirement, Requirement
 
     specs: dict[str, SpecifierSet] = {}
-    for text in texts:
+    limits: dict[str, SpecifierSet] = {}
+    for text, into in [*((t, specs) for t in texts), *((t, limits) for t in constraints)]:
         try:
             req = Requirement(text)
         except InvalidRequirement as exc:
@@ -82,11 +80,24 @@ def parse_request(request: "Request") -> ParsedRequest:
         name = canonical_name(req.name)
         if name not in PACKAGES:
             raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
-        if req.marker is not None or req.url:
-            raise InputError(f"package {text!r}: markers and URLs are not supported")
-        specs[name] = specs[name] & req.specifier if name in specs else req.specifier
+        if req.url:
+            raise InputError(f"package {text!r}: a URL for {name}; torch-install chooses its wheel")
+        into[name] = into[name] & req.specifier if name in into else req.specifier
+    for name, spec in list(limits.items()):  # a constraint on a requested package narrows its own specifier
+        if name in specs or name == "torch":
+            specs[name] = specs[name] & spec if name in specs else spec
+            del limits[name]
     torch: SpecifierSet | AnyVersion = specs.pop("torch", ANY)
-    return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)))
+    return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)), limits=limits)
+
+
+def applying(texts: "tuple[str, ...]", machine: "Machine | None") -> "list[str]":
+    """The requirements whose marker (if any) holds on ``machine`` (all of them without a machine)."""
+    if machine is None or not any(";" in t for t in texts):
+        return list(texts)
+    from ..markers import applies
+
+    return [t for t in texts if applies(t, machine)]
 
 
 def check_consistent(machine: "Machine", variant: str | None, matrix: "Matrix") -> None:

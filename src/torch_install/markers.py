@@ -1,0 +1,82 @@
+"""PEP 508 environment markers evaluated for a target machine, not for the host: ``sys_platform``,
+``platform_machine``, ``python_version``… from the machine profile (an unknown field is the empty string, as
+packaging has it for values a platform does not have). Also the marker that names a machine's platform, for
+output that must tell several targets apart (pyproject sources, requirements files)."""
+
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from typing import TYPE_CHECKING
+
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from .machine import Machine
+
+SYS_PLATFORM = {"linux": "linux", "windows": "win32", "macos": "darwin"}
+PLATFORM_SYSTEM = {"linux": "Linux", "windows": "Windows", "macos": "Darwin"}
+# (os, arch) -> platform_machine as Python reports it there
+PLATFORM_MACHINE = {("linux", "x86_64"): "x86_64", ("linux", "aarch64"): "aarch64", ("linux", "arm64"): "aarch64",
+                    ("windows", "x86_64"): "AMD64", ("windows", "arm64"): "ARM64", ("windows", "aarch64"): "ARM64",
+                    ("macos", "arm64"): "arm64", ("macos", "aarch64"): "arm64", ("macos", "x86_64"): "x86_64"}
+
+
+def environment(machine: "Machine") -> dict[str, str]:
+    """The marker environment of ``machine`` (CPython unless the profile says otherwise)."""
+    os_name = machine.os or ""
+    python = (machine.python or "").rstrip("t")
+    full = python if python.count(".") >= 2 else (f"{python}.0" if python else "")
+    implementation = (machine.python_implementation or "cpython").lower()
+    return {
+        "os_name": "nt" if os_name == "windows" else "posix" if os_name else "",
+        "sys_platform": SYS_PLATFORM.get(os_name, os_name),
+        "platform_system": PLATFORM_SYSTEM.get(os_name, os_name),
+        "platform_machine": PLATFORM_MACHINE.get((os_name, machine.arch or ""), machine.arch or ""),
+        "platform_release": "",
+        "platform_version": "",
+        "platform_python_implementation": {"cpython": "CPython", "pypy": "PyPy"}.get(implementation, implementation),
+        "implementation_name": implementation,
+        "implementation_version": full,
+        "python_version": ".".join(python.split(".")[:2]),
+        "python_full_version": full,
+        "extra": "",
+    }
+
+
+def marker_of(requirement: str) -> str | None:
+    """The marker text of a requirement (PEP 508, or pip's ``URL ; marker`` form), None when it has none."""
+    if ";" not in requirement:
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        parsed = Requirement(requirement)
+    except InvalidRequirement:
+        for separator in (" ;", "; "):  # pip's form for a URL or path: the marker after whitespace and ";"
+            if separator in requirement:
+                return requirement.split(separator, 1)[1].lstrip("; ").strip() or None
+        return None
+    return str(parsed.marker) if parsed.marker is not None else None
+
+
+def applies(requirement: str, machine: "Machine", origin: str = "") -> bool:
+    """Whether a requirement's marker (if any) is true on ``machine``; a marker that is not one is an InputError
+    naming ``origin``."""
+    marker_text = marker_of(requirement)
+    if marker_text is None:
+        return True
+    from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+
+    try:
+        return bool(Marker(marker_text).evaluate(environment(machine)))
+    except InvalidMarker as exc:
+        raise InputError(f"{origin or requirement}: {marker_text!r} is not a marker ({str(exc).splitlines()[0]})"
+                         ) from None
+    except (UndefinedComparison, UndefinedEnvironmentName):
+        return True  # a comparison the profile cannot decide (a field it does not know): kept
+
+
+def platform_marker(machine: "Machine") -> str:
+    """The PEP 508 marker of a machine's platform: ``sys_platform == 'linux' and platform_machine == 'x86_64'``."""
+    os_name = machine.os or ""
+    marker = f"sys_platform == '{SYS_PLATFORM.get(os_name, os_name)}'"
+    found = PLATFORM_MACHINE.get((os_name, machine.arch or ""))
+    return f"{marker} and platform_machine == '{found}'" if found else marker

@@ -1,0 +1,126 @@
+"""The request from everything a user names: requirements on the command line, ``-r``/``-c`` files, a
+project's pyproject. The torch family's lines become ``Request.packages`` (resolved against the matrix); every
+other requirement rides along as a :class:`~torch_install.resolver.plan.Wanted` with its origin."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import InputError
+from ..resolver.plan import FileOption, RequirementsSource, Wanted
+from ..resolver.request import PACKAGES
+from ..versions import MAX_DIGITS
+from .requirements_file import read_requirements, requirement_name
+
+if TYPE_CHECKING:
+    from ..resolver.plan import Request
+
+_PLAIN_NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"
+COMMAND_LINE = "command line"
+
+
+class Gathered:
+    """What the sources name, in order: family requirement texts, the rest, options of files, the files, notes."""
+
+    def __init__(self) -> None:
+        self.family: list[str] = []
+        self.constraints: list[str] = []  # -c lines on the family: they limit its versions, request nothing
+        self.others: list[Wanted] = []
+        self.options: list[FileOption] = []
+        self.files: list[RequirementsSource] = []
+        self.notes: list[str] = []
+
+    def add(self, wanted: Wanted) -> None:
+        if wanted.name not in PACKAGES:
+            self.others.append(wanted)
+            return
+        if wanted.editable or requirement_is_location(wanted.text):
+            raise InputError(f"{wanted.origin}: {wanted.text[:80]!r}: a path or URL for {wanted.name}; torch-install "
+                             f"chooses {wanted.name}'s wheel (give a version range, or install it yourself)")
+        if wanted.hashes:
+            self.notes.append(f"{wanted.origin}: the hashes of {wanted.name}'s line are for one build and not used "
+                              "(the chosen build's come with --hashes)")
+        (self.constraints if wanted.constraint else self.family).append(wanted.text)
+
+
+def requirement_is_location(text: str) -> bool:
+    """A requirement that is a URL or path (``name @ URL`` too) rather than a version range."""
+    head = text.split(";", 1)[0]
+    return "://" in head or head.strip().startswith((".", "/", "~")) or " @ " in head or "@ " in head
+
+
+def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), constraint_files: Sequence[str] = (),
+           project: str | None = None, extras: Sequence[str] = (), groups: Sequence[str] = (),
+           environ: Mapping[str, str] = os.environ) -> Gathered:
+    """Read every source; an InputError names the first problem (file and line where there is one)."""
+    found = Gathered()
+    for text in packages:
+        if re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", text):
+            raise InputError(f"package {text[:40]!r}…: a version number of more than {MAX_DIGITS} digits")
+        name = _name_of_argument(text)
+        found.add(Wanted(text=text.strip(), name=name, origin=COMMAND_LINE))
+    if project is not None:
+        from .pyproject import read_pyproject
+
+        for wanted in read_pyproject(project, extras, groups):
+            found.add(wanted)
+    elif extras or groups:
+        raise InputError("--extra and --group select from a project's pyproject.toml: give --project too")
+    for path, constraint in [*((p, False) for p in requirement_files), *((p, True) for p in constraint_files)]:
+        parsed = read_requirements(path, constraint, environ)
+        entries = list(parsed.entries)
+        has_family = any(w.name in PACKAGES for w in entries)
+        dropped = _torch_build_lines(entries) if has_family and not constraint else []
+        if dropped:
+            names = ", ".join(sorted({w.name or w.text for w in dropped}))
+            found.notes.append(f"{path}: {len(dropped)} lines are its lock's own torch build's packages ({names}): "
+                               "the chosen build brings its own")
+        found.files.append(RequirementsSource(path, constraint, constraint or not (has_family or dropped)))
+        found.options += parsed.options
+        for wanted in entries:
+            if wanted not in dropped:
+                found.add(wanted)
+        if has_family and any(w.hashes for w in entries if w.name not in PACKAGES and w not in dropped):
+            found.notes.append(f"{path} has --hash options: 'torch-install install -r {path}' installs it with them, "
+                               "and 'plan --format requirements --hashes' writes a file that keeps them; a pip or uv "
+                               "command line cannot carry them")
+    return found
+
+
+# The packages a torch build brings for itself: NVIDIA's CUDA libraries, triton, CUDA's Python packages
+_TORCH_BUILD = re.compile(r"^(nvidia-.+|triton|pytorch-triton(-.+)?|cuda-(toolkit|bindings|pathfinder|python))$")
+
+
+def _torch_build_lines(entries: list[Wanted]) -> list[Wanted]:
+    """The lines of a compiled lock that are its torch build's own: packages a torch build brings, which the
+    lock's annotations say only the torch family (or other such packages) needs, or (unannotated) any."""
+    build = {w.name for w in entries if w.name and _TORCH_BUILD.match(w.name)}
+    owners = {*PACKAGES, *build}
+    return [w for w in entries if w.name in build and not w.editable and
+            (not w.via or all(parent.lower().replace("_", "-") in owners for parent in w.via))]
+
+
+def _name_of_argument(text: str) -> str | None:
+    """The canonical name of a requirement given on the command line (a bare name without packaging's parser)."""
+    from ..resolver.request import canonical_name
+
+    if re.match(_PLAIN_NAME, text):
+        return canonical_name(text)
+    try:
+        return requirement_name(text.strip(), f"package {text!r}")
+    except InputError as exc:
+        raise InputError(str(exc).replace(f"package {text!r}: ", f"package {text!r}: not a valid requirement: ", 1)
+                         ) from None
+
+
+def request_of(found: Gathered, variant: str | None, channel: str, index_base: str,
+               installer_options: Sequence[str] = ()) -> Request:
+    from ..resolver.plan import Request
+
+    return Request(packages=tuple(found.family) or ("torch",), variant=variant, channel=channel,
+                   index_base=index_base, requirements=tuple(found.others), options=tuple(found.options),
+                   files=tuple(found.files), constraints=tuple(found.constraints), notes=tuple(found.notes),
+                   installer_options=tuple(installer_options))

@@ -1,0 +1,114 @@
+"""The facts about packages built against one torch (xformers, vLLM, torchao, fbgemm-gpu, torchrec, flash-attn,
+the PyG libraries): their releases, the torch each needs, the builds each has, and where those come from. Matching
+them to a chosen build is ``companions.py``.
+
+The facts are the embedded table (``data/companions.json``, built by scripts/build_companions.py from the
+default index's metadata and each package's own build files) and, with ``--online``, what a package's metadata on
+the user's index declares (``index/requirements.py``). Where a package's build comes from (``kind``):
+
+- ``index``: the PyTorch index, per variant (xformers, torchao, fbgemm-gpu, torchrec): installed from the chosen
+  build's index with torch; each release needs some torch versions and has builds for some variants.
+- ``default``: the user's own index (vLLM), with the torch it declares.
+- ``find-links``: a find-links page per torch minor and variant (the PyG libraries).
+- ``release-wheel``: prebuilt wheels at a URL per torch minor, CUDA major, Python and C++ ABI (flash-attn).
+
+A package constrains torch when no build of it installs with another torch: ``index`` and ``default`` packages,
+and the others when no source build exists. Otherwise, without a prebuilt wheel for the chosen build, it
+builds from source (the plan's ``builds-from-source`` warning names the toolchain).
+"""
+
+# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from collections.abc import Mapping
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+HARD_KINDS = ("index", "default")
+
+
+class WheelBuild(NamedTuple):
+    """One prebuilt wheel set of a ``release-wheel`` release: for a torch minor, CUDA major, C++ ABI, platform."""
+
+    torch: str  # "2.8"
+    cuda: str  # "12"
+    cxx11abi: str  # "TRUE" | "FALSE"
+    pythons: tuple[str, ...]
+    platform: str
+
+
+class CompanionRelease(NamedTuple):
+    """One release of a package: the torch it needs, the variants and platforms it has builds for."""
+
+    version: str
+    torch: str  # a specifier: "==2.10.0", ">=2.11.0", "==2.11.*"
+    variants: tuple[str, ...] | None = None  # ``index``: the variants with a build; None: every one of its torch
+    platforms: tuple[str, ...] = ()  # platform keys with wheels; empty: any
+    family: Mapping[str, str] = _EMPTY  # what it requires of torchvision/torchaudio: "==0.29.0"
+    builds: tuple[WheelBuild, ...] = ()  # ``release-wheel``
+    confidence: str = "verified"
+
+
+class Package(NamedTuple):
+    """A package built against one torch, and where its builds come from."""
+
+    name: str
+    kind: str  # index | default | find-links | release-wheel
+    releases: tuple[CompanionRelease, ...] = ()  # newest first
+    url: str | None = None  # find-links page or wheel URL template
+    pages: Mapping[str, Mapping[str, tuple[str, ...]]] = _EMPTY  # find-links: torch minor -> os -> variants
+    source_build: str | None = None  # what a source build needs; None: there is none to fall back to
+    default_build: bool = False  # built against the default index's torch build of the release it needs
+    elsewhere: str | None = None  # "default": on platforms without an index build, a pure wheel of the user's index
+    cxx11abi_from: str | None = None  # release-wheel: the torch minor from which torch's own wheels use the C++11 ABI
+    confidence: str = "verified"
+    sources: tuple[str, ...] = ()
+
+    @property
+    def constrains_torch(self) -> bool:
+        return self.kind in HARD_KINDS or self.source_build is None
+
+
+class Pick(NamedTuple):
+    """How a requested package is installed with a chosen build."""
+
+    name: str
+    version: str | None  # None: what the page or the source build gives
+    kind: str  # index | default | find-links | url | source | left-out (no build installs here: not installed)
+    requirement: str  # as the installer takes it: "xformers==0.0.35", "flash-attn @ https://…"
+    url: str | None = None  # the find-links page
+    warning: tuple[str, str] | None = None  # (plan warning code, message)
+
+
+def load_packages() -> Mapping[str, Package]:
+    """The embedded table (read once per process)."""
+    return _load()
+
+
+@lru_cache(maxsize=1)
+def _load() -> Mapping[str, Package]:
+    from ..package_data import load_json
+
+    return packages_from_dict(load_json("resolver/data/companions.json"))
+
+
+def packages_from_dict(data: Mapping[str, Any]) -> Mapping[str, Package]:
+    out: dict[str, Package] = {}
+    for name, entry in data["packages"].items():
+        releases = tuple(CompanionRelease(
+            version=r["version"], torch=r.get("torch", ""),
+            variants=tuple(r["variants"]) if r.get("variants") is not None else None,
+            platforms=tuple(r.get("platforms", ())), family=MappingProxyType(dict(r.get("family", {}))),
+            builds=tuple(WheelBuild(b["torch"], b["cuda"], b["cxx11abi"], tuple(b["pythons"]), b["platform"])
+                         for b in r.get("builds", ())),
+            confidence=r.get("conf", "verified")) for r in entry.get("releases", ()))
+        pages = {minor: MappingProxyType({os: tuple(vs) for os, vs in per_os.items()})
+                 for minor, per_os in entry.get("builds", {}).items()} if entry["from"] == "find-links" else {}
+        out[name] = Package(name=name, kind=entry["from"], releases=releases, url=entry.get("url"),
+                            pages=MappingProxyType(pages), source_build=entry.get("source_build"),
+                            default_build=bool(entry.get("default_build")), elsewhere=entry.get("elsewhere"),
+                            cxx11abi_from=entry.get("cxx11abi_from"), confidence=entry.get("conf", "verified"),
+                            sources=tuple(entry.get("src", ())))
+    return MappingProxyType(out)
+
+

@@ -1,0 +1,135 @@
+"""Packages built against one torch, resolved with it: the torch version they allow, the variant they have builds
+for, where their build comes from, and the warning that says so (the embedded table,
+resolver/data/companions.json)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torch_install.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+RTX_4090 = ["--os", "linux", "--arch", "x86_64", "--python", "3.12", "--gpu", "RTX 4090", "--nvidia-driver",
+            "580.65.06"]
+CPU = ["--os", "linux", "--arch", "x86_64", "--python", "3.12"]
+
+
+def plan_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    assert main(["plan", *argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def codes(plan: dict) -> list[str]:
+    return [w["code"] for w in plan["warnings"]]
+
+
+def test_a_pinned_xformers_moves_torch_to_the_release_it_was_built_for(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, "torch", "torchvision", "xformers==0.0.32.post2")
+    assert plan["choice"]["torch"] == "2.8.0" and plan["choice"]["variant"] == "cu128"
+    held = next(w for w in plan["warnings"] if w["code"] == "constrained-by")
+    assert held["about"] == "newest" and not held["blocking"]
+    assert held["message"] == ("xformers==0.0.32.post2 (command line) needs torch==2.8.0: torch 2.8.0 is the newest "
+                               "release it allows (not 2.15.0)")
+    assert plan["commands"]["pip"] == ("python -m pip install torch==2.8.0+cu128 torchvision==0.23.0+cu128 "
+                                       "xformers==0.0.32.post2 --index-url https://download.pytorch.org/whl/cu128")
+
+
+def test_xformers_takes_the_newest_variant_it_has_a_build_for(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, "xformers")
+    assert (plan["choice"]["torch"], plan["choice"]["variant"]) == ("2.15.0", "cu130")
+    assert {"variant": "cu132", "torch": "2.15.0", "reason": "cu132 rejected: xformers 0.0.35 has no cu132 build on "
+            "the PyTorch index (its builds: cu126, cu128, cu130, rocm7.1)"} in plan["rejected"]
+    assert "xformers==0.0.35 --index-url https://download.pytorch.org/whl/cu130" in plan["commands"]["pip"]
+
+
+def test_xformers_on_a_cpu_machine_comes_from_the_users_index_with_a_warning(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *CPU, "torch", "xformers")
+    assert plan["choice"]["variant"] == "cpu" and "constrained-by" in codes(plan)
+    assert plan["commands"]["pip"].endswith("&& python -m pip install xformers==0.0.35 torch==2.15.0+cpu")
+
+
+def test_vllm_decides_torch_and_the_companion_it_pins(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, "vllm", "torchvision", "torchaudio")
+    assert plan["choice"]["packages"] == {"torch": "2.14.0+cu130", "torchvision": "0.29.0+cu130",
+                                          "torchaudio": "2.11.0+cu130"}
+    assert "torchaudio 2.11.0, not 2.11.1: vllm 0.33.0 requires torchaudio==2.11.0" in plan["notes"]
+    steps = plan["commands"]["pip"].split(" && ")
+    assert steps[1] == ("python -m pip install vllm==0.33.0 torch==2.14.0+cu130 torchvision==0.29.0+cu130 "
+                        "torchaudio==2.11.0+cu130")
+
+
+def test_vllm_where_it_has_no_wheels_is_left_out_of_the_commands_with_a_warning(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, "--os", "windows", "--arch", "x86_64", "--python", "3.12", "torch", "vllm")
+    warning = next(w for w in plan["warnings"] if "left out of the commands" in w["message"])
+    assert warning["code"] == "constrained-by" and "has no wheels for windows_x86_64" in warning["message"]
+    assert "vllm" not in plan["commands"]["pip"] and plan["choice"]["torch"] == "2.15.0"  # not moved for it
+
+
+def test_requirements_that_fit_no_torch_together_are_one_input_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", *RTX_4090, "xformers==0.0.32.post2", "vllm"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "torch-install: error: torch, xformers==0.0.32.post2, vllm: no torch release in the compatibility matrix "
+        "(2.0.0–2.15.0) fits them all: xformers==0.0.32.post2 needs torch==2.8.0; vllm needs torch ==2.14.0 or "
+        "==2.13.0 or ==2.11.0")
+
+
+@pytest.mark.parametrize(("requirement", "torch", "pin"), [
+    ("torchao", "2.15.0", "torchao==0.18.0"), ("torchao==0.13.0", "2.8.0", "torchao==0.13.0"),
+    ("torchao<0.17", "2.10.0", "torchao==0.16.0"),
+])
+def test_torchao_goes_with_the_torch_it_was_built_against(requirement: str, torch: str, pin: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, requirement)
+    assert plan["choice"]["torch"] == torch and pin in plan["commands"]["pip"].split(" && ")[0]
+
+
+def test_flash_attn_takes_the_prebuilt_wheel_of_the_chosen_build(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, "torch<2.9", "flash-attn")
+    url = ("https://github.com/Dao-AILab/flash-attention/releases/download/v2.8.3.post1/flash_attn-2.8.3.post1+cu12"
+           "torch2.8cxx11abiTRUE-cp312-cp312-linux_x86_64.whl")
+    assert f"'flash-attn @ {url}'" in plan["commands"]["pip"] and "builds-from-source" not in codes(plan)
+
+
+def test_flash_attn_beyond_its_wheels_builds_from_source_in_a_last_step(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, "torch", "flash-attn")
+    warning = next(w for w in plan["warnings"] if w["code"] == "builds-from-source")
+    assert "flash-attn publishes no prebuilt wheel for torch 2.15+cu130" in warning["message"]
+    assert "CUDA toolkit 12.0 or newer (nvcc" in warning["message"] and plan["choice"]["torch"] == "2.15.0"
+    assert plan["commands"]["pip"].split(" && ")[-1] == ("python -m pip install --no-build-isolation flash-attn "
+                                                         "torch==2.15.0+cu130")
+
+
+def test_pyg_lib_holds_torch_to_its_find_links_pages_and_torch_scatter_builds_from_source(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, "torch", "pyg-lib", "torch-scatter")
+    assert (plan["choice"]["torch"], plan["choice"]["variant"]) == ("2.13.0", "cu130")
+    assert "--find-links https://data.pyg.org/whl/torch-2.13.0+cu130.html" in plan["commands"]["pip"]
+    assert "builds-from-source" in codes(plan) and "constrained-by" in codes(plan)
+
+
+def test_an_inferred_pairing_is_labelled_in_the_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *CPU, "torch", "fbgemm-gpu")
+    assert plan["choice"]["torch"] == "2.14.1"
+    assert any(n.startswith("that fbgemm-gpu 1.9.0 goes with torch 2.14.1 (==2.14.*) is inferred") for n in
+               plan["notes"])
+
+
+def test_a_package_the_table_does_not_know_rides_along_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *CPU, "torch", "transformers>=4")
+    assert plan["choice"]["torch"] == "2.15.0" and plan["warnings"] == []
+    assert plan["commands"]["pip"].endswith("python -m pip install 'transformers>=4' torch==2.15.0+cpu")
+
+
+def test_the_embedded_table_is_what_the_build_script_makes_of_the_captured_facts(tmp_path: Path) -> None:
+    out = tmp_path / "companions.json"
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_companions.py"), "-o", str(out)], check=True,
+                   capture_output=True)
+    assert json.loads(out.read_text()) == json.loads(
+        (ROOT / "src" / "torch_install" / "resolver" / "data" / "companions.json").read_text())
