@@ -4,6 +4,7 @@ a profile, empty paths, contradictions under doctor --target; and a pre-release 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -141,7 +142,8 @@ def test_the_doctors_fix_uses_the_mirror(capsys: pytest.CaptureFixture[str], mon
                                         tmp_path: Path, make_venv) -> None:
     python = str(make_venv(tmp_path / "env", with_pip=False))
     main(["doctor", "--python", python, "--json", "--index-base", "https://mirror.example/whl"])
-    assert "--index-url https://mirror.example/whl/" in json.loads(capsys.readouterr().out)["fix"]["command"]
+    command = json.loads(capsys.readouterr().out)["fix"]["command"]
+    assert re.search(r"--(index-url|default-index) https://mirror\.example/whl/", command), command
     monkeypatch.setenv("TORCH_INSTALL_INDEX_BASE", "http://mirror.example/whl")
     main(["doctor", "--python", python, "--json", "--allow-insecure-index"])
     assert "--allow-insecure-host mirror.example" in json.loads(capsys.readouterr().out)["fix"]["command"]  # uv: no pip

@@ -210,7 +210,7 @@ def plan_for(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str, *extr
 @pytest.mark.parametrize(("fmt", "expected"), [
     ("url", [CU128]),
     ("pip", [f"python -m pip install {' '.join(PINS)} --index-url {CU128}"]),
-    ("uv", [f"uv pip install {' '.join(PINS)} --index-url {CU128}"]),
+    ("uv", [f"uv pip install {' '.join(PINS)} --default-index {CU128}"]),
     ("requirements", ["# cu128 build of torch 2.9.1 for linux x86_64 (glibc 2.39); Python 3.12; GeForce RTX 4090 "
                       "(sm 8.9); NVIDIA driver 570.133.07", f"--index-url {CU128}", *PINS]),
     ("pyproject", ["# Merge into pyproject.toml", "[project]", "dependencies = [", *(f'  "{p}",' for p in PINS), "]",
@@ -292,7 +292,7 @@ def test_subprocess_plan_json() -> None:
     finally:
         os.unlink(handle.name)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["commands"]["uv"] == f"uv pip install torch==2.9.1+cu128 --index-url {CU128}"
+    assert json.loads(done.stdout)["commands"]["uv"] == f"uv pip install torch==2.9.1+cu128 --default-index {CU128}"
 
 
 # --- install through the CLI --------------------------------------------------------------------------------

@@ -45,7 +45,9 @@ def _dependency_copies(target: Path) -> Path:
     from importlib.metadata import distribution
 
     site = Path(sysconfig.get_paths()["purelib"])
-    todo, seen = ["packaging", "requests"], set()
+    own = distribution("torch-install").requires or ()  # the project's own runtime dependencies, as it declares them
+    todo = [r.split(";")[0].split(">")[0].split("=")[0].split("<")[0].strip() for r in own if "extra ==" not in r]
+    seen: set[str] = set()
     while todo:
         dist = distribution(todo.pop())
         if dist.metadata["Name"].lower() in seen:

@@ -84,7 +84,7 @@ def test_broken_install_is_diagnosed_and_its_fix_makes_it_healthy(tmp_path, case
     if version:
         assert f"torch=={version}+" in command
     assert re.search(rf"torch==\S+\+{variant}", command), command
-    assert "--index-url https://download.pytorch.org/whl/" in command
+    assert re.search(r"--(index-url|default-index) https://download\.pytorch\.org/whl/", command), command
     for package, pinned in re.findall(r"(torch|torchvision|torchaudio)==(\S+)", command):
         if code == "broken-install" and (site / f"{package}-{pinned}.dist-info").is_dir():
             # a damaged install whose dist-info names the pin: pip would call it satisfied and do nothing

@@ -211,7 +211,7 @@ def test_uv_argv_targets_the_interpreter(tmp_path: Path, monkeypatch: pytest.Mon
     plan = make_plan({"torch": "2.10.0.dev20251201+cpu"}, "https://download.pytorch.org/whl/nightly/cpu", "nightly")
     assert install.plan_steps(plan, interpreter, "uv")[0] == [
         str(fake_uv), "pip", "install", "--python", "/envs/a/bin/python", "torch==2.10.0.dev20251201+cpu",
-        "--prerelease", "allow", "--index-url", "https://download.pytorch.org/whl/nightly/cpu"]
+        "--prerelease", "allow", "--default-index", "https://download.pytorch.org/whl/nightly/cpu"]
 
 
 def test_missing_uv_is_an_environment_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -40,7 +40,7 @@ MAC_PLAN = Plan(machine=Machine(os="macos", arch="arm64", python="3.13", gpus=(G
 def test_commands_pin_local_label_and_index() -> None:
     assert command_lines(cuda_plan()) == {
         "pip": f"python -m pip install torch==2.9.1+cu128 torchvision==0.24.1+cu128 --index-url {CU128}",
-        "uv": f"uv pip install torch==2.9.1+cu128 torchvision==0.24.1+cu128 --index-url {CU128}",
+        "uv": f"uv pip install torch==2.9.1+cu128 torchvision==0.24.1+cu128 --default-index {CU128}",
     }
 
 
@@ -49,7 +49,7 @@ def test_nightly_commands_allow_prereleases() -> None:
     commands = command_lines(cuda_plan(channel="nightly", index_url=nightly))
     assert shlex.split(commands["pip"])[4:] == ["torch==2.9.1+cu128", "torchvision==0.24.1+cu128", "--pre",
                                                 "--index-url", nightly]
-    assert "--prerelease allow --index-url" in commands["uv"]
+    assert "--prerelease allow --default-index" in commands["uv"]  # beats an exported UV_DEFAULT_INDEX
 
 
 def test_default_index_has_no_index_flag() -> None:

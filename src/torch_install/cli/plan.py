@@ -195,26 +195,30 @@ def run_install(args: argparse.Namespace) -> int:
         for warning in plan.warnings:
             common.warn(f"[{warning.code}] {warning.message}")
     installer = install.choose_installer(args.installer, interpreter, dry_run=args.dry_run)
-    steps = install.plan_steps(plan, interpreter, installer, need_uv=not args.dry_run)
-    install.check_installable(plan, interpreter, installer)
-    from ..render.plan import choice_lines
+    import tempfile
 
-    for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
-        common.say(line)
-    from ..render.plan import warning_lines
+    with tempfile.TemporaryDirectory(prefix="torch-install-") as scratch:  # files a command line cannot carry
+        steps = install.plan_steps_with_files(plan, interpreter, installer, scratch, need_uv=not args.dry_run)
+        install.check_installable(plan, interpreter, installer)
+        from ..render.plan import choice_lines, warning_lines
 
-    for line in warning_lines(plan):
-        common.warn(line)
+        for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
+            common.say(line)
+        for line in warning_lines(plan):
+            common.warn(line)
+        for argv in steps:
+            common.write(shlex.join(argv))
+        if any(scratch in arg for argv in steps for arg in argv):
+            for name in sorted(os.listdir(scratch)):
+                with open(os.path.join(scratch, name), encoding="utf-8") as file:
+                    common.say(f"torch-install: {name}, which the command reads:\n" + file.read().rstrip())
+        if args.dry_run:
+            return EXIT_OK
+        from ..environment.lock import DEFAULT_TIMEOUT, environment_lock
 
-    for argv in steps:
-        common.write(shlex.join(argv))
-    if args.dry_run:
-        return EXIT_OK
-    from ..environment.lock import DEFAULT_TIMEOUT, environment_lock
-
-    timeout = DEFAULT_TIMEOUT if args.lock_timeout is None else args.lock_timeout
-    with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
-        return _install_locked(args, plan, interpreter, steps, request, matrix)
+        timeout = DEFAULT_TIMEOUT if args.lock_timeout is None else args.lock_timeout
+        with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
+            return _install_locked(args, plan, interpreter, steps, request, matrix)
 
 
 def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpreter, steps: list[list[str]],
@@ -227,8 +231,9 @@ def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpret
     update = pin.prepare_update(prefix, plan) if prefix else None
     guarded = (*request.packages, *(w.text for w in request.requirements if w.name and not w.constraint))
     try:
-        for argv in steps:  # the chosen build first; what rides along cannot replace it (it is pinned there)
-            code = install.run_installer(argv, interpreter, guarded, request.index_base)
+        for i, argv in enumerate(steps):  # the chosen build first; what rides along cannot replace it (pinned there)
+            code = install.run_installer(argv, interpreter, guarded, request.index_base,
+                                         own_index=i == 0 and plan.choice is not None and bool(plan.choice.index_url))
             if code != EXIT_OK:
                 if update is not None:
                     pin.restore(prefix, update)

@@ -56,6 +56,30 @@ def choose_installer(asked: str | None, interpreter: Interpreter, dry_run: bool 
     raise EnvironmentFailure(advice)
 
 
+def plan_steps_with_files(plan: Plan, interpreter: Interpreter, installer: str, directory: str,
+                          need_uv: bool = True) -> list[list[str]]:
+    """``plan_steps``; where a command line cannot carry what rides along (its ``--hash`` options), the second
+    step reads it from files written into ``directory`` (``resolver.plan.ride_along_files``)."""
+    from ..resolver.plan import Inexpressible, ride_along_files, source_build_args
+
+    try:
+        return plan_steps(plan, interpreter, installer, need_uv)
+    except Inexpressible:
+        pass
+    requirements, constraints = ride_along_files(plan)
+    paths = os.path.join(directory, "requirements.txt"), os.path.join(directory, "chosen-build.txt")
+    for path, text in zip(paths, (requirements, constraints), strict=True):
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    first = plan_steps(plan._replace(request=plan.request._replace(requirements=(), files=(), options=())),
+                       interpreter, installer, need_uv)[0]
+    uv = first[0] if installer == "uv" else "uv"
+    steps = [["-r", paths[0], "-c", paths[1], *plan.request.installer_options]]
+    if source_build_args(plan):
+        steps.append(source_build_args(plan))
+    return [first, *(installer_argv(installer, "install", step, interpreter.executable, uv=uv) for step in steps)]
+
+
 def plan_steps(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True
                ) -> list[list[str]]:
     """The exact argv of each step that installs the plan into ``interpreter`` (``resolver.plan.install_steps``:
@@ -88,8 +112,13 @@ def check_installable(plan: Plan, interpreter: Interpreter, installer: str = "pi
         raise EnvironmentFailure("\n".join(lines + [f"  {line}" for line in venv_advice(plan, installer)]))
 
 
+# uv's own index variables: an index they name is searched before the command's --default-index, so the step
+# that installs the chosen build from its index runs without them
+UV_INDEX_VARIABLES = ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_DEFAULT_INDEX")
+
+
 def run_installer(argv: list[str], interpreter: Interpreter | None = None, packages: Sequence[str] = ("torch",),
-                  index_base: str = "") -> int:
+                  index_base: str = "", own_index: bool = False) -> int:
     """Run the installer (its progress on this terminal) and check the guarded distributions afterwards: 0, 130
     when interrupted, or EnvironmentFailure saying what changed and how to go back."""
     from . import guard
@@ -104,7 +133,10 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
                          "whole (the stash is safe to delete once it is)\n")
     sys.stdout.flush()
     sys.stderr.flush()
-    returncode, interrupted = _run_passing_on_interrupts(argv)
+    environ = None
+    if own_index and os.path.basename(argv[0]).startswith("uv"):
+        environ = {k: v for k, v in os.environ.items() if k not in UV_INDEX_VARIABLES}
+    returncode, interrupted = _run_passing_on_interrupts(argv, environ)
     outcome = guard.compare(before, site, names)
     restored: list[tuple[Dist, str]] = []
     unrestored: list[tuple[Dist, str]] = []
@@ -145,7 +177,7 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
     return 0
 
 
-def _run_passing_on_interrupts(argv: list[str]) -> tuple[int, bool]:
+def _run_passing_on_interrupts(argv: list[str], environ: dict[str, str] | None = None) -> tuple[int, bool]:
     """Run ``argv`` to its end: (exit code, whether torch-install was interrupted). On POSIX the installer runs
     in its own process group, so the terminal's Ctrl-C reaches torch-install alone, which passes one SIGINT on."""
     import signal
@@ -158,7 +190,8 @@ def _run_passing_on_interrupts(argv: list[str]) -> tuple[int, bool]:
     sys.stdout.flush()  # what torch-install printed comes before the installer's output
     sys.stderr.flush()
     try:
-        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL if posix else None, **group)  # type: ignore[call-overload]
+        child = subprocess.Popen(argv, stdin=subprocess.DEVNULL if posix else None, env=environ,  # type: ignore[call-overload]
+                                 **group)
     except OSError as exc:
         raise EnvironmentFailure(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
     received: list[int] = []

@@ -84,9 +84,10 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
             if wanted not in dropped:
                 found.add(wanted)
         if has_family and any(w.hashes for w in entries if w.name not in PACKAGES and w not in dropped):
-            found.notes.append(f"{path} has --hash options: 'torch-install install -r {path}' installs it with them, "
-                               "and 'plan --format requirements --hashes' writes a file that keeps them; a pip or uv "
-                               "command line cannot carry them")
+            found.notes.append(f"{path} has --hash options: 'torch-install install -r {path}' installs its other "
+                               "packages with them (the chosen build and what it needs come from its index, checked "
+                               "with --hashes), and 'plan --format requirements --hashes' writes a file that keeps "
+                               "them; a pip or uv command line cannot carry them")
     return found
 
 

@@ -257,7 +257,8 @@ def install_args(plan: Plan, installer: str = "pip") -> list[str]:
     if plan.request.channel == PRE_RELEASE_CHANNEL:
         args += ["--pre"] if installer == "pip" else ["--prerelease", "allow"]
     if plan.choice is not None and plan.choice.index_url:
-        args += ["--index-url", plan.choice.index_url]
+        # uv's --default-index: its --index-url loses to a UV_DEFAULT_INDEX the user exported
+        args += ["--index-url" if installer == "pip" else "--default-index", plan.choice.index_url]
         trusted = insecure_host(plan.choice.index_url)  # a plain-http mirror the user allowed (--allow-insecure-index)
         if trusted:
             args += ["--trusted-host", trusted] if installer == "pip" else ["--allow-insecure-host", trusted]
@@ -274,11 +275,12 @@ def passthrough(plan: Plan) -> list[RequirementsSource]:
     return [f for f in plan.request.files if f.passthrough]
 
 
-def pins_for_ride_along(plan: Plan) -> list[str]:
-    """The chosen build pinned in a later step: the family with the extras asked of it, and the packages that
-    came from its index, so nothing a later step installs can replace them."""
+def pins_for_ride_along(plan: Plan, with_extras: bool = True) -> list[str]:
+    """The chosen build pinned in a later step: the family (with the extras asked of it, unless a constraints
+    file is to hold them: it cannot) and the packages that came from its index, so nothing a later step installs
+    can replace them."""
     assert plan.choice is not None
-    extras = family_extras(plan)
+    extras = family_extras(plan) if with_extras else {}
     pins = [f"{name}{extras.get(name, '')}=={version}" for name, version in plan.choice.packages.items() if version]
     return pins + [p.requirement for p in plan.choice.from_index()]
 
@@ -321,6 +323,35 @@ def ride_along_args(plan: Plan) -> list[str]:
 # --require-hashes, --no-binary … -- only mean something beside the file's own lines)
 RIDE_ALONG_OPTIONS = ("--index-url", "--extra-index-url", "--no-index", "--find-links", "--trusted-host", "--pre",
                       "--prefer-binary", "--only-binary", "--no-binary")
+
+
+def ride_along_files(plan: Plan) -> tuple[str, str]:
+    """What rides along as files an installer reads, for where a command line cannot carry it (``--hash``
+    options): (a requirements file: every line written out with its hashes and its file's options, the files given
+    as they are (``-r``/``-c`` with absolute paths), the requested packages from elsewhere; a constraints file:
+    the chosen build's pins, which need no hash there)."""
+    import os
+
+    if plan.choice is None:
+        return "", ""
+    request = plan.request
+    given = {f.path for f in passthrough(plan)}
+    taken = {p.name for p in plan.choice.companions}
+    lines = [f"{option.option}{f' {option.value}' if option.value is not None else ''}" for option in request.options
+             if option.file not in given]
+    for wanted in request.requirements:
+        if wanted.file in given or wanted.constraint or wanted.name in taken:
+            continue
+        text = f"-e {wanted.text}" if wanted.editable else wanted.text
+        lines.append(" ".join([text, *(f"--hash={h}" for h in wanted.hashes)]))
+    lines += [f"{'-c' if f.constraint else '-r'} {os.path.abspath(f.path)}" for f in passthrough(plan)]
+    for picked in plan.choice.companions:
+        if picked.kind in ("default", "find-links", "url"):
+            lines.append(picked.requirement)
+            if picked.url:
+                lines.append(f"--find-links {picked.url}")
+    lines += [f"{name}{extras}" for name, extras in family_extras(plan).items()]  # versions: the constraints
+    return "\n".join(lines) + "\n", "\n".join(pins_for_ride_along(plan, with_extras=False)) + "\n"
 
 
 def source_build_args(plan: Plan) -> list[str]:

@@ -1,0 +1,99 @@
+"""A project installed as a new user would: a lock compiled by real ``uv pip compile --generate-hashes`` against a
+default-index stand-in, installed by ``torch-install install -r`` with real pip and with real uv, loopback
+indexes only. The chosen build comes from the PyTorch-index stand-in, the lock's other packages with their hashes
+from the user's index, and the lock's own torch build's packages (nvidia-*) are not installed."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wheels import build_wheel, serve_wheels
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")]
+
+DEPENDENCIES = [("filelock", "3.20.0", ()), ("sympy", "1.14.0", ("mpmath<1.4,>=1.1.0",)), ("mpmath", "1.3.0", ()),
+                ("numpy", "1.26.4", ()), ("numpy", "2.1.0", ()), ("pillow", "11.3.0", ())]
+
+
+@pytest.fixture
+def indexes(httpserver, tmp_path: Path) -> tuple[str, str]:
+    """(the default-index stand-in's /simple URL, the PyTorch-index stand-in's /whl base)."""
+    default, pytorch = tmp_path / "default", tmp_path / "pytorch"
+    default.mkdir()
+    pytorch.mkdir()
+    shared = [build_wheel(default, name, version, requires=requires) for name, version, requires in DEPENDENCIES]
+    serve_wheels(httpserver, "/simple", [
+        *shared, build_wheel(default, "torch", "2.9.1", requires=["filelock", "sympy>=1.13.3",
+                                                                   "nvidia-cublas-cu12==12.8.4.1"]),
+        build_wheel(default, "torchvision", "0.24.1", requires=["numpy", "torch==2.9.1", "pillow"]),
+        build_wheel(default, "nvidia-cublas-cu12", "12.8.4.1"), build_wheel(default, "requests", "2.32.5")])
+    serve_wheels(httpserver, "/whl/cpu", [
+        *shared, build_wheel(pytorch, "torch", "2.9.1+cpu", requires=["filelock", "sympy>=1.13.3"]),
+        build_wheel(pytorch, "torchvision", "0.24.1+cpu", requires=["numpy", "torch==2.9.1", "pillow"])])
+    return httpserver.url_for("/simple").rstrip("/") + "/", httpserver.url_for("/whl").rstrip("/")
+
+
+def _env(tmp_path: Path, simple: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
+    return {**env, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
+            "XDG_CONFIG_DIRS": str(tmp_path / "xdg"), "PIP_INDEX_URL": simple, "UV_DEFAULT_INDEX": simple,
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_CACHE": "1", "TORCH_INSTALL_DEFAULT_INDEX": "none",
+            "TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"),
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])}  # uv of the venv
+
+
+def _installed(python: Path) -> dict[str, str]:
+    code = "import importlib.metadata as m; print('\\n'.join(f'{d.name}=={d.version}' for d in m.distributions()))"
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout
+    return dict(line.split("==", 1) for line in out.split())
+
+
+def _compiled_lock(tmp_path: Path, env: dict[str, str]) -> Path:
+    uv = str(Path(sys.executable).parent / "uv")
+    (tmp_path / "requirements.in").write_text("torch==2.9.1\ntorchvision\nnumpy<2\nrequests\n")
+    subprocess.run([uv, "pip", "compile", "requirements.in", "--generate-hashes", "-o", "requirements.txt",
+                    "--quiet"], cwd=tmp_path, env=env, check=True)
+    lock = tmp_path / "requirements.txt"
+    assert "--hash=sha256:" in lock.read_text() and "nvidia-cublas-cu12==12.8.4.1" in lock.read_text()
+    return lock
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_a_uv_compiled_lock_installs_the_chosen_build_and_the_rest_with_its_hashes(
+        indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str) -> None:
+    simple, base = indexes
+    env = _env(tmp_path, simple)
+    lock = _compiled_lock(tmp_path, env)
+    python = make_venv(tmp_path / "env", with_pip=installer == "pip")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
+                           "--variant", "cpu", "--index-base", base, "--installer", installer],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr + done.stdout
+    installed = _installed(python)
+    assert installed["torch"] == "2.9.1+cpu" and installed["torchvision"] == "0.24.1+cpu"
+    assert installed["numpy"] == "1.26.4" and installed["pillow"] == "11.3.0" and installed["sympy"] == "1.14.0"
+    assert installed["requests"] == "2.32.5"
+    assert "nvidia-cublas-cu12" not in installed  # the lock's own torch build's package: not for this build
+    assert "chosen-build.txt, which the command reads" in done.stderr
+
+
+def test_a_tampered_hash_in_the_lock_is_refused_by_the_installer(indexes: tuple[str, str], tmp_path: Path,
+                                                                 make_venv) -> None:
+    """The lock's own packages keep their hashes."""
+    simple, base = indexes
+    env = _env(tmp_path, simple)
+    lock = _compiled_lock(tmp_path, env)
+    text = lock.read_text().splitlines()
+    at = next(i for i, line in enumerate(text) if line.startswith("requests==")) + 1
+    text[at] = "    --hash=sha256:" + "0" * 64
+    lock.write_text("\n".join(text) + "\n")
+    python = make_venv(tmp_path / "env")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
+                           "--variant", "cpu", "--index-base", base], capture_output=True, text=True, env=env)
+    assert done.returncode == 3 and "requests" not in _installed(python)
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in done.stdout + done.stderr
