@@ -213,7 +213,8 @@ def plan_for(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str, *extr
     ("uv", [f"uv pip install {' '.join(PINS)} --default-index {CU128}"]),
     ("requirements", ["# cu128 build of torch 2.9.1 for linux x86_64 (glibc 2.39); Python 3.12; GeForce RTX 4090 "
                       "(sm 8.9); NVIDIA driver 570.133.07", f"--index-url {CU128}", *PINS]),
-    ("pyproject", ["# Merge into pyproject.toml", "[project]", "dependencies = [", *(f'  "{p}",' for p in PINS), "]",
+    ("pyproject", ["# Merge into pyproject.toml", "# (or let torch-install do it: --merge pyproject.toml)",
+                   "[project]", "dependencies = [", *(f'  "{p}",' for p in PINS), "]",
                    "", "[[tool.uv.index]]", 'name = "pytorch-cu128"', f'url = "{CU128}"', "explicit = true", "",
                    "[tool.uv.sources]", 'torch = { index = "pytorch-cu128" }',
                    'torchvision = { index = "pytorch-cu128" }']),

@@ -59,7 +59,9 @@ def test_fleet_finds_the_build_that_runs_everywhere_and_names_the_breaking_node(
     assert (broken.torch, broken.variant) == ("2.15.0", "cu130") and [p.machine for p in broken.problems] == [0]
     assert "driver-too-old" in broken.problems[0].reason
     assert "Breaks:   torch 2.15.0 cu130 on machine 1" in render(result, "text")
-    assert exit_code(result) == 0 == exit_code(result, strict=True)  # a common build, and its plans do not warn
+    assert [(p.choice.torch, p.choice.variant) for p in result.own] == [("2.14.1", "cu126"), ("2.15.0", "cu130")]
+    assert exit_code(result) == 0
+    assert exit_code(result, strict=True) == 1  # the Pascal target's own plan says the newest needs a newer driver
 
 
 def test_a_fleet_without_a_common_build_exits_4():

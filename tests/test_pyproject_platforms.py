@@ -72,3 +72,78 @@ def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path)
     assert locked.returncode == 0, locked.stderr
     lock = (project / "uv.lock").read_text()
     assert f"{torch}+{linux_index[8:]}" in lock and f"{torch}+cpu" in lock and "macosx_11_0_arm64" in lock
+
+
+USERS_PYPROJECT = """# our service
+[project]
+name = "demo"   # the distribution name
+version = "0.1.0"
+dependencies = [
+    "numpy<2",  # pinned for the C extension
+    "torch>=2.0",
+]
+
+[tool.ruff]
+line-length = 100
+"""
+
+
+def test_merge_edits_only_the_build_s_entries_and_keeps_the_users_file(tmp_path: Path) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(USERS_PYPROJECT)
+    done = _plan(tmp_path, "--merge", str(pyproject))
+    assert done.returncode == 0, done.stderr
+    text = pyproject.read_text()
+    assert text.startswith("# our service\n[project]\nname = \"demo\"   # the distribution name\n")
+    assert '"numpy<2",  # pinned for the C extension' in text and "[tool.ruff]\nline-length = 100" in text
+    assert "torch>=2.0" not in text and '"torch==2.15.0"' in text and 'requires-python = ">=3.11"' in text
+    assert "project.dependencies: torch==2.15.0 (replacing torch>=2.0)" in done.stderr
+    import tomlkit
+
+    document = tomlkit.parse(text).unwrap()
+    assert [i["name"] for i in document["tool"]["uv"]["index"]] == ["pytorch-cu130", "pytorch-cpu"]
+    before = text
+    again = _plan(tmp_path, "--merge", str(pyproject))
+    assert again.returncode == 0 and pyproject.read_text() == before  # merging twice changes nothing more
+
+
+def test_two_targets_of_one_platform_get_their_shared_build_never_two_pins_under_one_marker(tmp_path: Path) -> None:
+    old = {**TARGETS["linux"], "nvidia_driver": "550.54.15", "gpus": [{"vendor": "nvidia", "name": "Tesla T4"}]}
+    paths = []
+    for name, profile in (("new", TARGETS["linux"]), ("old", old)):
+        paths += ["--target", str(tmp_path / f"{name}.json")]
+        (tmp_path / f"{name}.json").write_text(json.dumps(profile))
+    done = subprocess.run([sys.executable, "-m", "torch_install", "plan", *paths, "--format", "pyproject"],
+                          capture_output=True, text=True, env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count('"torch==') == 1 and "pytorch-cu126" in done.stdout and "pytorch-cu130" not in done.stdout
+    assert "share one platform" in done.stderr and "their shared build, torch 2.14.1+cu126" in done.stderr
+
+
+@pytest.mark.slow
+def test_uv_lock_resolves_a_merged_project_with_its_other_packages(httpserver, tmp_path: Path) -> None:
+    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    base = httpserver.url_for("/whl").rstrip("/")
+    project = tmp_path / "project"
+    project.mkdir()
+    with_vision = USERS_PYPROJECT.replace('"torch>=2.0",', '"torch>=2.0",\n    "torchvision",')
+    (project / "pyproject.toml").write_text(with_vision)
+    done = _plan(tmp_path, "--index-base", base, "--project", str(project), "--merge",
+                 str(project / "pyproject.toml"))
+    assert done.returncode == 0, done.stderr
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    for prefix, label, platform in (("/whl/cu130", "+cu130", "manylinux_2_28_x86_64"),
+                                    ("/whl/cpu", "+cpu", "win_amd64"), ("/simple", "", "macosx_11_0_arm64")):
+        serve_wheels(httpserver, prefix, [
+            build_wheel(wheels, "torch", f"2.15.0{label}", tag=f"py3-none-{platform}"),
+            build_wheel(wheels, "torchvision", f"0.29.2{label if prefix == '/simple' else ''}",
+                        requires=["torch==2.15.0"], tag=f"py3-none-{platform}"),
+            *([build_wheel(wheels, "numpy", "1.26.4")] if prefix == "/simple" else [])])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
+    env.update(UV_DEFAULT_INDEX=httpserver.url_for("/simple/"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+               UV_PYTHON=sys.executable, UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
+    locked = subprocess.run([uv, "lock"], cwd=project, capture_output=True, text=True, env=env)
+    assert locked.returncode == 0, locked.stderr + (project / "pyproject.toml").read_text()
+    lock = (project / "uv.lock").read_text()
+    assert "2.15.0+cu130" in lock and "2.15.0+cpu" in lock and 'name = "numpy"' in lock

@@ -11,7 +11,7 @@ import pytest
 from resolve_cases import TEST_MATRIX
 from torch_install.machine import Gpu, Machine
 from torch_install.render import FORMATS, render
-from torch_install.render.plan import render_pyproject
+from torch_install.render.project import render_pyproject
 from torch_install.resolver.plan import Choice, Plan, PlanWarning, Rejection, Request, command_lines
 
 CU128 = "https://download.pytorch.org/whl/cu128"
@@ -90,6 +90,7 @@ def test_requirements_format_exact() -> None:
 def test_pyproject_format_exact() -> None:
     assert render_pyproject(cuda_plan()).splitlines() == [
         "# Merge into pyproject.toml",
+        "# (or let torch-install do it: --merge pyproject.toml)",
         "[project]",
         "dependencies = [",
         '  "torch==2.9.1+cu128",',

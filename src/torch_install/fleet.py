@@ -1,8 +1,10 @@
-"""Fleets: one build for many machines, and Node Feature Discovery labels for a cluster's scheduler.
+"""Several targets: each one's own plan, what they share, and Node Feature Discovery labels for a scheduler.
 
-``resolve_fleet(machines, request, matrix)`` returns the one torch build that runs on every machine (the
-newest such, GPU builds first), or says which machine breaks which candidate. ``nfd_lines(machine, plan)``
-writes the Kubernetes Node Feature Discovery feature-file lines for a node (docs/fleet.md).
+``resolve_fleet(machines, request, matrix)`` resolves every machine (its own best build) and the one torch build
+that runs on every machine (the newest such, GPU builds first), or says which machine breaks which candidate.
+``render(result, fmt)`` answers every target in every format (docs/fleet.md); ``per_platform`` gives the plans a
+project file with platform markers holds, never two builds under one marker. ``nfd_lines(machine, plan)`` writes
+the Kubernetes Node Feature Discovery feature-file lines for a node.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class FleetPlan:
     plans: tuple[Plan, ...]  # per machine, for the chosen build (or each machine's own best when none fits)
     choice: Candidate | None  # the build that runs on all machines
     candidates: tuple[Candidate, ...]  # everything tried, best first
+    own: tuple[Plan, ...] = ()  # per machine, its own best build
 
     @property
     def plan(self) -> Plan | None:
@@ -71,13 +74,32 @@ def _blocking(plan: Plan, torch: str, variant: str) -> str | None:
     return "; ".join(f"[{w.code}] {w.message}" for w in plan.blocking_warnings()) or None
 
 
+def _resolving(resolve: Callable[[Machine, Request, Matrix], Plan]) -> Callable[[Machine, Request, Matrix], Plan]:
+    """``resolve``, with a forced variant a machine's platform does not have (a Mac's "default" for a Linux box)
+    answered as no build rather than an input error: in a fleet that is one machine the candidate breaks."""
+    from .errors import InputError
+
+    def run(machine: Machine, request: Request, matrix: Matrix) -> Plan:
+        try:
+            return resolve(machine, request, matrix)
+        except InputError as exc:
+            if request.variant is None:
+                raise
+            from .resolver.plan import PlanWarning
+
+            return Plan(machine, request, None, False, warnings=(PlanWarning("platform-unsupported", str(exc)),))
+
+    return run
+
+
 def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
-                  resolve: Callable[[Machine, Request, Matrix], Plan] | None = None) -> FleetPlan:
-    """The newest build that runs on every machine; candidates are each machine's own best build, GPU first."""
-    if resolve is None:
-        resolve = resolve_plan
+                  resolve: Callable[[Machine, Request, Matrix], Plan] | None = None,
+                  own: Sequence[Plan] | None = None) -> FleetPlan:
+    """Each machine's own plan (``own``, if already resolved) and the newest build that runs on every machine;
+    candidates are each machine's own best build, GPU first."""
+    resolve = _resolving(resolve or resolve_plan)
     machines = tuple(machines)
-    own = [resolve(m, request, matrix) for m in machines]
+    own = list(own) if own is not None else [resolve(m, request, matrix) for m in machines]
     seeds: list[tuple[str, str]] = []
     for plan in own:
         if plan.choice and (key := (plan.choice.torch.split("+")[0], plan.choice.variant)) not in seeds:
@@ -98,7 +120,7 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
                          if (why := _blocking(p, torch, variant)))
         if not problems:
             candidates.append(Candidate(torch, variant))
-            return FleetPlan(machines, tuple(plans), candidates[-1], tuple(candidates))
+            return FleetPlan(machines, tuple(plans), candidates[-1], tuple(candidates), tuple(own))
         candidates.append(Candidate(torch, variant, problems))
         # an older release of the same variant may run everywhere: try the oldest version any machine got
         older = {p.choice.torch.split("+")[0] for p in plans if p.choice and p.choice.variant == variant}
@@ -106,30 +128,89 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
             if version_key(version) < version_key(torch) and (version, variant) not in tried:
                 queue.insert(0, (version, variant))
                 break
-    return FleetPlan(machines, tuple(own), None, tuple(candidates))
+    return FleetPlan(machines, tuple(own), None, tuple(candidates), tuple(own))
 
 
 def render(result: FleetPlan, fmt: str) -> str:
-    """``text`` and ``json`` describe the fleet; every other plan format renders the common build."""
+    """Every target answered: ``text`` and ``json`` give each target's own plan and the build they share; ``pip``,
+    ``uv``, ``url`` and ``variant-env`` one block per target; ``dockerfile`` (one image for them all) the shared
+    build. (``requirements``, ``constraints`` and ``pyproject`` hold the targets under platform markers:
+    ``per_platform``.)"""
     if fmt == "json":
         return json.dumps(to_dict(result), indent=2)
-    if fmt != "text" and result.plan is not None:
-        return render_plan(result.plan, fmt)
-    lines = [f"Fleet:    {len(result.machines)} machines"]
-    lines += [f"  {machine_name(m, i)}" for i, m in enumerate(result.machines)]
+    if fmt == "dockerfile":
+        if result.plan is not None:
+            return render_plan(result.plan, fmt)
+        return "\n".join(["# torch-install: no single build runs on every target (one image needs one)",
+                          *(f"# {line}" for line in _breaks(result))])
+    own = result.own or result.plans
+    if fmt != "text":
+        blocks = []
+        for i, plan in enumerate(own):
+            body = render_plan(plan, fmt) if plan.choice is not None else "\n".join(
+                f"# no build fits: [{w.code}] {w.message}" for w in plan.warnings) or "# no build fits"
+            blocks.append(f"# target {i + 1}: {machine_name(plan.machine, i)}\n{body}")
+        return "\n\n".join(blocks)
+    from .render.plan import render_text
+
+    lines = [f"Targets:  {len(result.machines)}"]
+    for i, plan in enumerate(own):
+        lines += ["", f"Target {i + 1}: {machine_name(plan.machine, i)}",
+                  *(f"  {line}" for line in render_text(plan).splitlines())]
+    lines.append("")
     if result.choice:
-        plan = result.plan
-        where = plan.choice.index_url if plan and plan.choice and plan.choice.index_url else "the default index"
-        lines.append(f"Choice:   torch {result.choice.torch}, variant {result.choice.variant}, from {where}: "
-                     "runs on every machine")
-        if plan is not None:
-            lines.append(f"Command:  {plan.commands.get('pip', '')}")
+        common = result.plan
+        where = common.choice.index_url if common and common.choice and common.choice.index_url else \
+            "the default index"
+        lines.append(f"Shared:   torch {result.choice.torch}, variant {result.choice.variant}, from {where}: "
+                     "runs on every target (one image or environment for all)")
+        if common is not None and common.commands.get("pip"):
+            lines.append(f"Command:  {common.commands['pip']}")
+        if result.choice.variant == "cpu" and any(p.gpu_accelerated for p in own):
+            lines.append("Note:     the shared build is the CPU build: the GPU targets get their own build above")
     else:
-        lines.append("Choice:   none: no single build runs on every machine")
-    for cand in result.candidates:
-        for problem in cand.problems:
-            lines.append(f"Breaks:   torch {cand.torch} {cand.variant} on {problem.name}: {problem.reason}")
+        lines.append("Shared:   none: no single build runs on every target")
+    lines += _breaks(result)
     return "\n".join(lines)
+
+
+def _build(plan: Plan) -> tuple[str, str] | None:
+    return (plan.choice.torch, plan.choice.variant) if plan.choice else None
+
+
+def _breaks(result: FleetPlan) -> list[str]:
+    return [f"Breaks:   torch {cand.torch} {cand.variant} on {problem.name}: {problem.reason}"
+            for cand in result.candidates for problem in cand.problems]
+
+
+def per_platform(result: FleetPlan, request: Request, matrix: Matrix) -> tuple[list[Plan], list[str]]:
+    """The plans a project file with platform markers holds, one per target, and the warning lines: targets that
+    share a platform (the same marker) but need different builds get their shared build, the newest that runs on
+    each of them (an InputError when none does) -- never two builds under one marker."""
+    from .errors import InputError
+    from .markers import platform_marker
+
+    own = list(result.own or result.plans)
+    groups: dict[str, list[int]] = {}
+    for i, plan in enumerate(own):
+        groups.setdefault(platform_marker(plan.machine), []).append(i)
+    warnings: list[str] = []
+    for marker, members in groups.items():
+        builds = {_build(own[i]) for i in members}
+        if len(builds) < 2:
+            continue
+        shared = resolve_fleet([own[i].machine for i in members], request, matrix)
+        names = " and ".join(f"target {i + 1}" for i in members)
+        if shared.choice is None:
+            raise InputError(f"{names} share one platform ({marker}) but no build runs on all of them, and a project "
+                             "file holds one build per platform: give each its own environment (one --target each)")
+        mine = ", ".join(f"target {i + 1}: {'+'.join(_build(own[i]) or ('none',))}" for i in members)
+        warnings.append(f"{names} share one platform ({marker}) but their own builds differ ({mine}): the project "
+                        f"file holds their shared build, torch {shared.choice.torch}+{shared.choice.variant}; for "
+                        "each its own, give each its own environment (one --target each)")
+        for i, plan in zip(members, shared.plans, strict=True):
+            own[i] = plan
+    return own, warnings
 
 
 def to_dict(result: FleetPlan) -> dict[str, Any]:
@@ -139,16 +220,20 @@ def to_dict(result: FleetPlan) -> dict[str, Any]:
 
     return {"choice": cand(result.choice) if result.choice else None,
             "candidates": [cand(c) for c in result.candidates],
-            "plans": [p.to_dict() for p in result.plans]}
+            "plans": [p.to_dict() for p in result.plans],
+            "targets": [p.to_dict() for p in (result.own or result.plans)]}
 
 
-def exit_code(result: FleetPlan, strict: bool = False) -> int:
-    """4 when no single build runs on every machine; else 0, or 1 with ``strict`` when a machine's plan warns or
-    the common build is CPU on machines with GPUs."""
-    if result.choice is None:
+def exit_code(result: FleetPlan, strict: bool = False, shared: bool = False) -> int:
+    """4 when a target has no build (with ``shared``, for the formats that need one build for all: when no single
+    build runs on every target); else 0, or 1 with ``strict`` when a target's plan warns or the shared build is CPU
+    on targets with GPUs."""
+    own = result.own or result.plans
+    if (shared and result.choice is None) or any(p.choice is None for p in own):
         return EXIT_NO_BUILD
-    warned = result.choice.variant == "cpu" and any(m.gpus for m in result.machines) or any(p.warnings
-                                                                                           for p in result.plans)
+    cpu_for_gpus = result.choice is not None and result.choice.variant == "cpu" and any(m.gpus for m in
+                                                                                        result.machines)
+    warned = cpu_for_gpus or any(p.warnings for p in own)
     return EXIT_WARNINGS if strict and warned else EXIT_OK
 
 

@@ -48,6 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.add_argument("--strict", action="store_true", help="exit 1 when the plan has warnings")
     plan.add_argument("--hashes", action="store_true",
                       help="with --format requirements: add --hash=sha256: options read from the index")
+    plan.add_argument("--merge", metavar="PYPROJECT",
+                      help="merge the pyproject entries into PYPROJECT, edited in place with a TOML editor (its "
+                           "comments and formatting kept; only the torch build's entries change)")
     targets.add_target_options(plan)
     targets.add_sysroot_option(plan)
     plan.add_argument("--for-container", action=argparse.BooleanOptionalAction, default=None,
@@ -107,26 +110,30 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format not in FORMATS:
         raise InputError(f"--format {args.format}: not one of {', '.join(FORMATS)}")
+    if args.hashes and args.format != "requirements":
+        raise InputError("--hashes goes with --format requirements")
+    if args.merge and args.format not in ("text", "pyproject"):
+        raise InputError(f"--merge writes pyproject entries; it does not go with --format {args.format}")
     request = request_from_args(args)
     targets.target_flag_values(args)  # malformed flags are errors whichever way the target is built
     machines = targets.machines(args, request.variant, container=True)
     if len(machines) > 1:
         return _run_fleet(args, machines, request)
     machine = machines[0]
-    if args.hashes and args.format != "requirements":
-        raise InputError("--hashes goes with --format requirements")
     matrix = common.matrix_for(args, machine, request)
     plan = resolve_plan(machine, request, matrix)
     if matrix.provenance is not None:  # learnt from a live index: say what its choice rests on
         from ..index.merge import with_index_notes
 
         plan = with_index_notes(plan, matrix)
-    if args.hashes:
-        from ..index.hashes import plan_hashes
-        from ..render.plan import render_requirements
+    if args.merge:
+        for line in _warning_lines(plan):
+            common.warn(line)
+        _write_pyproject(args, [plan], [matrix])
+    elif args.hashes:
+        from ..render.project import render_requirements
 
-        common.write(render_requirements(plan, plan_hashes(plan, machine, offline=args.offline,
-                                                           allow_insecure=args.allow_insecure_index)))
+        common.write(render_requirements(plan, _hashes(args, plan)))
     elif args.format == "text":  # the summary on stdout; warnings on stderr, where a script or a RUN step shows them
         from ..render.plan import render_text, warning_lines
 
@@ -146,38 +153,70 @@ def exit_code(chosen: bool, warnings: bool, strict: bool) -> int:
 
 
 def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
-    """Several --target profiles: torch_install.fleet resolves (``resolve_fleet``), renders (``render``) and
-    picks the exit code (``exit_code``); with --format pyproject, each platform gets its own build instead."""
-    if args.format == "pyproject":
-        return _run_platforms(args, machines, request)
+    """Several --target profiles, every format answering every target (torch_install.fleet): text and JSON each
+    target's plan and the build they share; pip, uv, url and variant-env a block each; a Dockerfile the shared
+    build; requirements, constraints and pyproject (and --merge) each target under its platform marker."""
     from .. import fleet
-    result = fleet.resolve_fleet(machines, request, common.matrix_for(args, machines[0], request))
+
+    matrices = [common.matrix_for(args, m, request) for m in machines]
+    own = [resolve_plan(m, request, matrix) for m, matrix in zip(machines, matrices, strict=True)]
+    result = fleet.resolve_fleet(machines, request, matrices[0], own=own)
+    if args.format in ("pyproject", "requirements", "constraints") or args.merge:
+        plans, lines = fleet.per_platform(result, request, matrices[0])
+        for plan in plans:
+            for line in _warning_lines(plan):
+                common.warn(f"{plan.machine.platform}: {line}")
+        for line in lines:
+            common.warn(line)
+        if args.format == "pyproject" or args.merge:
+            _write_pyproject(args, plans, matrices)
+        else:
+            from ..render.project import render_platforms
+
+            hashes = [_hashes(args, plan) for plan in plans] if args.hashes else []
+            common.write(render_platforms(plans, args.format, hashes))
+        if any(p.choice is None for p in plans):
+            return EXIT_NO_BUILD
+        return exit_code(True, any(p.warnings for p in plans) or bool(lines), args.strict)
     common.write(fleet.render(result, args.format))
-    return int(fleet.exit_code(result, getattr(args, "strict", False)))
+    if args.format == "text":
+        for i, plan in enumerate(result.own):
+            for line in _warning_lines(plan):
+                common.warn(f"target {i + 1}: {line}")
+    return int(fleet.exit_code(result, getattr(args, "strict", False), shared=args.format == "dockerfile"))
 
 
-def _run_platforms(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
-    """A uv project for several platforms: each target resolved alone, rendered as one pyproject fragment."""
-    from ..render.plan import render_pyproject_platforms, warning_lines
+def _warning_lines(plan: Plan) -> list[str]:
+    from ..render.plan import warning_lines
+
+    return warning_lines(plan)
+
+
+def _hashes(args: argparse.Namespace, plan: Plan) -> dict[str, list[str]]:
+    from ..index.hashes import plan_hashes
+
+    return plan_hashes(plan, plan.machine, offline=args.offline, allow_insecure=args.allow_insecure_index)
+
+
+def _write_pyproject(args: argparse.Namespace, plans: list[Plan], matrices: list[Matrix]) -> None:
+    """The pyproject entries of ``plans`` (and the requires-python floor their releases need), printed, or with
+    --merge merged into the file."""
+    from ..render.project import merge_pyproject, render_pyproject_platforms
     from ..wheel_tags import python_sort_key
 
-    plans = []
     floors = []
-    for machine in machines:
-        matrix = common.matrix_for(args, machine, request)
-        plan = resolve_plan(machine, request, matrix)
-        plans.append(plan)
-        release = matrix.release(plan.choice.torch) if plan.choice else None
-        pythons = release.python_tags(machine.platform or "") if release else ()
+    for plan, matrix in zip(plans, matrices, strict=True):
+        release = matrix.release(plan.choice.torch) if plan.choice and matrix.has_release(plan.choice.torch) \
+            else None
+        pythons = release.python_tags(plan.machine.platform or "") if release else ()
         if pythons:
             floors.append(min((p for p in pythons if not p.endswith("t")), key=python_sort_key, default=pythons[0]))
-        for line in warning_lines(plan):
-            common.warn(f"{machine.platform}: {line}")
-    floor = max(floors, key=python_sort_key) if floors else None
+    floor = max(floors, key=python_sort_key) if floors and len(plans) > 1 else None
+    if args.merge:
+        for line in merge_pyproject(args.merge, plans, floor):
+            common.say(f"torch-install: {args.merge}: {line}")
+        return
     common.write(render_pyproject_platforms(plans, floor))
-    if any(p.choice is None for p in plans):
-        return EXIT_NO_BUILD
-    return exit_code(True, any(p.warnings for p in plans), args.strict)
 
 
 def run_install(args: argparse.Namespace) -> int:

@@ -50,10 +50,12 @@ HEADER = "# torch-install: keeps the torch build installed"
 
 
 def constraint_lines(plan: Plan) -> list[str]:
-    """``name==version`` for each package of the plan whose version is chosen (an open one is left out)."""
+    """``name==version`` for each package of the plan whose version is chosen (an open one is left out): the
+    family, then the requested packages built against torch."""
     if plan.choice is None:
         return []
-    return [f"{name}=={version}" for name, version in plan.choice.packages.items() if version]
+    return [f"{name}=={version}" for name, version in plan.choice.packages.items() if version] + [
+        f"{p.name}=={p.version}" for p in plan.choice.companions if p.version and p.kind != "left-out"]
 
 
 def render_constraints(plan: Plan) -> str:

@@ -11,7 +11,7 @@ from ..environment.pin import IMAGE_CONSTRAINTS, constraint_lines
 from ..machine import Machine
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import version_key
-from ..resolver.plan import Plan, install_args
+from ..resolver.plan import Plan
 from .plan import machine_line
 
 
@@ -47,15 +47,39 @@ def render_dockerfile(plan: Plan) -> str:
         lines += [f"#   {line}" for line in newest]
     lines += [f"# Warning [{w.code}]: {w.message}" for w in plan.warnings]
     lines += [f"# Note: {n}" for n in (*plan.notes, *plan.machine.notes)]
-    # python3: Debian/Ubuntu-based CUDA and ROCm images have no plain `python`; every Linux image has python3
-    args = installer_argv("pip", "install", ["--no-cache-dir", *install_args(plan, "pip")], "python3")
-    steps = [f"RUN {shlex.join(args)}"]
+    steps = [*_copies_and_runs(plan)]
     pins = constraint_lines(plan)
     if pins:  # later RUN lines (pip or uv) keep the chosen build
         steps += ["# Keep this build: later pip/uv installs in the image honour these constraints",
                   f"RUN printf '%s\\n' {' '.join(shlex.quote(p) for p in pins)} > {IMAGE_CONSTRAINTS}",
                   f"ENV PIP_CONSTRAINT={IMAGE_CONSTRAINTS} UV_CONSTRAINT={IMAGE_CONSTRAINTS}"]
     return "\n".join([*(one_line(line) for line in lines), *steps])
+
+
+def _copies_and_runs(plan: Plan) -> list[str]:
+    """A ``RUN`` per install step (python3: Debian/Ubuntu-based CUDA and ROCm images have no plain ``python``;
+    every Linux image has python3), after a ``COPY`` of each file or directory of the build context a step reads
+    (``-r FILE``, ``-e ./pkg``, a local path), at the same place under /tmp/torch-install in the image."""
+    from ..errors import InputError
+    from ..resolver.plan import Inexpressible, install_steps
+
+    try:
+        steps = install_steps(plan, "pip")
+    except Inexpressible as exc:
+        raise InputError(f"--format dockerfile: {exc}: write a requirements file with --format requirements "
+                         "--hashes, COPY it and pip install -r it") from None
+    copies: dict[str, str] = {}
+    out: list[str] = []
+    for step in steps:
+        args = list(step)
+        for i, arg in enumerate(args):
+            follows = args[i - 1] if i else ""
+            local = follows in ("-r", "-c", "-e") or arg.startswith(("./", "../"))
+            if local and not arg.startswith("-") and "://" not in arg:
+                image = copies.setdefault(arg, "/tmp/torch-install/" + arg.lstrip("./").replace("../", ""))
+                args[i] = image
+        out.append(f"RUN {shlex.join(installer_argv('pip', 'install', ['--no-cache-dir', *args], 'python3'))}")
+    return [f"COPY {shlex.quote(source)} {shlex.quote(image)}" for source, image in copies.items()] + out
 
 
 def render_variant_env(plan: Plan) -> str:
@@ -68,6 +92,13 @@ def render_variant_env(plan: Plan) -> str:
     if plan.choice:
         lines.append(f"# resolved build: torch {plan.choice.torch} {plan.choice.variant}")
     lines += [f"# {note}" for note in env.notes]
+    packages = [*plan.request.packages, *(w.text for w in plan.request.requirements if not w.constraint)]
+    if plan.choice is not None and packages != ["torch"]:  # the project beyond the bare torch it is for
+        from ..resolver.plan import ride_along_args
+
+        lines.append(f"# then install the project with the variant-aware installer: {shlex.join(packages)}")
+        if ride_along_args(plan):
+            lines.append("# (or without one, pip: torch-install plan ... --format pip)")
     if not env.variables:
         lines.append("# no provider override applies: a variant-aware installer picks the null (CPU) variant")
     lines = [one_line(line) for line in lines]  # a comment stays a comment

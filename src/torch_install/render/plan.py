@@ -7,14 +7,10 @@ line (``display.one_line``). Commands come from ``resolver.commands``, the plan'
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 
 from ..display import one_line
-from ..hosts import insecure_host
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
-from ..markers import platform_marker as machine_marker
-from ..resolver.commands import PRE_RELEASE_CHANNEL
-from ..resolver.plan import Plan, requirement_lines
+from ..resolver.plan import Plan
 from ..resolver.platforms import musl_of
 
 
@@ -43,102 +39,6 @@ def _command(plan: Plan, installer: str) -> str:
             raise InputError(f"--format {installer}: {exc}; 'torch-install install' installs it with them, "
                              "and --format requirements --hashes writes a file that keeps them") from None
     return plan.commands.get(installer, "")
-
-
-def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None = None) -> str:
-    """A requirements file: the index and pre-release options, then one pinned line per package
-    (followed by its ``--hash=sha256:`` options when ``hashes`` maps the package name to digests)."""
-    if plan.choice is None:
-        return ""
-    lines = [f"# {plan.choice.variant} build of torch {plan.choice.torch} for {machine_line(plan)}"]
-    if plan.request.channel == PRE_RELEASE_CHANNEL:
-        lines.append("--pre")
-    if plan.choice.index_url:
-        lines.append(f"--index-url {plan.choice.index_url}")
-        trusted = insecure_host(plan.choice.index_url)
-        if trusted:
-            lines.append(f"--trusted-host {trusted}")
-    pins = requirement_lines(plan)
-    if hashes:
-        lines += HASHES_LIMIT
-        pins = [" \\\n    ".join([pin, *(f"--hash=sha256:{h}" for h in hashes.get(name, ()))])
-                for pin, name in zip(pins, plan.choice.packages, strict=True)]
-    return "\n".join(lines + pins)
-
-
-# pip's --require-hashes mode wants every package of the install pinned and hashed, dependencies included; the
-# plan pins the torch family only (its dependencies are the installer's to resolve)
-HASHES_LIMIT = ["# The hashes cover the torch family's own wheels. pip --require-hashes also wants each dependency",
-                "# (filelock, sympy, nvidia-* ...) pinned and hashed: for a complete locked file, run",
-                "#   uv pip compile --generate-hashes THIS_FILE -o requirements.lock"]
-
-
-def render_constraints(plan: Plan) -> str:
-    """A constraints file pinning the chosen build (``pin.py``): later installs keep it."""
-    from ..environment.pin import render_constraints as constraints
-
-    return constraints(plan)
-
-
-def index_name(plan: Plan) -> str:
-    """Name of the uv index entry: ``pytorch-cu128``, ``pytorch-nightly-cu128``."""
-    assert plan.choice is not None
-    channel = "" if plan.request.channel == "stable" else f"{plan.request.channel}-"
-    return f"pytorch-{channel}{plan.choice.variant}"
-
-
-def render_pyproject(plan: Plan) -> str:
-    """pyproject.toml entries for a uv project: dependencies, an explicit index, and sources pinning to it."""
-    if plan.choice is None:
-        return ""
-    lines = ["# Merge into pyproject.toml", "[project]", "dependencies = ["]
-    lines += [f"  {json.dumps(req)}," for req in requirement_lines(plan)]
-    lines.append("]")
-    if plan.request.channel == PRE_RELEASE_CHANNEL:
-        lines += ["", "[tool.uv]", 'prerelease = "allow"']
-    if plan.choice.index_url:
-        name = index_name(plan)
-        lines += ["", "[[tool.uv.index]]", f"name = {json.dumps(name)}", f"url = {json.dumps(plan.choice.index_url)}",
-                  "explicit = true", "", "[tool.uv.sources]"]
-        lines += [f"{package} = {{ index = {json.dumps(name)} }}" for package in plan.choice.packages]
-    return "\n".join(lines)
-
-
-def render_pyproject_platforms(plans: Sequence[Plan], requires_python: str | None) -> str:
-    """pyproject.toml entries for a uv project that runs on several platforms: each platform's build, chosen for
-    it, through ``[tool.uv.sources]`` entries with ``sys_platform``/``platform_machine`` markers and one explicit
-    ``[[tool.uv.index]]`` per index (a platform whose build is the default index's has no source entry), and the
-    ``requires-python`` floor of the chosen releases (a wider range makes ``uv lock`` fail for the Pythons they
-    have no wheels for)."""
-    chosen = [p for p in plans if p.choice is not None]
-    if not chosen:
-        return ""
-    lines = ["# Merge into pyproject.toml: one build per platform"]
-    if requires_python:
-        lines += ["[project]", f"requires-python = {json.dumps('>=' + requires_python)}", "dependencies = ["]
-    else:
-        lines += ["[project]", "dependencies = ["]
-    names = list(dict.fromkeys(name for p in chosen for name in p.choice.packages))  # type: ignore[union-attr]
-    for name in names:
-        versions = {(p.choice.packages.get(name) or "").split("+")[0] for p in chosen}  # type: ignore[union-attr]
-        if len(versions) == 1 and "" not in versions:
-            lines.append(f"  {json.dumps(f'{name}=={versions.pop()}')},")
-            continue
-        for p in chosen:
-            version = (p.choice.packages.get(name) or "").split("+")[0]  # type: ignore[union-attr]
-            lines.append(f"  {json.dumps(f'{name}=={version}; {machine_marker(p.machine)}' if version else name)},")
-    lines.append("]")
-    indexes = {index_name(p): p.choice.index_url for p in chosen if p.choice and p.choice.index_url}
-    for name, url in indexes.items():
-        lines += ["", "[[tool.uv.index]]", f"name = {json.dumps(name)}", f"url = {json.dumps(url)}", "explicit = true"]
-    if indexes:
-        lines += ["", "[tool.uv.sources]"]
-        for package in names:
-            entries = [f"{{ index = {json.dumps(index_name(p))}, marker = {json.dumps(machine_marker(p.machine))} }}"
-                       for p in chosen if p.choice and p.choice.index_url and package in p.choice.packages]
-            if entries:
-                lines.append(f"{package} = [\n  " + ",\n  ".join(entries) + ",\n]")
-    return "\n".join(lines)
 
 
 def render_json(plan: Plan) -> str:

@@ -1,0 +1,434 @@
+"""A plan as the files a project keeps: a requirements file, a constraints file, pyproject.toml entries (for one
+target, or several with platform markers), and those entries merged into an existing pyproject.toml.
+
+Every format carries every package the user asked for (the torch family with its extras, the packages built
+against torch, the rest as written), or an InputError says what it cannot carry (a source build in a requirements
+file, a path in a constraints file).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import InputError
+from ..hosts import insecure_host
+from ..markers import platform_marker
+from ..resolver.commands import PRE_RELEASE_CHANNEL
+from ..resolver.plan import RIDE_ALONG_OPTIONS, Plan, Wanted, family_extras, requirement_lines
+from .plan import machine_line
+
+# pip's --require-hashes mode wants every package of the install pinned and hashed, dependencies included; the
+# plan pins the torch family only (its dependencies are the installer's to resolve)
+HASHES_LIMIT = ["# The hashes cover the torch family's own wheels. pip --require-hashes also wants each dependency",
+                "# (filelock, sympy, nvidia-* ...) pinned and hashed: for a complete locked file, run",
+                "#   uv pip compile --generate-hashes THIS_FILE -o requirements.lock"]
+
+
+def riding(plan: Plan) -> list[Wanted]:
+    """The requirements that ride along, every line of every file (a file's own lines, written out)."""
+    assert plan.choice is not None
+    taken = {p.name for p in plan.choice.companions}
+    return [w for w in plan.request.requirements if not w.constraint and w.name not in taken]
+
+
+def _sources_of_builds(plan: Plan) -> list[str]:
+    """What builds from source: a requirements or constraints file cannot say "without build isolation"."""
+    assert plan.choice is not None
+    return [p.name for p in plan.choice.companions if p.kind == "source"]
+
+
+def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None = None) -> str:
+    """A requirements file: the index and pre-release options, one pinned line per package of the chosen build
+    (with its ``--hash=sha256:`` options when ``hashes`` maps the package to digests), then what rides along with
+    its hashes and its files' options. Alone, the build comes from its index (``--index-url``); with other
+    packages, the user's index stays the first and the build's is an extra one (its labelled pins exist only
+    there)."""
+    if plan.choice is None:
+        return ""
+    others = riding(plan)
+    sourced = _sources_of_builds(plan)
+    if sourced:
+        raise InputError(f"--format requirements: {', '.join(sourced)} builds from source, which needs pip's "
+                         "--no-build-isolation, and a requirements file cannot say so: use --format pip, or install")
+    if any(w.hashes for w in others) and not hashes:
+        raise InputError("--format requirements: the project's files have --hash options, and pip's hash-checking "
+                         "mode wants the chosen build's lines hashed too: add --hashes")
+    elsewhere = [p for p in plan.choice.companions if p.kind in ("default", "find-links", "url")]
+    alone = not others and not elsewhere and not family_extras(plan)
+    lines = [f"# {plan.choice.variant} build of torch {plan.choice.torch} for {machine_line(plan)}"]
+    if plan.request.channel == PRE_RELEASE_CHANNEL:
+        lines.append("--pre")
+    if plan.choice.index_url:
+        if not alone:
+            lines.append("# uv reads this file with: uv pip install -r FILE --index-strategy unsafe-best-match")
+        lines.append(f"{'--index-url' if alone else '--extra-index-url'} {plan.choice.index_url}")
+        trusted = insecure_host(plan.choice.index_url)
+        if trusted:
+            lines.append(f"--trusted-host {trusted}")
+    seen_options = set()
+    for option in plan.request.options:
+        line = f"{option.option}{f' {option.value}' if option.value is not None else ''}"
+        if option.option in RIDE_ALONG_OPTIONS and line not in seen_options:
+            seen_options.add(line)
+            lines.append(line)
+    lines += [f"--find-links {p.url}" for p in elsewhere if p.url]
+    pins = requirement_lines(plan)
+    extras = family_extras(plan)
+    pins = [pin.replace("==", f"{extras[pin.split('==')[0]]}==", 1) if pin.split("==")[0] in extras else pin
+            for pin in pins]
+    if hashes:
+        lines += HASHES_LIMIT
+        names = [pin.split("==")[0].split("[")[0] for pin in pins]
+        pins = [" \\\n    ".join([pin, *(f"--hash=sha256:{h}" for h in hashes.get(name, ()))])
+                for pin, name in zip(pins, names, strict=True)]
+    lines += pins
+    for wanted in others:
+        text = f"-e {wanted.text}" if wanted.editable else wanted.text
+        lines.append(" \\\n    ".join([text, *(f"--hash={h}" for h in wanted.hashes)]))
+    lines += [p.requirement for p in elsewhere]
+    return "\n".join(lines)
+
+
+def render_constraints(plan: Plan) -> str:
+    """A constraints file keeping the chosen build (``pin.py``), then the version constraints of what rides along
+    (a constraint carries a name and versions only: extras are left out; a path or URL cannot be one)."""
+    from ..environment.pin import render_constraints as constraints
+
+    text = constraints(plan)
+    if plan.choice is None or not text:
+        return text
+    extra: list[str] = []
+    for wanted in riding(plan):
+        if wanted.editable or wanted.name is None or "://" in wanted.text or " @ " in wanted.text:
+            raise InputError(f"--format constraints: {wanted.text} ({wanted.origin}) is a path or URL, which pip "
+                             "does not take as a constraint: use --format requirements")
+        extra.append(_without_extras(wanted.text))
+    return text + "".join(f"{line}\n" for line in extra)
+
+
+def _without_extras(text: str) -> str:
+    from packaging.requirements import Requirement
+
+    requirement = Requirement(text)
+    requirement.extras = set()
+    return str(requirement)
+
+
+def render_platforms(plans: Sequence[Plan], fmt: str, hashes: Sequence[Mapping[str, Sequence[str]] | None] = ()
+                     ) -> str:
+    """A requirements or constraints file for several targets: each target's lines under its platform marker
+    (a line every target has, once and unmarked), every target's index and options at the top."""
+    render = render_requirements if fmt == "requirements" else render_constraints
+    chosen = [p for p in plans if p.choice is not None]
+    options: list[str] = []
+    bodies: list[list[str]] = []
+    for i, plan in enumerate(chosen):
+        text = (render_requirements(plan, hashes[i]) if hashes and fmt == "requirements" else render(plan))
+        body = []
+        for entry in text.split("\n"):
+            if entry.startswith("#") or not entry.strip():
+                continue
+            if entry.startswith("-") and not entry.startswith(("-e ", "-r ", "-c ")):
+                entry = entry.replace("--index-url ", "--extra-index-url ", 1)
+                if entry not in options:
+                    options.append(entry)
+                continue
+            body.append(entry)
+        bodies.append(body)
+    lines = [f"# torch-install: {len(chosen)} targets, each under its platform marker",
+             *(f"#   {platform_marker(p.machine)}: torch {p.choice.torch} ({p.choice.variant})"  # type: ignore[union-attr]
+               for p in chosen), *options]
+    everywhere = set.intersection(*(set(b) for b in bodies)) if bodies else set()
+    written: set[str] = set()
+    for plan, body in zip(chosen, bodies, strict=True):
+        marker = platform_marker(plan.machine)
+        for entry in body:
+            if entry in everywhere:
+                if entry not in written:
+                    written.add(entry)
+                    lines.append(entry)
+                continue
+            head, sep, tail = entry.partition(" \\\n")
+            joined = f"{head} and ({marker})" if ";" in head else f"{head} ; {marker}"
+            lines.append(joined + sep + tail)
+    return "\n".join(lines)
+
+
+# ---- pyproject ---------------------------------------------------------------------------------------------------
+
+def index_name(plan: Plan) -> str:
+    """Name of the uv index entry: ``pytorch-cu128``, ``pytorch-nightly-cu128``."""
+    assert plan.choice is not None
+    channel = "" if plan.request.channel == "stable" else f"{plan.request.channel}-"
+    return f"pytorch-{channel}{plan.choice.variant}"
+
+
+def _page_index_name(url: str) -> str:
+    """A uv index name for a find-links page: ``pyg-torch-2-13-0-cu130``."""
+    base = os.path.basename(url).removesuffix(".html")
+    return "pyg-" + "".join(c if c.isalnum() else "-" for c in base).strip("-")
+
+
+class Tables:
+    """The pyproject entries of one or more plans, as plain data: ``dependencies`` (PEP 508 strings), uv's
+    ``index`` list and ``sources`` table, its ``no-build-isolation-package`` list and settings."""
+
+    def __init__(self) -> None:
+        self.dependencies: list[str] = []
+        self.indexes: dict[str, dict[str, Any]] = {}
+        self.sources: dict[str, list[dict[str, str]]] = {}
+        self.no_build_isolation: list[str] = []
+        self.settings: dict[str, Any] = {}
+        self.requires_python: str | None = None
+        self.owned: set[str] = set()  # the package names whose dependency strings these tables replace
+
+    def add_source(self, name: str, entry: dict[str, str]) -> None:
+        if entry not in self.sources.setdefault(name, []):
+            self.sources[name].append(entry)
+
+
+def _tables(plans: Sequence[Plan], requires_python: str | None = None) -> Tables:
+    """One plan: its build's pins (labelled, from its index). Several: one build per platform, through sources
+    with markers (a platform whose build is the default index's has no source entry)."""
+    chosen = [p for p in plans if p.choice is not None]
+    tables = Tables()
+    if not chosen:
+        return tables
+    tables.requires_python = f">={requires_python}" if requires_python else None
+    many = len(plans) > 1
+    first = chosen[0]
+    assert first.choice is not None
+    extras = family_extras(first)
+    names = list(dict.fromkeys(name for p in chosen for name in p.choice.packages))  # type: ignore[union-attr]
+    tables.owned.update(names)
+    for name in names:
+        versions = {(p.choice.packages.get(name) or "") for p in chosen}  # type: ignore[union-attr]
+        if not many:
+            version = next(iter(versions))
+            tables.dependencies.append(f"{name}{extras.get(name, '')}=={version}" if version else
+                                       f"{name}{extras.get(name, '')}")
+            continue
+        publics = {v.split("+")[0] for v in versions}
+        if len(publics) == 1 and "" not in publics:
+            tables.dependencies.append(f"{name}{extras.get(name, '')}=={publics.pop()}")
+            continue
+        for p in chosen:
+            version = (p.choice.packages.get(name) or "").split("+")[0]  # type: ignore[union-attr]
+            marker = platform_marker(p.machine)
+            tables.dependencies.append(f"{name}{extras.get(name, '')}=={version}; {marker}" if version else
+                                       f"{name}{extras.get(name, '')}; {marker}")
+    for p in chosen:
+        assert p.choice is not None
+        where = platform_marker(p.machine) if many else None
+        if p.choice.index_url:
+            tables.indexes[index_name(p)] = {"name": index_name(p), "url": p.choice.index_url, "explicit": True}
+            for name in [*p.choice.packages, *(c.name for c in p.choice.from_index())]:
+                entry = {"index": index_name(p)}
+                tables.add_source(name, {**entry, "marker": where} if where else entry)
+        for picked in p.choice.companions:
+            if picked.kind == "left-out":
+                continue
+            tables.owned.add(picked.name)
+            dependency = (f"{picked.name}=={picked.version}" if picked.version else picked.name) \
+                if picked.kind == "url" else picked.requirement
+            if many:
+                dependency = f"{dependency}; {where}"
+            if dependency not in tables.dependencies:
+                tables.dependencies.append(dependency)
+            if picked.kind == "find-links" and picked.url:
+                name = _page_index_name(picked.url)
+                tables.indexes[name] = {"name": name, "url": picked.url, "format": "flat", "explicit": True}
+                entry = {"index": name}
+                tables.add_source(picked.name, {**entry, "marker": where} if where else entry)
+            elif picked.kind == "url":
+                entry = {"url": picked.requirement.split(" @ ", 1)[1]}
+                tables.add_source(picked.name, {**entry, "marker": where} if where else entry)
+            elif picked.kind == "source" and picked.name not in tables.no_build_isolation:
+                tables.no_build_isolation.append(picked.name)
+        if p.request.channel == PRE_RELEASE_CHANNEL:
+            tables.settings["prerelease"] = "allow"
+    for wanted in riding(first):
+        if wanted.editable or wanted.name is None:
+            raise InputError(f"--format pyproject: {wanted.text} ({wanted.origin}) is a path without a project name: "
+                             "add it with uv add --editable PATH")
+        if wanted.hashes:
+            raise InputError(f"--format pyproject: {wanted.origin} has --hash options; a pyproject does not carry "
+                             "hashes (uv lock records them)")
+        if wanted.text not in tables.dependencies:
+            tables.dependencies.append(wanted.text)
+    return tables
+
+
+def render_pyproject(plan: Plan) -> str:
+    """pyproject.toml entries for a uv project: dependencies, an explicit index, and sources pinning to it."""
+    return render_pyproject_platforms([plan], None) if plan.choice is not None else ""
+
+
+def render_pyproject_platforms(plans: Sequence[Plan], requires_python: str | None) -> str:
+    """pyproject.toml entries for a uv project: for one target its build; for several, each platform's build,
+    chosen for it, through ``[tool.uv.sources]`` entries with ``sys_platform``/``platform_machine`` markers and one
+    explicit ``[[tool.uv.index]]`` per index, and the ``requires-python`` floor of the chosen releases (a wider range
+    makes ``uv lock`` fail for the Pythons they have no wheels for)."""
+    tables = _tables(plans, requires_python)
+    if not tables.dependencies:
+        return ""
+    lines = ["# Merge into pyproject.toml" + (": one build per platform" if len(plans) > 1 else ""),
+             "# (or let torch-install do it: --merge pyproject.toml)", "[project]"]
+    if tables.requires_python:
+        lines.append(f"requires-python = {json.dumps(tables.requires_python)}")
+    lines += ["dependencies = [", *(f"  {json.dumps(d)}," for d in tables.dependencies), "]"]
+    uv = {**tables.settings, **({"no-build-isolation-package": tables.no_build_isolation}
+                                if tables.no_build_isolation else {})}
+    if uv:
+        lines += ["", "[tool.uv]", *(f"{k} = {json.dumps(v)}" for k, v in uv.items())]
+    for entry in tables.indexes.values():
+        lines += ["", "[[tool.uv.index]]", *(f"{k} = {json.dumps(v)}" for k, v in entry.items())]
+    if tables.sources:
+        lines += ["", "[tool.uv.sources]"]
+        for name, entries in tables.sources.items():
+            if len(entries) == 1 and "marker" not in entries[0]:
+                lines.append(f"{name} = {_inline(entries[0])}")
+            else:
+                lines.append(f"{name} = [\n  " + ",\n  ".join(_inline(e) for e in entries) + ",\n]")
+    return "\n".join(lines)
+
+
+def _inline(entry: Mapping[str, str]) -> str:
+    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in entry.items()) + " }"
+
+
+def merge_pyproject(path: str, plans: Sequence[Plan], requires_python: str | None) -> list[str]:
+    """Merge the plans' entries into the pyproject.toml at ``path`` with a TOML editor: the dependencies of the
+    packages torch-install chose are replaced (the others kept, in place), its indexes (``pytorch-*``, find-links
+    pages) and the sources of its packages set, everything else -- comments, order, formatting -- as it was. The
+    file is replaced atomically. Returns what changed, one line each."""
+    import tomlkit
+    from packaging.requirements import InvalidRequirement, Requirement
+    from tomlkit.exceptions import TOMLKitError
+
+    from ..resolver.request import canonical_name
+
+    tables = _tables(plans, requires_python)
+    if not tables.dependencies:
+        raise InputError("--merge: no build fits the target: nothing to merge")
+    try:
+        with open(path, encoding="utf-8") as file:
+            document = tomlkit.parse(file.read())
+    except OSError as exc:
+        raise InputError(f"--merge {path}: cannot read ({exc.strerror or exc})") from None
+    except TOMLKitError as exc:
+        raise InputError(f"--merge {path}: not valid TOML ({exc})") from None
+    changes: list[str] = []
+    project = document.setdefault("project", tomlkit.table())
+    dependencies = project.setdefault("dependencies", tomlkit.array())
+    if not isinstance(dependencies, list):
+        raise InputError(f"--merge {path}: project.dependencies is not a list")
+
+    def name_of(text: str) -> str | None:
+        try:
+            return canonical_name(Requirement(text).name)
+        except InvalidRequirement:
+            return None
+
+    current = [str(d) for d in dependencies]
+    owned = [i for i, d in enumerate(current) if name_of(d) in tables.owned]
+    if sorted(current[i] for i in owned) != sorted(tables.dependencies):
+        removed = [current[i] for i in owned if current[i] not in tables.dependencies]
+        slots = list(owned)
+        for dependency in tables.dependencies:  # each in an owned slot (its comment kept there), else appended
+            if dependency in current and current.index(dependency) in slots:
+                slots.remove(current.index(dependency))
+        for dependency in [d for d in tables.dependencies if not (d in current and current.index(d) in owned)]:
+            if slots:
+                dependencies[slots.pop(0)] = dependency
+            else:
+                dependencies.append(dependency)
+        for i in reversed(slots):
+            del dependencies[i]
+        changes.append(f"project.dependencies: {', '.join(tables.dependencies)}"
+                       + (f" (replacing {', '.join(removed)})" if removed else ""))
+    if tables.requires_python and project.get("requires-python") != tables.requires_python:
+        old = project.get("requires-python")
+        project["requires-python"] = tables.requires_python
+        changes.append(f"project.requires-python: {tables.requires_python}" + (f" (was {old})" if old else "") +
+                       " (the chosen releases have no wheels below it)")
+    tool = document.setdefault("tool", tomlkit.table())
+    uv = tool.setdefault("uv", tomlkit.table())
+    for key, value in tables.settings.items():
+        uv[key] = value
+    if tables.no_build_isolation:
+        current = list(uv.get("no-build-isolation-package", []))
+        uv["no-build-isolation-package"] = [*current, *(n for n in tables.no_build_isolation if n not in current)]
+    indexes = uv.setdefault("index", tomlkit.aot())
+    changed_indexes = []
+    for i in reversed(range(len(indexes))):  # torch-install's own entries (pytorch-*, pyg-*) no plan names now
+        name = str(indexes[i].get("name", ""))
+        if name.startswith(("pytorch-", "pyg-")) and name not in tables.indexes:
+            del indexes[i]
+            changed_indexes.append(f"{name} (removed)")
+    for name, entry in tables.indexes.items():
+        existing = next((t for t in indexes if t.get("name") == name), None)
+        if existing is None:
+            table = tomlkit.table()
+            table.update(entry)
+            indexes.append(table)
+            changed_indexes.append(name)
+        elif {k: existing[k] for k in existing} != entry:
+            for key in list(existing):
+                del existing[key]
+            existing.update(entry)
+            changed_indexes.append(name)
+    if changed_indexes:
+        changes.append(f"tool.uv.index: {', '.join(changed_indexes)}")
+    sources = uv.setdefault("sources", tomlkit.table())
+    changed_sources = []
+    for name, entries in tables.sources.items():
+        old = sources.get(name)
+        plain = old.unwrap() if hasattr(old, "unwrap") else old
+        if plain == (entries[0] if len(entries) == 1 and "marker" not in entries[0] else entries):
+            continue
+        changed_sources.append(name)
+        if len(entries) == 1 and "marker" not in entries[0]:
+            sources[name] = _inline_table(entries[0])
+            continue
+        array = tomlkit.array()
+        for entry in entries:
+            array.append(_inline_table(entry))
+        array.multiline(True)
+        sources[name] = array
+    if changed_sources:
+        changes.append(f"tool.uv.sources: {', '.join(changed_sources)}")
+    text = tomlkit.dumps(document)
+    _write_atomic(path, text if text.endswith("\n") else text + "\n")
+    return changes
+
+
+def _inline_table(entry: Mapping[str, str]) -> Any:
+    import tomlkit
+
+    table = tomlkit.inline_table()
+    table.update(entry)
+    return table
+
+
+def _write_atomic(path: str, text: str) -> None:
+    import tempfile
+
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".pyproject-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+        if os.path.exists(path):
+            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+__all__ = ["render_constraints", "render_pyproject", "render_pyproject_platforms",
+           "render_requirements", "merge_pyproject"]
