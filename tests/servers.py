@@ -57,16 +57,16 @@ def closed_port() -> int:
 
 
 class TrickleServer:
-    """A loopback HTTP server that sends its reply one byte every ``interval`` seconds (a "slowloris" server): each
-    read returns well within any socket timeout, so only a total deadline ends the fetch. ``head`` is sent first
-    in one piece (empty: the status line itself trickles)."""
+    """A loopback HTTP server that sends its reply ``chunk`` bytes every ``interval`` seconds: one byte is a
+    "slowloris" server (each read returns well within any socket timeout, so only a total deadline ends the fetch),
+    kilobytes a slow link. ``head`` is sent first in one piece (empty: the status line itself trickles)."""
 
-    def __init__(self, head: bytes, trickle: bytes, interval: float = 0.2) -> None:
+    def __init__(self, head: bytes, trickle: bytes, interval: float = 0.2, chunk: int = 1) -> None:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen(8)
         self.port = self.sock.getsockname()[1]
-        self.head, self.trickle, self.interval = head, trickle, interval
+        self.head, self.trickle, self.interval, self.chunk = head, trickle, interval, chunk
         self.accepted = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._serve, daemon=True)
@@ -87,10 +87,10 @@ class TrickleServer:
             conn.recv(65536)
             if self.head:
                 conn.sendall(self.head)
-            for i in range(len(self.trickle)):
+            for i in range(0, len(self.trickle), self.chunk):
                 if self.stop.wait(self.interval):
                     break
-                conn.sendall(self.trickle[i:i + 1])
+                conn.sendall(self.trickle[i:i + self.chunk])
         except OSError:
             pass
         finally:

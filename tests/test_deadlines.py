@@ -77,3 +77,65 @@ def test_the_timeout_sets_the_attempt_and_three_times_it_for_the_page() -> None:
 
     assert fetch_settings({"TORCH_INSTALL_INDEX_TIMEOUT": "4"}) == {"timeout": 4.0, "deadline": 12.0}
     assert fetch_settings({}) == {}
+
+
+def _slow_page() -> tuple[bytes, bytes]:
+    """A real-shaped torch page (about 230 KiB) and its response head."""
+    from index_pages import html_page
+
+    rows = [(v, f"torch-2.{m}.{p}+{v}-cp312-cp312-manylinux_2_28_x86_64.whl", ">=3.10")
+            for m in range(9, 16) for p in range(3) for v in ("cpu", "cu126", "cu128", "cu130")] * 12
+    body = html_page("torch", rows).encode()
+    return b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n" % len(body), body
+
+
+def test_a_slow_link_that_keeps_sending_is_waited_for_not_cut_off(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    head, body = _slow_page()
+    server = TrickleServer(head, body, interval=0.05, chunk=4096)  # 80 KiB/s: about 3 s, the attempt limit 0.5 s
+    try:
+        code = main(["plan", "--online", "--index-base", f"http://127.0.0.1:{server.port}/whl",
+                     "--target", _profile(tmp_path), "--format", "json"])
+    finally:
+        server.close()
+    out, err = capsys.readouterr()
+    assert code == 0 and err == "" and server.accepted == 1, err  # one attempt, never restarted
+    assert json.loads(out)["choice"]["torch"] == "2.15.2"  # learnt from the page (the embedded data ends at 2.15.0)
+
+
+def test_a_terminal_is_told_what_a_long_fetch_is_doing(tmp_path: Path) -> None:
+    """One status line, rewritten in place on stderr, when stderr is a terminal; none with --json or -q."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    head, body = _slow_page()
+    outputs = {}
+    for name, extra in (("text", []), ("json", ["--format", "json"]), ("quiet", ["-q"])):
+        server = TrickleServer(head, body, interval=0.05, chunk=4096)
+        leader, follower = pty.openpty()
+        env = {**os.environ, "TORCH_INSTALL_CACHE_DIR": str(tmp_path / f"cache-{name}"),
+               "TORCH_INSTALL_INDEX_TIMEOUT": "0.5", "TORCH_INSTALL_DEFAULT_INDEX": "none"}
+        try:
+            done = subprocess.Popen([sys.executable, "-m", "torch_install", "plan", "--online", "--index-base",
+                                     f"http://127.0.0.1:{server.port}/whl", "--target", _profile(tmp_path), *extra],
+                                    stdout=subprocess.DEVNULL, stderr=follower, env=env)
+            os.close(follower)
+            chunks = []
+            while True:
+                try:
+                    data = os.read(leader, 4096)
+                except OSError:
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            done.wait(60)
+        finally:
+            os.close(leader)
+            server.close()
+        outputs[name] = b"".join(chunks).decode("utf-8", "replace")
+    assert "torch-install: fetching http://127.0.0.1:" in outputs["text"] and "KiB" in outputs["text"]
+    assert "\r" in outputs["text"] and "\x1b" not in outputs["text"]  # rewritten in place, no colour
+    assert "fetching" not in outputs["json"] and "fetching" not in outputs["quiet"]

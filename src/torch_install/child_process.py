@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import IO
 
+    from .progress import Status
+
 
 @dataclass(frozen=True)
 class Captured:
@@ -37,14 +39,16 @@ MAX_OUTPUT = 8 << 20  # bytes kept of each stream; a command printing more is ki
 _GRACE = 1.0  # seconds to collect what a finished command left in its pipes
 
 
-def run_captured(argv: list[str], timeout: float, env: Mapping[str, str] | None = None) -> Captured:
+def run_captured(argv: list[str], timeout: float, env: Mapping[str, str] | None = None,
+                 label: str | None = None) -> Captured:
     """Run ``argv`` and wait at most ``timeout`` seconds in all; output is decoded as UTF-8 (bad bytes replaced).
 
     Each stream is read by its own thread into at most ``MAX_OUTPUT`` bytes; a command that prints more is
     killed (exit -9, the streams kept so far, a line saying why). Past the deadline the command's process group
     is killed; a grandchild that left the group (``setsid``) and holds the pipes open is not waited for.
     A command that cannot be started raises ``OSError`` (``FileNotFoundError``, ``PermissionError`` …):
-    each caller words that failure for its own user.
+    each caller words that failure for its own user. With ``label``, a wait of more than a second shows it in
+    one status line (``progress``).
     """
     import subprocess  # only when a command really runs: detection on files never pays for it
     import threading
@@ -73,8 +77,15 @@ def run_captured(argv: list[str], timeout: float, env: Mapping[str, str] | None 
     for reader in readers:
         reader.start()
     deadline = time.monotonic() + timeout
+    line = None
+    if label is not None:
+        from .progress import Status
+
+        line = Status()
     try:
         while proc.poll() is None:
+            if line is not None:
+                line.show(f"torch-install: {label} … {line_seconds(line)} s")
             if overflow.is_set():
                 _kill_group(proc)
                 proc.wait()
@@ -95,9 +106,17 @@ def run_captured(argv: list[str], timeout: float, env: Mapping[str, str] | None 
         _kill_group(proc)
         raise
     finally:
+        if line is not None:
+            line.clear()
         for stream, reader in zip((proc.stdout, proc.stderr), readers, strict=True):
             if not reader.is_alive():  # a reader still blocked (a grandchild holds the pipe) keeps its stream
                 stream.close()
+
+
+def line_seconds(line: Status) -> int:
+    import time
+
+    return int(time.monotonic() - line.started)
 
 
 def _text(data: bytearray) -> str:

@@ -125,6 +125,11 @@ def _main(argv: Sequence[str] | None) -> int:
     from . import common
 
     common.QUIET = bool(getattr(args, "quiet", False))
+    json_out = getattr(args, "format", None) == "json" or bool(getattr(args, "json", False))
+    if getattr(sys.stderr, "isatty", lambda: False)() and not common.QUIET and not json_out:
+        from .. import progress
+
+        progress.enable(True)
     try:
         return int(args.func(args) or 0)
     except TorchInstallError as exc:

@@ -89,7 +89,7 @@ def import_torch(python: str, environ: Mapping[str, str], expect_gpu: bool,
     """Import torch with ``python`` (a normal start: PYTHONPATH, user site and LD_LIBRARY_PATH apply)."""
     argv = [python, "-c", PROBE_SCRIPT]
     try:
-        done = run_captured(argv, timeout, env=environ)
+        done = run_captured(argv, timeout, env=environ, label=f"importing torch with {python}")
     except OSError as exc:
         return RuntimeReport(False, {"error": str(exc)}, (Finding(
             "import-torch-failed", "error", "could not start the interpreter to import torch", (str(exc),)),))

@@ -13,7 +13,10 @@ a cap on the body size; redirects followed by hand, and one to plain http is ref
 
 The total bound holds against a server that trickles a byte at a time (each read returning within the socket
 timeout): an attempt runs in a worker thread that the fetch stops waiting for at its limit; the abandoned
-thread holds at most ``max_bytes`` and stops at its next read.
+thread holds at most ``max_bytes`` and stops at its next read. A transfer still arriving at a useful rate
+(``MIN_RATE`` over the last ``RATE_WINDOW`` seconds) is not cut off at the limit: a slow link finishes its page
+(up to ``MAX_TRANSFER`` seconds), a trickle does not. On a terminal, a page that takes more than a second says so
+in one status line (``progress``).
 
 ``requests`` is imported only when a page is actually fetched.
 """
@@ -43,6 +46,9 @@ DEADLINE = 3 * TIMEOUT  # one page, all attempts included
 RETRIES = 2  # extra attempts after the first
 BACKOFF = 0.5  # seconds before the first retry; doubles each time
 MAX_REDIRECTS = 5
+MIN_RATE = 4096  # bytes a second: a transfer at least this fast is still progressing
+RATE_WINDOW = 5.0  # seconds over which the rate is taken
+MAX_TRANSFER = 600.0  # seconds one progressing transfer may take in all
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
@@ -120,32 +126,55 @@ class Fetcher:
         raise IndexUnavailable(f"{url}: {last_error} ({made} attempt{'s' if made > 1 else ''})")
 
     def _attempt(self, url: str, headers: dict[str, str], limit: float) -> Page:
-        """One attempt (redirects included) in a worker thread, given up at ``limit`` seconds in total."""
+        """One attempt (redirects included) in a worker thread, given up at ``limit`` seconds in total, unless the
+        body is still arriving at ``MIN_RATE`` or faster (then until ``MAX_TRANSFER``)."""
         import requests
+
+        from ..progress import status
 
         outcome: list[Page | BaseException] = []
         stop = threading.Event()
+        received = [0]  # body bytes so far, counted by the worker
 
         def work() -> None:
             try:
                 with requests.Session() as session:  # trust_env: proxies, REQUESTS_CA_BUNDLE, .netrc
-                    outcome.append(self._get_once(session, url, headers, stop))
+                    outcome.append(self._get_once(session, url, headers, stop, received))
             except BaseException as exc:  # handed to the waiting thread
                 outcome.append(exc)
 
         worker = threading.Thread(target=work, name="torch-install-fetch", daemon=True)
+        started = time.monotonic()
+        until = started + limit
+        samples: list[tuple[float, int]] = [(started, 0)]
         worker.start()
-        worker.join(limit)
+        with status() as line:
+            while not outcome:
+                worker.join(min(0.25, max(0.0, until - time.monotonic())))
+                now = time.monotonic()
+                samples.append((now, received[0]))
+                line.show(f"torch-install: fetching {url.split('?')[0]} … {received[0] // 1024} KiB")
+                if outcome or now < until:
+                    continue
+                past = next((s for s in reversed(samples) if now - s[0] >= RATE_WINDOW), samples[0])  # or all so far
+                rate = (received[0] - past[1]) / (now - past[0]) if now > past[0] else 0.0
+                if rate >= MIN_RATE and now - started < MAX_TRANSFER:
+                    until = now + min(RATE_WINDOW, MAX_TRANSFER - (now - started))  # still coming: keep waiting
+                    continue
+                break
         if not outcome:
             stop.set()  # the worker stops at its next read; its data is dropped
             if limit < self.timeout:
                 raise _Retryable(f"not complete by the page's {self.deadline:g} s deadline")
-            raise _Retryable(f"not complete after {limit:g} s")
+            taken = now - started
+            raise _Retryable(f"not complete after {limit:g} s" if taken < limit + RATE_WINDOW else
+                             f"not complete after {taken:.0f} s (it slowed below {MIN_RATE // 1024} KiB/s)")
         if isinstance(outcome[0], BaseException):
             raise outcome[0]
         return outcome[0]
 
-    def _get_once(self, session: Any, url: str, headers: dict[str, str], stop: threading.Event) -> Page:
+    def _get_once(self, session: Any, url: str, headers: dict[str, str], stop: threading.Event,
+                  received: list[int]) -> Page:
         current = url
         for _ in range(MAX_REDIRECTS + 1):
             timeout = (min(self.connect_timeout, self.timeout), min(self.read_timeout, self.timeout))
@@ -169,13 +198,13 @@ class Fetcher:
                 if response.status_code not in (200, 206):
                     raise IndexUnavailable(f"{current}: HTTP {response.status_code} {response.reason or ''}".rstrip(),
                                            response.status_code)
-                body = self._read_body(response, current, stop)
+                body = self._read_body(response, current, stop, received)
                 return Page(current, response.status_code, body, response.headers.get("Content-Type", "text/html"),
                             response.headers.get("ETag"), response.headers.get("Last-Modified"),
                             response.headers.get("Content-Range"))
         raise IndexUnavailable(f"{url}: more than {MAX_REDIRECTS} redirects")
 
-    def _read_body(self, response: Any, url: str, stop: threading.Event) -> bytearray:
+    def _read_body(self, response: Any, url: str, stop: threading.Event, received: list[int]) -> bytearray:
         import requests
 
         declared = small_int((response.headers.get("Content-Length") or "").strip())
@@ -183,12 +212,13 @@ class Fetcher:
             raise IndexUnavailable(f"{url}: page is {declared} bytes, over the {self.max_bytes}-byte limit")
         body = bytearray()  # grown in place: the page is in memory once, not once in chunks and again joined
         try:
-            for chunk in response.iter_content(chunk_size=64 * 1024):
+            for chunk in response.iter_content(chunk_size=16 * 1024):  # small: progress shows on a slow link
                 if len(body) + len(chunk) > self.max_bytes:
                     raise IndexUnavailable(f"{url}: page is over the {self.max_bytes}-byte limit")
                 if stop.is_set():
                     raise _Retryable("given up")
                 body += chunk
+                received[0] = len(body)
         except requests.exceptions.ChunkedEncodingError as exc:
             raise _Retryable(f"truncated response ({_short(exc)})") from None
         except requests.exceptions.ConnectionError as exc:
