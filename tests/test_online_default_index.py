@@ -191,3 +191,45 @@ def test_the_build_a_wheels_pins_name(requires: list[str], build: str) -> None:
     from torch_install.index.wheel_metadata import build_of
 
     assert build_of(requires) == build
+
+
+def _package_page(httpserver, name: str, releases: dict[str, list[str]], tmp_path: Path) -> None:
+    """``/simple/{name}/`` in the PEP 691 form, each wheel with a PEP 658 metadata file (``core-metadata``)."""
+    import hashlib
+
+    from wheels import build_wheel
+
+    files = []
+    for version, requires in releases.items():
+        wheel = build_wheel(tmp_path, name, version, requires=requires)
+        data = wheel.read_bytes()
+        with __import__("zipfile").ZipFile(wheel) as archive:
+            metadata = archive.read(f"{name}-{version}.dist-info/METADATA")
+        httpserver.expect_request(f"/files/{wheel.name}").respond_with_data(data)
+        httpserver.expect_request(f"/files/{wheel.name}.metadata").respond_with_data(metadata)
+        files.append({"filename": wheel.name, "url": f"/files/{wheel.name}",
+                      "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
+                      "core-metadata": {"sha256": hashlib.sha256(metadata).hexdigest()}})
+    httpserver.expect_request(f"/simple/{name}/").respond_with_data(
+        json.dumps({"meta": {"api-version": "1.1"}, "name": name, "files": files}), content_type=JSON_TYPE)
+
+
+def test_a_package_whose_metadata_pins_an_older_torch_moves_torch_there(replica: str, httpserver, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    _package_page(httpserver, "oldpkg", {"0.9": ["torch==2.8.0"], "1.0": ["numpy", "torch==2.9.1"],
+                                         "2.0.dev1": ["torch>=2.16"]}, tmp_path)
+    _package_page(httpserver, "plainpkg", {"3.0": ["numpy"]}, tmp_path)
+    profile = tmp_path / "cpu.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}))
+    code = main(["plan", "--online", "--index-base", pytorch_index_down(), "--target", str(profile), "oldpkg",
+                 "plainpkg", "--format", "json"])
+    out, err = capsys.readouterr()
+    plan = json.loads(out)
+    assert code == 0 and plan["choice"]["torch"] == "2.9.1", err
+    held = next(w for w in plan["warnings"] if w["code"] == "constrained-by")
+    assert held["message"].startswith("oldpkg (command line) needs torch ==2.9.1 or ==2.8.0: torch 2.9.1 is the newest")
+    steps = plan["commands"]["pip"].split(" && ")
+    assert steps[1] == "python -m pip install plainpkg oldpkg==1.0 torch==2.9.1+cpu"
+    offline = main(["plan", "--offline", "--online", "--index-base", pytorch_index_down(), "--target", str(profile),
+                    "oldpkg", "--format", "json"])
+    assert offline == 0 and json.loads(capsys.readouterr().out)["choice"]["torch"] == "2.9.1"  # from the cache

@@ -62,11 +62,40 @@ def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | No
 
     insecure = bool(getattr(args, "allow_insecure_index", False))
     base = index_base_from(getattr(args, "index_base", None), allow_insecure=insecure)
+    offline = bool(getattr(args, "offline", False))
     result = online_matrix(matrix, machine, base, channel=getattr(args, "channel", None) or "stable",
-                           offline=bool(getattr(args, "offline", False)), allow_insecure=insecure)
+                           offline=offline, allow_insecure=insecure)
     if result.warning:
         warn(result.warning)
+    if request is not None and request.requirements:
+        return with_learnt_packages(result.matrix, machine, request, offline, insecure)
     return result.matrix
+
+
+def with_learnt_packages(matrix: Matrix, machine: Machine, request: Request, offline: bool, insecure: bool
+                         ) -> Matrix:
+    """``matrix`` with what the requested packages the table does not know declare of torch, read from the
+    user's own index (``index/requirements.py``); an index that cannot be read is one warning."""
+    from ..errors import EnvironmentFailure, InputError
+    from ..index.default_index import default_index_url
+    from ..index.requirements import learn_packages
+
+    found = default_index_url()
+    if found is None:
+        return matrix
+    root, where = found
+    try:
+        from ..index.client import make_client
+        from ..index.urls import check_index_url
+
+        client = make_client(check_index_url(root, insecure, what=where), offline, insecure)
+        learnt, warnings = learn_packages(request.requirements, machine, client, matrix.packages)
+    except (EnvironmentFailure, InputError) as exc:
+        warn(f"what the other packages need of torch was not read from your index ({exc})")
+        return matrix
+    for line in warnings:
+        warn(line)
+    return matrix._replace(packages={**learnt, **matrix.packages}) if learnt else matrix
 
 
 def target_interpreter(python: str | None) -> Interpreter:

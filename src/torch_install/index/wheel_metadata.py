@@ -83,12 +83,13 @@ class _RangeFile(io.RawIOBase):
         return len(chunk)
 
 
-def wheel_build(fetcher: Fetcher, wheel_url: str) -> str:
-    """The build (``cu130``, ``cpu``) of the wheel at ``wheel_url``; IndexUnavailable when it cannot be read."""
+def wheel_metadata(fetcher: Fetcher, wheel_url: str) -> str:
+    """The METADATA of the wheel at ``wheel_url`` (its PEP 658 file, else the member read through range requests);
+    IndexUnavailable when it cannot be read."""
     try:
         page = fetcher.get(wheel_url + ".metadata")
         if len(page.body) <= MAX_METADATA:
-            return build_of(requires_dist(page.body.decode("utf-8", errors="replace")))
+            return page.body.decode("utf-8", errors="replace")
     except IndexUnavailable as exc:
         if exc.status not in (403, 404):
             raise
@@ -97,6 +98,11 @@ def wheel_build(fetcher: Fetcher, wheel_url: str) -> str:
             names = [n for n in wheel.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
             if len(names) != 1 or wheel.getinfo(names[0]).file_size > MAX_METADATA:
                 raise IndexUnavailable(f"{wheel_url}: no single .dist-info/METADATA of a sensible size")
-            return build_of(requires_dist(wheel.read(names[0]).decode("utf-8", errors="replace")))
+            return wheel.read(names[0]).decode("utf-8", errors="replace")
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise IndexUnavailable(f"{wheel_url}: not a readable wheel ({exc})") from None
+
+
+def wheel_build(fetcher: Fetcher, wheel_url: str) -> str:
+    """The build (``cu130``, ``cpu``) of the wheel at ``wheel_url``; IndexUnavailable when it cannot be read."""
+    return build_of(requires_dist(wheel_metadata(fetcher, wheel_url)))
