@@ -247,3 +247,32 @@ def test_the_doctor_reports_a_missing_or_stale_pin(tmp_path: Path, pip_env: dict
     assert codes(PIP_CONSTRAINT="/elsewhere.txt") == ["install-guard-stale"]  # pip takes the variable over the file
     (tmp_path / "env" / "torch-install-constraints.txt").write_text("torch==2.8.0+cpu\n")
     assert codes() == ["install-guard-stale"]
+
+
+def test_a_package_built_against_torch_is_pinned_with_the_build_and_the_doctor_agrees(httpserver, tmp_path: Path,
+                                                                                   pip_env: dict[str, str],
+                                                                                   make_venv) -> None:
+    """xformers from the build's own index: the pin keeps it, so a later plain `pip install -U xformers` (whose
+    newest on the default index needs another torch) changes nothing."""
+    wheels = tmp_path / "wheels"
+    (wheels / "default").mkdir(parents=True)
+    serve_wheels(httpserver, "/whl/cu126", [build_wheel(wheels, "torch", "2.10.0+cu126"),
+                                            build_wheel(wheels, "xformers", "0.0.34+cu126",
+                                                        requires=["torch==2.10.0"])])
+    serve_wheels(httpserver, "/simple", [build_wheel(wheels / "default", "torch", "2.15.0"),
+                                         build_wheel(wheels / "default", "xformers", "0.0.35",
+                                                     requires=["torch>=2.15"])])
+    index = httpserver.url_for("/whl").rstrip("/")
+    python = make_venv(tmp_path / "env")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "install", "--python", str(python), "--variant",
+                           "cu126", "--index-base", index, "torch", "xformers==0.0.34", "--pin"],
+                          capture_output=True, text=True, env=pip_env)
+    assert done.returncode == 0, done.stderr + done.stdout
+    pins = (tmp_path / "env" / "torch-install-constraints.txt").read_text().splitlines()[1:]
+    assert "torch==2.10.0+cu126" in pins and "xformers==0.0.34+cu126" in pins
+    later = _pip(python, pip_env, "install", "-U", "xformers", "--index-url", httpserver.url_for("/simple/"))
+    assert (_installed(python, "torch"), _installed(python, "xformers")) == ("2.10.0+cu126", "0.0.34+cu126"), \
+        later.stdout + later.stderr
+    doctor = subprocess.run([sys.executable, "-m", "torch_install", "doctor", "--json", "--python", str(python)],
+                            capture_output=True, text=True, env=pip_env)
+    assert not [f["code"] for f in json.loads(doctor.stdout)["findings"] if f["code"].startswith("install-guard")]

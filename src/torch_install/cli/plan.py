@@ -283,7 +283,9 @@ def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpret
         raise
     if not prefix or not (args.pin or update is not None):
         return EXIT_OK
-    present = guard.snapshot(interpreter.site_packages, set(PACKAGES))
+    from ..resolver.companion_facts import load_packages
+
+    present = guard.snapshot(interpreter.site_packages, {*PACKAGES, *load_packages()})
     pins = pin.pins_for(plan, {name: dist.version for name, dist in present.items()}, matrix)
     if not pins:
         common.say(f"torch-install: not pinned: torch {plan.choice.packages.get('torch') if plan.choice else ''} is "

@@ -797,12 +797,14 @@ def check_install_guard(ctx: Context) -> list[Finding]:
 
     interp = ctx.installed.interpreter
     prefix = interp.prefix
-    installed = {name: dist.version for name in PACKAGES
-                 if (dist := ctx.installed.dist(name)) is not None and dist.kind == "dist-info"}
-    torch = installed.get("torch")
-    if not prefix or not interp.in_venv or torch is None:
+    if not prefix or not interp.in_venv:
         return []
     pins = pinned_versions(prefix)
+    installed = {name: dist.version for name in (*PACKAGES, *(pins or ()))
+                 if (dist := ctx.installed.dist(name)) is not None and dist.kind == "dist-info"}
+    torch = installed.get("torch")
+    if torch is None:
+        return []
     repin = f"torch-install install --pin --python {interp.executable}"
     if pins is None:
         if "+" not in torch:

@@ -25,8 +25,10 @@ VERSION_PY_FIELDS = ("__version__", "debug", "git_version", "rocm")  # and each 
 
 
 def _wanted(name: str) -> bool:
+    from ..resolver.companion_facts import load_packages
+
     prefixes = tuple(p for row in vendors.VENDORS for p in row.runtime_prefixes)
-    return name in PACKAGES or name in OTHER_DISTRIBUTIONS or name.startswith(prefixes)
+    return name in PACKAGES or name in OTHER_DISTRIBUTIONS or name in load_packages() or name.startswith(prefixes)
 
 
 def _version_py_fields() -> tuple[str, ...]:

@@ -110,15 +110,17 @@ def _read(path: str) -> str | None:
 # -- what to pin ----------------------------------------------------------------------------------------------
 
 def pins_for(plan: Plan, installed: Mapping[str, str], matrix: Matrix | None = None) -> list[str]:
-    """The pins that keep the plan's build: every family member installed (its version as installed), and each
+    """The pins that keep the plan's build: every family member installed (its version as installed), each
     companion of the release not installed, at the release's match (labelled unless the default index's wheel is
-    this very build). Empty when the plan's torch is not what is installed (the run installed nothing)."""
+    this very build), and every installed package built against torch (``installed`` holds them; at the version
+    installed). Empty when the plan's torch is not what is installed (the run installed nothing)."""
     from ..resolver.request import PACKAGES
 
     choice = plan.choice
     if choice is None or installed.get("torch") != choice.packages.get("torch"):
         return []
     pins = [f"{name}=={installed[name]}" for name in PACKAGES if name in installed]
+    pins += [f"{name}=={version}" for name, version in sorted(installed.items()) if name not in PACKAGES]
     release = matrix.release(choice.torch) if matrix is not None and matrix.has_release(choice.torch) else None
     if release is not None and plan.request.channel == "stable":
         default_build = release.pypi.get(plan.machine.platform or "")
