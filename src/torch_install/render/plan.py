@@ -116,9 +116,12 @@ def render_text(plan: Plan, with_warnings: bool = True, every_rejection: bool = 
     if with_warnings:
         lines += [f"Warning:  [{w.code}] {w.message}" for w in plan.warnings]
     lines += [f"Note:     {note}" for note in plan.notes]
-    command = render_pip(plan)
+    command = plan.commands.get("pip", "")
     if command:
         lines.append(f"Command:  {command}")
+    elif plan.choice is not None:
+        lines.append("Command:  none on one line: the project's --hash options cannot go on a command line (see the "
+                     "note)")
     if plan.upgrade is not None:
         lines.append(f"Newest:   {plan.upgrade.text()}")
     return "\n".join(one_line(line) for line in lines)

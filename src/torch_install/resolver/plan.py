@@ -193,7 +193,9 @@ class Plan(NamedTuple):
         choice = None
         if self.choice:
             choice = {"variant": self.choice.variant, "torch": self.choice.torch,
-                      "index_url": self.choice.index_url, "packages": dict(self.choice.packages)}
+                      "index_url": self.choice.index_url, "packages": dict(self.choice.packages),
+                      "companions": [{"name": p.name, "version": p.version, "from": p.kind,
+                                      "requirement": p.requirement, "url": p.url} for p in self.choice.companions]}
         return {
             "choice": choice,
             "gpu_accelerated": self.gpu_accelerated,
