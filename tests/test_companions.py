@@ -106,6 +106,17 @@ def test_flash_attn_beyond_its_wheels_builds_from_source_in_a_last_step(capsys: 
                                                          "torch==2.15.0+cu130")
 
 
+@pytest.mark.parametrize("package", ["flash-attn", "torch-scatter"])
+def test_a_source_build_names_the_torch_that_takes_a_prebuilt_wheel_and_that_torch_does(
+        package: str, capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *RTX_4090, "torch", package)
+    warning = next(w["message"] for w in plan["warnings"] if w["code"] == "builds-from-source")
+    asked = warning.rsplit("ask for ", 1)[1].strip("'")
+    assert asked == "torch==2.8.*"
+    again = plan_json(capsys, *RTX_4090, asked, package)
+    assert again["choice"]["torch"] == "2.8.0" and "builds-from-source" not in codes(again)
+
+
 def test_pyg_lib_holds_torch_to_its_find_links_pages_and_torch_scatter_builds_from_source(
         capsys: pytest.CaptureFixture[str]) -> None:
     plan = plan_json(capsys, *RTX_4090, "torch", "pyg-lib", "torch-scatter")

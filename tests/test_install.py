@@ -280,5 +280,5 @@ def test_cli_install_failure_exits_3_and_keeps_the_previous_torch(env: Path, whe
     assert out.splitlines()[0] == shlex.join(argv)  # the command is printed before pip's own progress
     assert "Rolling back uninstall of torch" in out + err  # pip's own progress is streamed
     assert err.splitlines()[-1] == ("torch-install: error: pip failed (exit code 1); "
-                                    "the packages installed before are unchanged")
+                                    "the packages installed before it ran are unchanged")
     assert installed_version(venv_python(env), "torch") == "1.0.0+cpu"

@@ -32,6 +32,13 @@ def test_an_extra_of_torch_alone_is_in_every_format(fmt: str, capsys: pytest.Cap
         assert "torch[opt-einsum]" in out, out
 
 
+@pytest.mark.parametrize("fmt", ["pip", "requirements", "pyproject"])
+def test_a_name_given_twice_keeps_the_extras_of_both(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = render(capsys, fmt, *CPU, "torch", "torch[opt-einsum]", "torch[optree]")
+    assert code == 0, err
+    assert "torch[opt-einsum,optree]" in out, out
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_other_packages_and_a_file_are_in_every_format(fmt: str, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:

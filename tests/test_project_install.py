@@ -97,3 +97,5 @@ def test_a_tampered_hash_in_the_lock_is_refused_by_the_installer(indexes: tuple[
                            "--variant", "cpu", "--index-base", base], capture_output=True, text=True, env=env)
     assert done.returncode == 3 and "requests" not in _installed(python)
     assert "THESE PACKAGES DO NOT MATCH THE HASHES" in done.stdout + done.stderr
+    assert "step 2 of 2 failed; step 1 had installed the chosen build (torch 2.9.1+cpu" in done.stderr
+    assert _installed(python)["torch"] == "2.9.1+cpu"  # the first step stands, and says so

@@ -260,6 +260,15 @@ def run_install(args: argparse.Namespace) -> int:
             return _install_locked(args, plan, interpreter, steps, request, matrix)
 
 
+def _steps_done(plan: Plan, failed: int, total: int) -> str:
+    """What the steps before a failed one left installed (an empty string for the first step)."""
+    if not failed or plan.choice is None:
+        return ""
+    build = ", ".join(f"{name} {version}" for name, version in plan.choice.packages.items())
+    return (f"\n  step {failed + 1} of {total} failed; step 1 had installed the chosen build ({build}): running the "
+            "same command again, once the cause is fixed, finishes the project")
+
+
 def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpreter, steps: list[list[str]],
                     request: Request, matrix: Matrix) -> int:
     """The install transaction, the environment's lock held: the pin updated for the new build, each installer
@@ -269,11 +278,19 @@ def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpret
     prefix = interpreter.prefix
     update = pin.prepare_update(prefix, plan) if prefix else None
     guarded = (*request.packages, *(w.text for w in request.requirements if w.name and not w.constraint))
+    from ..errors import EnvironmentFailure
+
     try:
         for i, argv in enumerate(steps):  # the chosen build first; what rides along cannot replace it (pinned there)
-            code = install.run_installer(argv, interpreter, guarded, request.index_base,
-                                         own_index=i == 0 and plan.choice is not None and bool(plan.choice.index_url))
+            try:
+                code = install.run_installer(
+                    argv, interpreter, guarded, request.index_base,
+                    own_index=i == 0 and plan.choice is not None and bool(plan.choice.index_url))
+            except EnvironmentFailure as failure:
+                raise EnvironmentFailure(f"{failure}{_steps_done(plan, i, len(steps))}") from None
             if code != EXIT_OK:
+                if i:
+                    common.warn(_steps_done(plan, i, len(steps)).strip())
                 if update is not None:
                     pin.restore(prefix, update)
                 return code

@@ -164,13 +164,13 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
     if interrupted:
         head = f"interrupted; {installer} stopped (exit code {returncode})"
         if not outcome.changes and not unrestored:
-            head += "; the packages installed before are unchanged"
+            head += "; the packages installed before it ran are unchanged"
         sys.stderr.write("torch-install: " + "\n  ".join([head, *lines]) + "\n")
         return EXIT_INTERRUPTED
     if returncode != 0:
         head = f"{installer} failed (exit code {returncode})"
         if not outcome.changes and not unrestored:
-            head += "; the packages installed before are unchanged"
+            head += "; the packages installed before it ran are unchanged"
         raise EnvironmentFailure("\n  ".join([head, *lines]))
     for line in lines:
         sys.stderr.write(f"torch-install: note: {line}\n")

@@ -76,7 +76,8 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         dropped = _torch_build_lines(entries) if has_family and not constraint else []
         if dropped:
             names = ", ".join(sorted({w.name or w.text for w in dropped}))
-            found.notes.append(f"{path}: {len(dropped)} lines are its lock's own torch build's packages ({names}): "
+            lines = "1 line is" if len(dropped) == 1 else f"{len(dropped)} lines are"
+            found.notes.append(f"{path}: {lines} its lock's own torch build's packages ({names}): "
                                "the chosen build brings its own")
         found.files.append(RequirementsSource(path, constraint, constraint or not (has_family or dropped)))
         found.options += parsed.options

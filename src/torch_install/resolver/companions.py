@@ -131,8 +131,16 @@ def _pick_page(package: Package, requirement: str, release: "Release", variant: 
            f"torch {have})")
     if package.source_build is None:
         return None, why
+    prebuilt = [m for m in package.pages if package.pages[m].get(machine.os or "")]
+    return _source_pick(package, requirement, why, prebuilt), ""
+
+
+def _source_pick(package: Package, requirement: str, why: str, prebuilt: list[str]) -> Pick:
+    """A source build, its warning naming the toolchain and the newest torch minor a prebuilt wheel covers."""
+    newest = max(prebuilt, key=_minor_key) if prebuilt else ""
+    hint = f"; or take its prebuilt wheel with an older torch: ask for 'torch=={newest}.*'" if newest else ""
     return Pick(package.name, None, "source", requirement, warning=(
-        "builds-from-source", f"{why}: it builds from source, which needs {package.source_build}")), ""
+        "builds-from-source", f"{why}: it builds from source, which needs {package.source_build}{hint}"))
 
 
 def _pick_wheel(package: Package, wanted: "SpecifierSet | AnyVersion", requirement: str, release: "Release",
@@ -157,8 +165,10 @@ def _pick_wheel(package: Package, wanted: "SpecifierSet | AnyVersion", requireme
            f"{minors[0]}–{minors[-1]} on Linux)" if minors else f"{package.name} publishes no prebuilt wheel")
     if package.source_build is None:
         return None, why
-    return Pick(package.name, None, "source", requirement, warning=(
-        "builds-from-source", f"{why}: it builds from source, which needs {package.source_build}")), ""
+    fitting = [b.torch for r in package.releases if wanted.contains(r.version, prereleases=True) for b in r.builds
+               if cuda and b.platform == platform
+               and python[2:] in (p.replace(".", "") for p in b.pythons)]
+    return _source_pick(package, requirement, why, fitting), ""
 
 
 class Bound(NamedTuple):

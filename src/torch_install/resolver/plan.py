@@ -231,7 +231,8 @@ def requirement_lines(plan: Plan) -> list[str]:
 
 
 def _family_requirements(plan: Plan) -> dict[str, Any]:
-    """The family requirements as given (packaging ``Requirement``s, by name), markers left out."""
+    """The family requirements as given (packaging ``Requirement``s, by name; a name given twice keeps the first,
+    with the extras of both), markers left out."""
     from packaging.requirements import InvalidRequirement, Requirement
 
     out: dict[str, Any] = {}
@@ -241,7 +242,8 @@ def _family_requirements(plan: Plan) -> dict[str, Any]:
         except InvalidRequirement:
             continue
         req.marker = None
-        out.setdefault(req.name.lower().replace("_", "-"), req)
+        first = out.setdefault(req.name.lower().replace("_", "-"), req)
+        first.extras |= req.extras
     return out
 
 
