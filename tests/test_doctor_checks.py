@@ -294,3 +294,12 @@ def test_wsl_with_the_windows_driver_is_healthy_and_without_libcuda_is_not(tmp_p
     probe = Probe(root=tree)
     finding = next(f for f in run(site, detect(probe), probe=probe).findings if f.code == "wsl-gpu-driver-missing")
     assert any("/usr/lib/wsl/lib has no libcuda.so" in e for e in finding.evidence)
+
+
+def test_the_text_report_keeps_its_values_in_one_column(tmp_path):
+    from torch_install.doctor.report import render_text
+
+    text = render_text(run(copy_case("cu121-2.4.0-torchvision-cu124", tmp_path), "rtx4090-570"))
+    head = text.split("\n\n")[0].splitlines()
+    assert [line.split()[0] for line in head] == ["Python", "torch", "torchvision", "machine"]
+    assert len({len(line) - len(line[len(line.split()[0]):].lstrip()) for line in head}) == 1, head

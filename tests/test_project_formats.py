@@ -17,7 +17,8 @@ FORMATS = ["pip", "uv", "requirements", "constraints", "pyproject", "dockerfile"
 
 
 def render(capsys: pytest.CaptureFixture[str], fmt: str, *argv: str) -> tuple[int, str, str]:
-    code = main(["plan", *argv, "--format", fmt])
+    cut = argv.index("--") if "--" in argv else len(argv)  # what follows "--" is the installer's
+    code = main(["plan", *argv[:cut], "--format", fmt, *argv[cut:]])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -105,3 +106,24 @@ def test_json_carries_every_requirement_with_where_it_came_from(tmp_path: Path,
     assert [(r["requirement"], r["origin"]) for r in plan["request"]["requirements"]] == [
         ("xformers", "command line"), ("requests>=2", f"{req}:1")]
     assert plan["request"]["files"] == [{"path": str(req), "constraint": False, "passthrough": True}]
+
+
+@pytest.mark.parametrize("given", [["--index-url", "https://mirror.example/simple"], ["-i", "https://mirror.example/simple"],
+                                   ["--index-url=https://mirror.example/simple"]])
+def test_an_index_after_the_dashes_serves_the_other_packages_never_the_build(
+        given: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = render(capsys, "json", *CPU, "transformers", "--", *given, "--no-cache-dir")
+    assert code == 0, err
+    plan = json.loads(out)
+    first, second = plan["commands"]["pip"].split(" && ")
+    assert "mirror.example" not in first and "--index-url https://download.pytorch.org/whl/cpu --no-cache-dir" in first
+    assert second.endswith(" ".join([*given, "--no-cache-dir"]))
+    assert any("(after --): the packages from your index come from there" in n for n in plan["notes"])
+
+
+def test_an_index_after_the_dashes_serves_a_build_of_the_default_index(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["plan", "--os", "macos", "--arch", "arm64", "--python", "3.12", "--format", "pip", "--",
+                 "--index-url", "https://mirror.example/simple"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.strip() == "python -m pip install torch==2.15.0 --index-url https://mirror.example/simple"

@@ -147,3 +147,34 @@ def test_uv_lock_resolves_a_merged_project_with_its_other_packages(httpserver, t
     assert locked.returncode == 0, locked.stderr + (project / "pyproject.toml").read_text()
     lock = (project / "uv.lock").read_text()
     assert "2.15.0+cu130" in lock and "2.15.0+cpu" in lock and 'name = "numpy"' in lock
+
+
+@pytest.mark.slow
+def test_uv_lock_resolves_the_two_linux_target_project(httpserver, tmp_path: Path) -> None:
+    """Two x86_64 Linux boxes needing different builds share one marker: one build, which uv locks."""
+    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    old = {**TARGETS["linux"], "nvidia_driver": "550.54.15", "gpus": [{"vendor": "nvidia", "name": "Tesla T4"}]}
+    paths = []
+    for name, profile in (("new", TARGETS["linux"]), ("old", old)):
+        paths += ["--target", str(tmp_path / f"{name}.json")]
+        (tmp_path / f"{name}.json").write_text(json.dumps(profile))
+    base = httpserver.url_for("/whl").rstrip("/")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "plan", *paths, "--format", "pyproject",
+                           "--index-base", base], capture_output=True, text=True,
+                          env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    assert done.returncode == 0, done.stderr
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    serve_wheels(httpserver, "/whl/cu126", [build_wheel(wheels, "torch", "2.14.1+cu126",
+                                                        tag="py3-none-manylinux_2_28_x86_64")])
+    serve_wheels(httpserver, "/simple", [build_wheel(wheels, "torch", "2.14.1", tag="py3-none-manylinux_2_28_x86_64")])
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(
+        done.stdout.replace("[project]\n", '[project]\nname = "demo"\nversion = "0.1.0"\n', 1))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
+    env.update(UV_DEFAULT_INDEX=httpserver.url_for("/simple/"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
+               UV_PYTHON=sys.executable, UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
+    locked = subprocess.run([uv, "lock"], cwd=project, capture_output=True, text=True, env=env)
+    assert locked.returncode == 0, locked.stderr + done.stdout
+    assert "2.14.1+cu126" in (project / "uv.lock").read_text()

@@ -200,3 +200,10 @@ def test_package_resolve_is_the_function_after_every_submodule_import():
     for module in pkgutil.iter_modules(resolver.__path__):
         importlib.import_module(f"torch_install.resolver.{module.name}")
     assert callable(resolver.resolve) and resolver.resolve.__module__ == "torch_install.resolver.choose"
+
+
+@pytest.mark.parametrize(("torch", "hint"), [("torch>=2.16", True), ("torch==3.0", True), ("torch<2", False)])
+def test_a_request_beyond_the_matrix_says_where_newer_releases_are(torch: str, hint: bool) -> None:
+    with pytest.raises(InputError) as raised:
+        plan_for(Machine(**LINUX), torch)
+    assert ("--online reads it" in str(raised.value)) is hint

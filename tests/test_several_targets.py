@@ -47,10 +47,20 @@ def test_a_mac_beside_a_linux_gpu_box_gets_its_own_answer_in_every_format(fmt: s
         assert "cu130" in out and ("torch==2.15.0 " in out or "macos arm64" in out), out
 
 
-def test_one_image_for_a_mac_and_a_linux_box_does_not_exist_exit_4(tmp_path: Path,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", *targets(tmp_path, LINUX, MAC), "--format", "dockerfile"]) == 4
-    assert capsys.readouterr().out.startswith("# torch-install: no single build runs on every target")
+def test_an_image_serves_the_linux_targets_and_says_which_it_left_out(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", *targets(tmp_path, LINUX, MAC, WINDOWS), "--format", "dockerfile"]) == 0
+    out, err = capsys.readouterr()
+    assert "RUN python3 -m pip install --no-cache-dir torch==2.15.0+cu130" in out
+    assert "target 2 (macos arm64): left out of the image" in err and "target 3 (windows x86_64): left out" in err
+
+
+@pytest.mark.parametrize("profiles", [[MAC], [MAC, WINDOWS]])
+def test_a_dockerfile_for_no_linux_target_is_one_line_exit_2(profiles: list[dict], tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", *targets(tmp_path, *profiles), "--format", "dockerfile"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.strip().splitlines()[-1].startswith("torch-install: error: --format dockerfile: ")
 
 
 def test_a_gpu_box_and_a_laptop_each_get_their_build_and_the_shared_one_is_named(

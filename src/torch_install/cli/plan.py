@@ -117,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     targets.target_flag_values(args)  # malformed flags are errors whichever way the target is built
     machines = targets.machines(args, request.variant, container=True)
+    if len(machines) > 1 and args.format == "dockerfile":
+        machines = _image_targets(machines)
     if len(machines) > 1:
         return _run_fleet(args, machines, request)
     machine = machines[0]
@@ -143,6 +145,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         common.write(render(plan, args.format))
     return exit_code(plan.choice is not None, bool(plan.warnings), args.strict)
+
+
+def _image_targets(machines: list[Machine]) -> list[Machine]:
+    """The targets one image serves: the Linux ones (a warning for each left out; none is an input error)."""
+    linux = [m for m in machines if m.os in (None, "linux")]
+    if not linux:
+        raise InputError("--format dockerfile: no target is a Linux machine, and a Dockerfile's RUN lines run "
+                         "in a Linux image")
+    for i, machine in enumerate(machines):
+        if machine not in linux:
+            common.warn(f"target {i + 1} ({machine.os} {machine.arch or ''}): left out of the image, whose RUN "
+                        "lines run on Linux".replace(" )", ")"))
+    return linux
 
 
 def exit_code(chosen: bool, warnings: bool, strict: bool) -> int:

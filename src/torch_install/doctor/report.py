@@ -24,25 +24,27 @@ def _machine_line(report: Report) -> str:
 
 def render_text(report: Report) -> str:
     interp = report.installed.interpreter
-    lines = [f"Python   {interp.version} {interp.executable}"]
+    rows = [("Python", f"{interp.version} {interp.executable}")]
     if report.torch is not None:
         dist = report.installed.dist("torch")
         how = f", installed by {dist.installer}" if dist and dist.installer else ""
-        lines.append(f"torch    {report.torch.version} ({report.torch.variant}){how}")
+        rows.append(("torch", f"{report.torch.version} ({report.torch.variant}){how}"))
     else:
-        lines.append("torch    not installed")
+        rows.append(("torch", "not installed"))
     for name in ("torchvision", "torchaudio"):
         dist = report.installed.dist(name)
         if dist is not None:
-            lines.append(f"{name:<8} {dist.version}")
-    lines.append(f"machine  {_machine_line(report)}")
+            rows.append((name, dist.version))
+    rows.append(("machine", _machine_line(report)))
     if report.runtime is not None:
         facts = report.runtime.facts
         backend = facts.get("backend") or "none"
-        lines.append(f"runtime  import torch: {'ok' if report.runtime.ok else 'failed'}; GPU backend: {backend}")
+        rows.append(("runtime", f"import torch: {'ok' if report.runtime.ok else 'failed'}; GPU backend: {backend}"))
         devices = facts.get("devices")
         for device in devices if isinstance(devices, list) else []:
-            lines.append(f"         {device.get('name')} (capability {device.get('capability')})")
+            rows.append(("", f"{device.get('name')} (capability {device.get('capability')})"))
+    width = max(len(label) for label, _ in rows) + 2  # one column for the values, however long a name
+    lines = [f"{label:<{width}}{value}" for label, value in rows]
     lines.append("")
     if report.healthy:
         lines.append("Healthy: this PyTorch install fits this machine.")

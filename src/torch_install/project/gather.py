@@ -120,9 +120,14 @@ def _name_of_argument(text: str) -> str | None:
 
 def request_of(found: Gathered, variant: str | None, channel: str, index_base: str,
                installer_options: Sequence[str] = ()) -> Request:
-    from ..resolver.plan import Request
+    from ..resolver.plan import Request, torch_step_options
 
+    notes = list(found.notes)
+    named = [o for o in installer_options if o not in torch_step_options(installer_options)]
+    if named:
+        notes.append(f"{' '.join(named)} (after --): the packages from your index come from there; a build from "
+                     "the PyTorch index still comes from the PyTorch index (--index-base names a mirror of it)")
     return Request(packages=tuple(found.family) or ("torch",), variant=variant, channel=channel,
                    index_base=index_base, requirements=tuple(found.others), options=tuple(found.options),
-                   files=tuple(found.files), constraints=tuple(found.constraints), notes=tuple(found.notes),
+                   files=tuple(found.files), constraints=tuple(found.constraints), notes=tuple(notes),
                    installer_options=tuple(installer_options))

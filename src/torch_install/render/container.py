@@ -33,7 +33,14 @@ def newest_release_lines(plan: Plan) -> list[str]:
 
 
 def render_dockerfile(plan: Plan) -> str:
-    """A commented ``RUN`` step: pinned versions with local labels, the index URL, ``--no-cache-dir``."""
+    """A commented ``RUN`` step: pinned versions with local labels, the index URL, ``--no-cache-dir``. A plan for
+    macOS or Windows is an input error: the image's python3 runs on Linux."""
+    if plan.machine.os not in (None, "linux"):
+        from ..errors import InputError
+
+        raise InputError(f"--format dockerfile: the plan is for {plan.machine.os} {plan.machine.arch or ''}".rstrip()
+                         + ", and a Dockerfile's RUN lines run in a Linux image: plan for the image's platform "
+                         "(--os linux --arch x86_64 or aarch64; --for-container where the build runs)")
     if plan.choice is None:  # every comment is one line: a line break would start a Dockerfile instruction
         return "# torch-install: no build fits the target\n" + "".join(f"# {one_line(w.message)}\n"
                                                                         for w in plan.warnings)

@@ -142,7 +142,8 @@ class Search:
             if holding:
                 raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) fits them all: "
                                  + "; ".join(f"{b.text} needs {torch_needs(b.package, b.spec)}" for b in holding))
-            raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches")
+            raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches"
+                             + self.newer_hint())
         if wanted[0] is not open_[0]:
             for b in self.bound:
                 if b.package.constrains_torch and not torch_allows(b.package, b.spec, open_[0].version, self.platform):
@@ -151,6 +152,14 @@ class Search:
                                                      f"{open_[0].version})", "newest")
         self.plan.newest = wanted[0]
         return wanted
+
+    def newer_hint(self) -> str:
+        """When the request allows releases newer than the matrix's newest: where to find them."""
+        newest = self.matrix.releases[0].version.split("+")[0].split(".")
+        later = [f"{newest[0]}.{int(newest[1]) + 1}.0", f"{int(newest[0]) + 1}.0.0"]
+        if self.matrix.provenance is None and any(self.req.torch.contains(v, prereleases=True) for v in later):
+            return "; a newer release may be on the index: --online reads it"
+        return ""  # a matrix learnt from the index: that is what it has
 
     def candidates(self) -> list[Release]:
         """Releases matching the request whose wheels install here, newest first; every reason the newest is

@@ -5,7 +5,7 @@ The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
 
 # NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -369,12 +369,34 @@ def source_build_args(plan: Plan) -> list[str]:
     return ["--no-build-isolation", *sources, *pins_for_ride_along(plan), *plan.request.installer_options]
 
 
+# installer options that name where packages come from: the step of a build from the PyTorch index keeps its own
+INDEX_OPTIONS = {"--index-url": True, "-i": True, "--extra-index-url": True, "--default-index": True, "--index": True,
+                 "--find-links": True, "-f": True, "--no-index": False}  # name -> takes a value
+
+
+def torch_step_options(options: "Sequence[str]") -> list[str]:
+    """The options given after "--" that the chosen build's step takes: all but those naming an index."""
+    out: list[str] = []
+    skip = False
+    for option in options:
+        if skip:
+            skip = False
+            continue
+        name = option.split("=", 1)[0]
+        if name in INDEX_OPTIONS:
+            skip = INDEX_OPTIONS[name] and "=" not in option
+            continue
+        out.append(option)
+    return out
+
+
 def install_steps(plan: Plan, installer: str = "pip") -> list[list[str]]:
     """The arguments after ``pip install`` of each step: the chosen build from its index, then (when other
     packages ride along) the others from the user's index (``ride_along_args``), then what builds from source."""
     if plan.choice is None:
         return []
-    first = [*install_args(plan, installer), *plan.request.installer_options]
+    options = plan.request.installer_options
+    first = [*install_args(plan, installer), *(torch_step_options(options) if plan.choice.index_url else options)]
     return [step for step in (first, ride_along_args(plan), source_build_args(plan)) if step]
 
 
