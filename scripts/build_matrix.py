@@ -373,6 +373,41 @@ def _version_key(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split("."))
 
 
+METADATA = HERE / "reference" / "default-index" / "metadata"
+
+
+def decoupled_companions(built: list[dict[str, Any]], metadata: Path = METADATA) -> dict[str, Any]:
+    """Companion releases whose wheels pin no one torch (their captured METADATA has no ``Requires-Dist: torch``,
+    or an open range such as ``torch>=2.11``): each goes with every torch from its floor (the range's lower bound,
+    else the oldest release naming it as its match), not with one release alone."""
+    from packaging.requirements import Requirement
+
+    out: dict[str, Any] = {}
+    for path in sorted(metadata.glob("*.metadata")):
+        name, version = path.name.split("-")[:2]
+        if name not in ("torchvision", "torchaudio") or version in out.get(name, {}):
+            continue
+        torch = [req for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.lower().startswith("requires-dist:")
+                 and (req := Requirement(line.split(":", 1)[1].strip())).name == "torch"]
+        if any(spec.operator in ("==", "===", "~=") or spec.operator.startswith("<")
+               for req in torch for spec in req.specifier):
+            continue
+        floors = [spec.version for req in torch for spec in req.specifier if spec.operator in (">=", ">")]
+        paired = [r["v"] for r in built if r.get("companions", {}).get(name) == version]
+        if floors:
+            floor = max(floors, key=_version_key)
+            floor = floor if floor.count(".") >= 2 else f"{floor}.0"
+        elif paired:
+            floor = min(paired, key=_version_key)
+        else:
+            continue
+        said = f"Requires-Dist: {torch[0]}" if torch else "no Requires-Dist on torch"
+        out.setdefault(name, {})[version] = {"torch_from": floor, "conf": "verified",
+                                             "src": [f"default index METADATA of {name} {version} ({said})"]}
+    return out
+
+
 def build(ref: dict[str, Any]) -> dict[str, Any]:
     releases = sorted(ref["releases"], key=lambda r: _version_key(r["version"]))
     built = [_release(ref, releases, i) for i in range(len(releases))]
@@ -390,6 +425,7 @@ def build(ref: dict[str, Any]) -> dict[str, Any]:
         "jetson": {"sbsa_from_l4t": "38", "sbsa_from_sm": "110", "conf": "inferred",
                    "wheels": "NVIDIA's Jetson wheels (JetPack redist or the Jetson AI Lab index)"},
         "companion_labels": COMPANION_LABELS,
+        "decoupled_companions": decoupled_companions(built),
         "platform_notes": PLATFORM_NOTES,
         "unverified": ref["unverified"],
         "releases": built,

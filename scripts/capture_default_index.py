@@ -27,9 +27,16 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
+from torch_install.index.client import Fetcher  # noqa: E402
 from torch_install.index.default_index import default_index_url  # noqa: E402
+from torch_install.index.wheel_metadata import wheel_metadata  # noqa: E402
 
 PROJECTS = ("torch", "torchvision", "torchaudio")
+# releases whose wheels' PEP 658 METADATA is kept (its header: the Requires-Dist lines with their markers), one
+# wheel per platform: what the build of a default-index wheel is read from, and what a decoupled companion needs
+METADATA_OF = {"torch": ("2.6.0", "2.9.1", "2.10.0", "2.11.0", "2.15.0"), "torchaudio": ("2.9.1", "2.11.0", "2.11.1"),
+               "torchvision": ("0.26.0",)}
+PLATFORMS = ("win_amd64", "manylinux_2_28_x86_64", "manylinux_2_28_aarch64", r"macosx_[0-9]+_[0-9]+_arm64")
 ACCEPT = "application/vnd.pypi.simple.v1+json"
 MAX_BYTES = 32 << 20
 
@@ -62,6 +69,24 @@ def relative(page_url: str, file_url: str) -> str:
     return "../../files" + path
 
 
+def capture_metadata(project: str, page_url: str, page: dict, directory: Path) -> None:
+    """``metadata/<wheel>.metadata``: the METADATA header (up to its description) of one cp312 wheel per platform
+    of each release in ``METADATA_OF``."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for version in METADATA_OF.get(project, ()):
+        for platform in PLATFORMS:
+            wheel = next((f for f in page.get("files", []) if f["filename"].startswith(f"{project}-{version}-")
+                          and ("-cp312-" in f["filename"] or "-py3-none-" in f["filename"])
+                          and re.search(platform + r"\.whl$", f["filename"])), None)
+            if wheel is None:
+                continue
+            # the index's PEP 658 file where it has one, else the wheel's own member through range reads
+            text = wheel_metadata(Fetcher(), urllib.parse.urljoin(page_url, wheel["url"]))
+            header = text.split("\n\n", 1)[0] + "\n"
+            (directory / f"{wheel['filename']}.metadata").write_text(header, encoding="utf-8")
+            print(f"  {wheel['filename']}.metadata")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-o", "--output", type=Path, default=HERE / "reference" / "default-index")
@@ -75,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     for project in PROJECTS:
         page_url = urllib.parse.urljoin(root, f"{project}/")
         page = fetch(page_url)
+        capture_metadata(project, page_url, page, args.output / "metadata")
         for entry in page.get("files", []):
             entry["url"] = relative(page_url, entry["url"])
         (args.output / f"{project}.json").write_text(json.dumps(page, indent=0, sort_keys=True) + "\n",

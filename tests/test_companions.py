@@ -144,3 +144,33 @@ def test_the_embedded_table_is_what_the_build_script_makes_of_the_captured_facts
                    capture_output=True)
     assert json.loads(out.read_text()) == json.loads(
         (ROOT / "src" / "torch_install" / "resolver" / "data" / "companions.json").read_text())
+
+
+def test_a_decoupled_torchaudio_goes_with_a_newer_torch_as_the_file_asks(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM's CUDA requirements pin torch==2.13.0 beside torchaudio==2.11.0, whose METADATA names no torch."""
+    req = tmp_path / "cuda.txt"
+    req.write_text("torch==2.13.0\ntorchaudio==2.11.0\ntorchvision==0.28.0\n")
+    plan = plan_json(capsys, *RTX_4090, "-r", str(req))
+    assert (plan["choice"]["torch"], plan["choice"]["packages"]["torchaudio"]) == ("2.13.0", "2.11.0+cu130")
+    assert any("torchaudio 2.11.0, not 2.11.1: as asked" in n for n in plan["notes"])
+
+
+def test_without_a_request_the_release_keeps_its_own_companion(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *CPU, "torch==2.13.0", "torchaudio")
+    assert plan["choice"]["packages"]["torchaudio"] == "2.11.1" and not plan["notes"]
+
+
+def test_a_companion_that_pins_one_torch_still_moves_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", *CPU, "torch==2.13.0", "torchaudio==2.9.1", "--format", "json"]) == 2
+    assert "no torch release in the compatibility matrix" in capsys.readouterr().err
+
+
+def test_the_decoupled_releases_are_read_from_the_captured_metadata() -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import build_matrix
+
+    built = json.loads((ROOT / "src" / "torch_install" / "resolver" / "data" / "torch-matrix.json").read_text())
+    found = build_matrix.decoupled_companions(built["releases"])
+    assert {v: row["torch_from"] for v, row in found["torchaudio"].items()} == {"2.11.0": "2.11.0", "2.11.1": "2.11.0"}
+    assert "torchvision" not in found  # every torchvision pins its torch (torch (==2.11.0) for 0.26.0)

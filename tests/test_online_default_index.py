@@ -193,6 +193,29 @@ def test_the_build_a_wheels_pins_name(requires: list[str], build: str) -> None:
     assert build_of(requires) == build
 
 
+CAPTURED_METADATA = Path(__file__).resolve().parents[1] / "scripts" / "reference" / "default-index" / "metadata"
+
+
+@pytest.mark.parametrize(("wheel", "build"), [
+    ("torch-2.15.0-cp312-cp312-manylinux_2_28_x86_64.whl", "cu132"),
+    ("torch-2.15.0-cp312-cp312-win_amd64.whl", "cpu"),
+    ("torch-2.15.0-cp312-cp312-manylinux_2_28_aarch64.whl", "cu132"),
+    ("torch-2.11.0-cp312-cp312-win_amd64.whl", "cpu"),
+    ("torch-2.10.0-3-cp312-cp312-manylinux_2_28_x86_64.whl", "cu128"),
+    ("torch-2.10.0-cp312-cp312-win_amd64.whl", "cpu"),
+    ("torch-2.10.0-cp312-cp312-manylinux_2_28_aarch64.whl", "cpu"),
+    ("torch-2.9.1-cp312-cp312-manylinux_2_28_aarch64.whl", "cpu"),
+    ("torch-2.6.0-cp312-cp312-manylinux_2_28_aarch64.whl", "cpu"),
+    ("torch-2.9.1-cp312-none-macosx_11_0_arm64.whl", "cpu")])
+def test_a_real_wheels_pins_count_only_where_their_markers_hold(wheel: str, build: str) -> None:
+    """The captured METADATA of the default index's wheels: Windows and (before 2.11) aarch64 wheels carry the
+    Linux x86_64 CUDA pins under markers, and are CPU builds."""
+    from torch_install.index.wheel_metadata import build_of, requires_dist
+
+    text = (CAPTURED_METADATA / f"{wheel}.metadata").read_text(encoding="utf-8")
+    assert build_of(requires_dist(text), wheel) == build
+
+
 def _package_page(httpserver, name: str, releases: dict[str, list[str]], tmp_path: Path) -> None:
     """``/simple/{name}/`` in the PEP 691 form, each wheel with a PEP 658 metadata file (``core-metadata``)."""
     import hashlib

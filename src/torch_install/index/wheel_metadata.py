@@ -22,13 +22,47 @@ _CUDA_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*==\s*([0-9]+)\
 _CUDA_TOOLKIT = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
 
 
-def build_of(requires_dist: list[str]) -> str:
-    """The variant a wheel with these Requires-Dist lines is: ``cuXY`` from its CUDA pins, else ``cpu``."""
+def build_of(requires_dist: list[str], wheel_name: str = "") -> str:
+    """The variant a wheel with these Requires-Dist lines is: ``cuXY`` from its CUDA pins, else ``cpu``. A pin's
+    marker is evaluated for the wheel's own platform and Python (from ``wheel_name``): the default index's Windows
+    and aarch64 wheels carry the Linux x86_64 CUDA pins under ``platform_system == "Linux"`` markers."""
+    environment = _wheel_environment(wheel_name) if wheel_name else None
     for line in requires_dist:
-        found = _CUDA_RUNTIME.match(line.strip()) or _CUDA_TOOLKIT.match(line.strip())
-        if found:
+        requirement, _, marker = line.strip().partition(";")
+        found = _CUDA_RUNTIME.match(requirement.strip()) or _CUDA_TOOLKIT.match(requirement.strip())
+        if found and (environment is None or not marker.strip() or _holds(marker, environment)):
             return f"cu{found[1]}{found[2]}"
     return "cpu"
+
+
+def _holds(marker: str, environment: dict[str, str]) -> bool:
+    from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+
+    try:
+        return bool(Marker(marker.strip()).evaluate(environment))
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return True  # a marker this cannot decide: the pin counts, as before markers were read
+
+
+def _wheel_environment(wheel_name: str) -> dict[str, str] | None:
+    """The marker environment a wheel installs into: its platform tag's OS and machine, its Python tag's version
+    (None when the name is not a wheel's)."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    from ..machine import Machine
+    from ..markers import environment
+
+    try:
+        tags = parse_wheel_filename(wheel_name.rsplit("/", 1)[-1].split("#", 1)[0])[3]
+    except InvalidWheelFilename:
+        return None
+    tag = min(tags, key=str)
+    platform, interpreter = tag.platform, tag.interpreter
+    os_name = ("windows" if platform.startswith("win") else "macos" if platform.startswith("macosx")
+               else "linux" if "linux" in platform else None)
+    arch = next((a for a in ("x86_64", "aarch64", "arm64", "amd64") if platform.endswith(a)), None)
+    python = f"{interpreter[2]}.{interpreter[3:]}" if interpreter.startswith("cp") and len(interpreter) > 3 else None
+    return environment(Machine(os=os_name, arch="x86_64" if arch == "amd64" else arch, python=python))
 
 
 def requires_dist(metadata: str) -> list[str]:
@@ -105,4 +139,4 @@ def wheel_metadata(fetcher: Fetcher, wheel_url: str) -> str:
 
 def wheel_build(fetcher: Fetcher, wheel_url: str) -> str:
     """The build (``cu130``, ``cpu``) of the wheel at ``wheel_url``; IndexUnavailable when it cannot be read."""
-    return build_of(requires_dist(wheel_metadata(fetcher, wheel_url)))
+    return build_of(requires_dist(wheel_metadata(fetcher, wheel_url)), wheel_url)

@@ -7,6 +7,7 @@ needs, or why no change here would). ``finish`` turns it into the Plan, with the
 
 # NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..machine import Machine
 from .companion_facts import Pick
@@ -19,12 +20,13 @@ class PlanBuilder:
     """One plan, written step by step."""
 
     __slots__ = ("machine", "request", "matrix", "companions", "warnings", "reasons", "notes", "rejected", "env",
-                 "newest", "needs", "why_not", "gpu_wanted", "quiet", "picker")
+                 "newest", "needs", "why_not", "gpu_wanted", "quiet", "picker", "specs")
 
     def __init__(self, machine: Machine, request: Request, matrix: Matrix, companions: Mapping[str, object]) -> None:
         self.machine = machine  # the machine as given (the search may compare a changed copy)
         self.request, self.matrix = request, matrix
         self.companions = tuple(companions)  # the requested companions (torchvision, torchaudio)
+        self.specs: dict[str, Any] = dict(companions)  # their specifiers (SpecifierSet or AnyVersion)
         self.warnings: list[PlanWarning] = []
         self.reasons: list[str] = []
         self.notes: list[str] = []
@@ -118,13 +120,24 @@ class PlanBuilder:
         packages = {"torch": f"{release.version}{label}" if stable else ""}
         needed = {name: spec for p in picks for name, spec in self.family_needs(p, release).items()}
         for name in self.companions:
-            version = needed.get(name) or release.companions.get(name)
+            version = needed.get(name) or self.companion_version(name, release)
             if not stable or not version:
                 packages[name] = ""
             else:
                 packages[name] = version + (label if label and self.matrix.companion_labelled(name, version) else "")
         return Choice(variant=variant, torch=release.version, index_url=self.index_url(variant), packages=packages,
                       companions=picks)
+
+    def companion_version(self, name: str, release: Release) -> str | None:
+        """The companion version installed with ``release``: its own match, unless the request rules that out and
+        a decoupled release of the companion fits (a note says so)."""
+        versions = self.matrix.companion_versions(name, release)
+        spec = self.specs.get(name)
+        fitting = [v for v in versions if spec is None or not str(spec) or spec.contains(v, prereleases=True)]
+        if fitting and versions and fitting[0] != versions[0]:
+            self.note(f"{name} {fitting[0]}, not {versions[0]}: as asked; {name} {fitting[0]} pins no one torch "
+                      f"(its metadata), and its wheels go with torch {release.version}")
+        return fitting[0] if fitting else (versions[0] if versions else None)
 
     def family_needs(self, picked: Pick, release: Release) -> dict[str, str]:
         """The torchvision/torchaudio version a picked package pins (``==X``) where it differs from the release's

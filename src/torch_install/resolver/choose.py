@@ -125,8 +125,8 @@ class Search:
         if not self.req.torch.contains(release.version, prereleases=True):
             return False
         for name, spec in (*self.req.companions.items(), *self.req.limits.items()):
-            version = release.companions.get(name)
-            if str(spec) and (not version or not spec.contains(version, prereleases=True)):
+            if str(spec) and not any(spec.contains(v, prereleases=True)
+                                     for v in self.matrix.companion_versions(name, release)):
                 return False
         return True
 

@@ -220,6 +220,7 @@ class Matrix(NamedTuple):
     channels: Mapping[str, str] = _EMPTY  # stable -> "", test -> "test", nightly -> "nightly"
     pre_release_channels: tuple[str, ...] = ("nightly",)
     unlabelled_companions: Mapping[str, str] = _EMPTY  # "torchvision" -> first version without a variant label
+    decoupled_companions: Mapping[str, Mapping[str, str]] = _EMPTY  # "torchaudio" -> {"2.11.0": first torch}
     platform_notes: Mapping[str, str] = _EMPTY  # "windows_arm64" / "windows_x86_64:amd" -> what to tell the user
     provenance: Mapping[str, tuple[str, ...]] | None = None
     packages: "Mapping[str, Package]" = _EMPTY  # packages built against one torch (companions.load_packages)
@@ -246,6 +247,15 @@ class Matrix(NamedTuple):
         """The compiled architectures (gfx targets) of "2.8.0+rocm6.4" (or version + variant)."""
         public, label = split_label(version)
         return self.release(public).arch_targets(variant or label or "")
+
+    def companion_versions(self, name: str, release: Release) -> tuple[str, ...]:
+        """The companion versions that go with ``release``: its own match first, then (newest first) each
+        decoupled release of the companion (one that pins no one torch) published for it or before it."""
+        own = release.companions.get(name)
+        others = sorted((v for v, first in self.decoupled_companions.get(name, {}).items()
+                         if v != own and version_key(release.version) >= version_key(first)),
+                        key=version_key, reverse=True)
+        return (*((own,) if own else ()), *others)
 
     def companion_labelled(self, name: str, version: str) -> bool:
         """Whether a companion build carries the variant's local label (stable-ABI builds have none)."""
@@ -348,6 +358,8 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         unlabelled_companions=MappingProxyType({name: row["unlabelled_from"] for name, row in
                                                 data.get("companion_labels", {}).items()}),
         platform_notes=MappingProxyType(data.get("platform_notes", {})),
+        decoupled_companions=MappingProxyType({name: MappingProxyType({v: row["torch_from"] for v, row in rows.items()})
+                                               for name, rows in data.get("decoupled_companions", {}).items()}),
     )
 
 
