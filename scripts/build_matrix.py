@@ -214,6 +214,49 @@ def _companion_gaps(files: dict[str, list[tuple[str, Any, str]]], companions: di
     return gaps
 
 
+def _companion_macos(files: dict[str, list[tuple[str, Any, str]]], companions: dict[str, str],
+                     torch_floor: dict[str, str], torch_by_python: dict[str, dict[str, str]]
+                     ) -> dict[str, dict[str, dict[str, str]]]:
+    """companion -> platform -> Python -> the macOS its wheels need, where that is more than torch's wheel for
+    the same Python needs ("*": a py3 wheel, for every Python)."""
+    out: dict[str, dict[str, dict[str, str]]] = {}
+    for name, version in companions.items():
+        floors: dict[str, dict[str, tuple[int, int]]] = {}
+        for v, tags, _ in files.get(name, []):
+            if v != version:
+                continue
+            for tag in tags:
+                m = re.match(r"macosx_(\d+)_(\d+)_", tag.platform)
+                platform = _platform_of(tag.platform)
+                if m and platform:
+                    python = _python_of(tag) or "*"
+                    seen = floors.setdefault(platform, {})
+                    seen[python] = min(seen.get(python, (int(m[1]), int(m[2]))), (int(m[1]), int(m[2])))
+        for platform, by_python in floors.items():
+            base = torch_floor.get(platform)
+            for python, floor in by_python.items():
+                need = torch_by_python.get(platform, {}).get(python) or base
+                if need and floor > tuple(int(x) for x in need.split(".")[:2]):
+                    out.setdefault(name, {}).setdefault(platform, {})[python] = f"{floor[0]}.{floor[1]}"
+    return out
+
+
+def _companion_patch_exclusions(companions: dict[str, str]) -> dict[str, list[str]]:
+    """companion -> the Python patch releases its Requires-Python excludes (``!=3.14.1``), from its files' entries
+    on the default index's page."""
+    out: dict[str, list[str]] = {}
+    for name, version in companions.items():
+        page = DEFAULT_INDEX_PAGES / f"{name}.json"
+        if not page.exists():
+            continue
+        entries = json.loads(page.read_text(encoding="utf-8")).get("files", [])
+        specs = {e.get("requires-python") or "" for e in entries if e["filename"].startswith(f"{name}-{version}-")}
+        excluded = sorted({m for spec in specs for m in re.findall(r"!=\s*(3\.[0-9]+\.[0-9]+)", spec)})
+        if excluded:
+            out[name] = excluded
+    return out
+
+
 def _mps_macos(version: str) -> dict[str, str]:
     minor = tuple(int(x) for x in version.split(".")[:2])
     for since, macos, conf in MPS_MACOS:
@@ -356,6 +399,8 @@ def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dic
         "companions": companions,
         "companion_gaps": _companion_gaps(files, companions, py),
     }
+    out["companion_macos"] = _companion_macos(files, companions, out["macos"], out["macos_python"])
+    out["companion_python"] = _companion_patch_exclusions(companions)
     return out
 
 
@@ -373,7 +418,7 @@ def _version_key(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split("."))
 
 
-METADATA = HERE / "reference" / "default-index" / "metadata"
+METADATA = DEFAULT_INDEX_PAGES / "metadata"
 
 
 def decoupled_companions(built: list[dict[str, Any]], metadata: Path = METADATA) -> dict[str, Any]:

@@ -174,3 +174,28 @@ def test_the_decoupled_releases_are_read_from_the_captured_metadata() -> None:
     found = build_matrix.decoupled_companions(built["releases"])
     assert {v: row["torch_from"] for v, row in found["torchaudio"].items()} == {"2.11.0": "2.11.0", "2.11.1": "2.11.0"}
     assert "torchvision" not in found  # every torchvision pins its torch (torch (==2.11.0) for 0.26.0)
+
+
+@pytest.mark.parametrize(("python", "companion", "torch"), [
+    ("3.13", "torchvision", "2.8.0"),  # torchvision 0.24-0.26 cp313 wheels: macosx_12_0
+    ("3.13", "torchaudio", "2.8.0"),
+    ("3.13", None, "2.11.0"),  # torch's own cp313 wheel: macosx_11_0
+    ("3.12", "torchvision", "2.11.0")])
+def test_a_companions_own_macos_floor_holds_torch_back_where_it_has_no_wheel(
+        python: str, companion: str | None, torch: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    profile = tmp_path / "mac.json"
+    profile.write_text(json.dumps({"os": "macos", "arch": "arm64", "python": python, "os_version": "11.7"}))
+    plan = plan_json(capsys, "--target", str(profile), "torch<2.12", *([companion] if companion else []))
+    assert plan["choice"]["torch"] == torch
+    if torch == "2.8.0":
+        assert any(f"{companion} " in w["message"] and "need macOS ≥ 12.0, found 11.7" in w["message"]
+                   for w in plan["warnings"])
+
+
+@pytest.mark.parametrize(("python", "torch"), [("3.14.1", "2.10.0"), ("3.14.2", "2.15.0"), ("3.14", "2.15.0")])
+def test_a_python_patch_release_a_companion_excludes_is_honoured_where_known(
+        python: str, torch: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """torchvision 0.26.0-0.29.2 declare Requires-Python !=3.14.1 (the default index's pages)."""
+    plan = plan_json(capsys, "--os", "linux", "--arch", "x86_64", "--python", python, "torch", "torchvision")
+    assert plan["choice"]["torch"] == torch
+    assert any("excludes Python 3.14.1" in w["message"] for w in plan["warnings"]) is (python == "3.14.1")

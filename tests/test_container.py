@@ -150,7 +150,7 @@ def test_container_mode_requirements_golden(tmp_path, capsys):
     code = main(["plan", "--for-container", "--sysroot", str(root), "--format", "requirements"])
     assert code == 0  # a choice (warnings: GPU model unknown, newest release needs a newer driver)
     assert capsys.readouterr().out == (
-        "# cu126 build of torch 2.14.1 for linux x86_64 (glibc 2.35); Python 3.12; nvidia GPU; "
+        "# cu126 build of torch 2.14.1 for linux x86_64 (glibc 2.35); Python 3.12.7; nvidia GPU; "
         "NVIDIA driver 550.54.15\n"
         "--index-url https://download.pytorch.org/whl/cu126\n"
         "torch==2.14.1+cu126\n")
@@ -162,7 +162,7 @@ def test_container_mode_variant_env_golden(tmp_path, capsys):
     root = _cuda_image(tmp_path, CUDA_12_4_1)
     main(["plan", "--for-container", "--sysroot", str(root), "--format", "variant-env"])
     assert capsys.readouterr().out == (
-        "# WheelNext variant-provider overrides for: linux x86_64 (glibc 2.35); Python 3.12; nvidia GPU; "
+        "# WheelNext variant-provider overrides for: linux x86_64 (glibc 2.35); Python 3.12.7; nvidia GPU; "
         "NVIDIA driver 550.54.15\n"
         "# resolved build: torch 2.14.1 cu126\n"
         "# NV_VARIANT_PROVIDER_FORCE_SM_ARCH not set: the target's GPU architecture is unknown, and without it the "

@@ -24,7 +24,7 @@ def test_detected_profiles_round_trip(fixture: str) -> None:
 
 @pytest.mark.parametrize("data, problem", [
     ({"os": "beos"}, "os: 'beos' is not one of linux, windows, macos"),
-    ({"python": "3.12.1"}, "python: '3.12.1' is malformed"),
+    ({"python": "3.12.x"}, "python: '3.12.x' is malformed"),
     ({"nvidia_driver": "latest"}, 'nvidia_driver: \'latest\' is not a version like "550.54.15"'),
     ({"gpus": [{"vendor": "nvidia", "compute_capability": "sm_89"}]},
      "gpus[0].compute_capability: 'sm_89' is malformed"),
@@ -119,3 +119,30 @@ def test_fill_platform_skips_glibc_for_another_os() -> None:
 def test_sm_property() -> None:
     assert Gpu(vendor="nvidia", compute_capability="12.0").sm == 120
     assert Gpu(vendor="nvidia").sm is None
+
+
+@pytest.mark.parametrize(("given", "python", "full"), [
+    ("3.14.1", "3.14", "3.14.1"), ("3.13.1t", "3.13t", "3.13.1"), ("3.15.0rc1", "3.15", "3.15.0rc1"),
+    ("3.12", "3.12", None)])
+def test_a_python_with_its_patch_release_keeps_it(given: str, python: str, full: str | None) -> None:
+    machine = machine_from_dict({"python": given})
+    assert (machine.python, machine.python_full) == (python, full)
+    assert machine_from_dict(json.loads(machine.to_json())) == machine
+
+
+def test_detection_records_the_patch_release_and_markers_read_it(tmp_path) -> None:
+    from torch_install.markers import environment
+
+    (tmp_path / "_host.json").write_text(json.dumps({"system": "Linux", "machine": "x86_64",
+                                                     "python_version": "3.14.1", "libc": "glibc 2.39"}))
+    machine = detect(Probe(root=tmp_path))
+    assert (machine.python, machine.python_full) == ("3.14", "3.14.1")
+    assert environment(machine)["python_full_version"] == "3.14.1"
+
+
+def test_a_target_that_states_another_python_does_not_keep_this_ones_patch(tmp_path) -> None:
+    from torch_install.machine import fill_platform
+
+    host = Machine(os="linux", arch="x86_64", python="3.11", python_full="3.11.7", glibc="2.36")
+    assert fill_platform(Machine(os="linux", python="3.12"), host).python_full is None
+    assert fill_platform(Machine(os="linux"), host).python_full == "3.11.7"

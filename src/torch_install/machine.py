@@ -27,7 +27,8 @@ ARCHES = ("x86_64", "aarch64", "arm64")
 # Patterns are strings: only profile validation needs them, and re.fullmatch caches what it compiles.
 _VERSION = r"^[0-9]+(\.[0-9]+){0,3}$"
 _PATTERNS: dict[str, tuple[str, str]] = {
-    "python": (r"^3\.[0-9]{1,2}t?$", 'like "3.12" or "3.13t"'),
+    "python": (r"^3\.[0-9]{1,2}t?$", 'like "3.12" or "3.13t" (or "3.14.1")'),
+    "python_full": (r"^3\.[0-9]{1,2}\.[0-9]{1,3}((a|b|rc)[0-9]{1,3})?$", 'like "3.14.1"'),
     "pci_id": (r"^[0-9a-f]{4}:[0-9a-f]{4}$", 'like "10de:2684" (lower-case hex vendor:device)'),
     "compute_capability": (r"^[0-9]{1,2}\.[0-9]$", 'like "8.9"'),
     "gfx": (r"^gfx[0-9a-f]{3,4}$", 'like "gfx1100"'),
@@ -103,6 +104,7 @@ class Machine(NamedTuple):
     os_version: str | None = None
     arch: str | None = None
     python: str | None = None  # "3.12", free-threaded "3.13t"
+    python_full: str | None = None  # "3.14.1" where known: some wheels exclude one patch release
     python_implementation: str | None = None  # "cpython", "pypy"
     glibc: str | None = None
     musl: str | None = None
@@ -165,7 +167,8 @@ def _gpu_to_dict(gpu: Gpu) -> dict[str, Any]:
 
 
 _MACHINE_TYPES: dict[str, type | tuple[type, ...]] = {
-    "schema": int, "os": str, "os_version": str, "arch": str, "python": str, "python_implementation": str,
+    "schema": int, "os": str, "os_version": str, "arch": str, "python": str, "python_full": str,
+    "python_implementation": str,
     "glibc": str, "musl": str, "wsl": bool, "container": str, "jetson": str, "rosetta": bool,
     "nvidia_driver": str, "cuda_driver_api": str, "rocm": str, "amdgpu_driver": str, "gpus": list, "sources": dict,
     "notes": list, "assumed": list,
@@ -218,11 +221,22 @@ def _check_value(where: str, key: str, value: Any) -> str | None:
     return None
 
 
+def _python_with_patch(data: dict[str, Any]) -> dict[str, Any]:
+    """``"python": "3.14.1"`` (or "3.13.1t", as copied from ``python -VV``) is python "3.14" with python_full
+    "3.14.1"."""
+    value = data.get("python")
+    found = re.fullmatch(r"(3\.[0-9]{1,2})(\.[0-9]{1,3}(?:(?:a|b|rc)[0-9]{1,3})?)(t?)", value) \
+        if isinstance(value, str) else None
+    if not found:
+        return data
+    return {**data, "python": found[1] + found[3], "python_full": data.get("python_full") or found[1] + found[2]}
+
+
 def machine_from_dict(data: Any, origin: str = "profile") -> Machine:
     """Build a validated Machine from its JSON form; every problem is one line of the InputError."""
     if not isinstance(data, dict):
         raise InputError(f"{origin}: a machine profile must be a JSON object")
-    data = _windows_driver_version(data)
+    data = _python_with_patch(_windows_driver_version(data))
     problems = _check_fields("", data, _MACHINE_TYPES)
     problems += [p for k, v in data.items() if k in _MACHINE_TYPES if (p := _check_value("", k, v))]
     if data.get("os") == "macos" and isinstance(data.get("os_version"), str) and not re.fullmatch(
@@ -328,6 +342,8 @@ def fill_platform(target: Machine, host: Machine) -> Machine:
             if name == "glibc" and ((target.os or host.os) != host.os or other_system):
                 continue
             updates[name] = getattr(host, name)
+            if name == "python" and target.python_full is None:
+                updates["python_full"] = host.python_full  # the patch release of the Python taken
     if not updates:
         return target
-    return target._replace(**updates, assumed=tuple(target.assumed) + tuple(updates))
+    return target._replace(**updates, assumed=tuple(target.assumed) + tuple(k for k in updates if k != "python_full"))

@@ -23,7 +23,7 @@ def environment(machine: "Machine") -> dict[str, str]:
     """The marker environment of ``machine`` (CPython unless the profile says otherwise)."""
     os_name = machine.os or ""
     python = (machine.python or "").rstrip("t")
-    full = python if python.count(".") >= 2 else (f"{python}.0" if python else "")
+    full = machine.python_full or (f"{python}.0" if python else "")
     implementation = (machine.python_implementation or "cpython").lower()
     return {
         "os_name": "nt" if os_name == "windows" else "posix" if os_name else "",

@@ -114,10 +114,12 @@ def target_flag_values(args: argparse.Namespace) -> dict[str, Any]:
         if value is None:
             continue
         try:
-            machine_from_dict({name: value})
+            parsed = machine_from_dict({name: value})
         except InputError as exc:
             raise InputError(f"--{flag}: {str(exc).split(': ', 2)[-1]}") from None
-        values[name] = value
+        values[name] = getattr(parsed, name)
+        if name == "python":  # --python 3.14.1 states the patch release; --python 3.14 leaves it unknown
+            values["python_full"] = parsed.python_full
     if getattr(args, "gpu", None):
         values["gpus"] = gpus_from_names(args.gpu)
     return values
@@ -216,7 +218,8 @@ def _container_machines(args: argparse.Namespace, variant: str | None) -> list[M
                 for m in described]
     platform = platform_here(args)
     if getattr(args, "python", None):
-        platform = platform._replace(python=args.python)
+        given = target_flag_values(args)
+        platform = platform._replace(python=given["python"], python_full=given.get("python_full"))
     if hints or override:
         return [hinted(platform)._replace(container=platform.container or "image")]
     if variant:

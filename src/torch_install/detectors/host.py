@@ -94,6 +94,9 @@ def _detect_python(probe: Probe, found: Found) -> None:
     python = parse_python(version, free)
     free_note = " (free-threaded build)" if python and python.endswith("t") else ""
     found.set("python", python, f"Python {version}{free_note}")
+    full = re.fullmatch(r"(3\.[0-9]{1,2}\.[0-9]{1,3}(?:(?:a|b|rc)[0-9]{1,3})?)\+?", (version or "").strip())
+    if python and full:
+        found.set("python_full", full[1], f"Python {version}")
     implementation = (probe.host("python_implementation") or "").strip().lower()
     if re.fullmatch(r"[a-z]{2,20}", implementation):
         found.set("python_implementation", implementation, "sys.implementation.name")

@@ -64,7 +64,8 @@ def machine_line(plan: Plan) -> str:
     libc = musl_of(m)
     if libc or m.glibc:
         parts[0] += f" ({libc or f'glibc {m.glibc}'})"
-    parts.append(f"Python {m.python}" if m.python else "Python unknown")
+    python = f"{m.python_full}t" if m.python_full and (m.python or "").endswith("t") else m.python_full or m.python
+    parts.append(f"Python {python}" if python else "Python unknown")
     if m.gpus:
         parts.append(", ".join(gpu_description(g) for g in m.gpus))
     else:  # a driver without a listed GPU: the resolver chooses for an NVIDIA GPU of unknown model

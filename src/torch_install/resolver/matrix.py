@@ -99,6 +99,9 @@ class Release(NamedTuple):
     macos_python: Mapping[str, Mapping[str, str]] = _EMPTY  # macOS platform -> Python -> a higher macOS floor
     mps_macos: tuple[str, str] | None = None  # (the macOS the MPS backend needs, confidence)
     companion_gaps: Mapping[str, Mapping[str, tuple[str, ...]]] = _EMPTY  # companion -> platform -> Pythons it lacks
+    # companion -> platform -> Python ("*": any) -> the macOS its wheels need, where more than torch's need
+    companion_macos: Mapping[str, Mapping[str, Mapping[str, str]]] = _EMPTY
+    companion_python: Mapping[str, tuple[str, ...]] = _EMPTY  # companion -> Python patch releases it excludes
 
     def macos_floor(self, platform: str, python: str | None) -> str | None:
         """The macOS the wheel for this Python needs: some Python tags need more than the release's lowest."""
@@ -331,6 +334,9 @@ def _freeze_release(d: dict[str, Any]) -> Release:
         mps_macos=(d["mps"]["macos"], d["mps"].get("conf", "unverified")) if d.get("mps") else None,
         companion_gaps=MappingProxyType({c: MappingProxyType({p: tuple(v) for p, v in by.items()})
                                          for c, by in d.get("companion_gaps", {}).items()}),
+        companion_macos=MappingProxyType({c: MappingProxyType({p: MappingProxyType(v) for p, v in by.items()})
+                                          for c, by in d.get("companion_macos", {}).items()}),
+        companion_python=MappingProxyType({c: tuple(v) for c, v in d.get("companion_python", {}).items()}),
     )
 
 

@@ -378,12 +378,27 @@ def macos_gate(release: Release, platform: str, machine: Machine) -> str | None:
     return None
 
 
-def companion_gate(release: Release, platform: str, python: str | None, companion: str) -> str | None:
-    """Why the release's companion (torchvision, torchaudio) has no wheel for this Python here, or None."""
+def companion_gate(release: Release, platform: str, machine: Machine, companion: str) -> Blocker | None:
+    """Why the release's companion (torchvision, torchaudio) has no wheel for this Python here (or none for this
+    macOS version), or None."""
+    python = machine.python
+    version = release.companions.get(companion, "")
     if python and python in release.companion_gaps.get(companion, {}).get(platform, ()):
-        version = release.companions.get(companion, "")
-        return f"{companion} {version} (the match of torch {release.version}) has no wheels for Python {python} on " \
-               f"{platform}"
+        return Blocker("python-unsupported", f"{companion} {version} (the match of torch {release.version}) has no "
+                                             f"wheels for Python {python} on {platform}")
+    if machine.python_full and machine.python_full in release.companion_python.get(companion, ()):
+        return Blocker("python-unsupported", f"{companion} {version} (the match of torch {release.version}) "
+                                             f"excludes Python {machine.python_full} (Requires-Python "
+                                             f"!={machine.python_full})",
+                       Need("python", machine.python_full, f"!={machine.python_full}",
+                            f"a Python other than {machine.python_full}"))
+    floors = release.companion_macos.get(companion, {}).get(platform, {})
+    need = floors.get(python or "") or floors.get("*")
+    if need and machine.os_version and numeric_key(machine.os_version) < numeric_key(need):
+        which = f" for Python {python}" if python in floors else ""
+        return Blocker("platform-unsupported", f"{companion} {version} (the match of torch {release.version}) "
+                                               f"wheels{which} need macOS ≥ {need}, found {machine.os_version}",
+                       Need("macos", machine.os_version, f">={need}", f"macOS ≥ {need}"))
     return None
 
 
@@ -404,8 +419,8 @@ def gates(release: Release, platform: str, machine: Machine, companions: tuple[s
         found.append(Blocker("platform-unsupported", reason, Need("macos", machine.os_version, f">={need}",
                                                                   f"macOS ≥ {need}")))
     for companion in companions:
-        if reason := companion_gate(release, platform, machine.python, companion):
-            found.append(Blocker("python-unsupported", reason))
+        if blocker := companion_gate(release, platform, machine, companion):
+            found.append(blocker)
     return found
 
 
