@@ -369,9 +369,9 @@ def source_build_args(plan: Plan) -> list[str]:
     return ["--no-build-isolation", *sources, *pins_for_ride_along(plan), *plan.request.installer_options]
 
 
-# installer options that name where packages come from: the step of a build from the PyTorch index keeps its own
-INDEX_OPTIONS = {"--index-url": True, "-i": True, "--extra-index-url": True, "--default-index": True, "--index": True,
-                 "--find-links": True, "-f": True, "--no-index": False}  # name -> takes a value
+# installer options naming an index: the step of a build from the PyTorch index keeps its own (--find-links and
+# --no-index stay: an offline install from local wheels takes the build from them too)
+INDEX_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--default-index", "--index")  # each takes a value
 
 
 def torch_step_options(options: "Sequence[str]") -> list[str]:
@@ -384,7 +384,7 @@ def torch_step_options(options: "Sequence[str]") -> list[str]:
             continue
         name = option.split("=", 1)[0]
         if name in INDEX_OPTIONS:
-            skip = INDEX_OPTIONS[name] and "=" not in option
+            skip = "=" not in option
             continue
         out.append(option)
     return out
