@@ -98,3 +98,17 @@ def test_detection_on_a_tree_of_random_bytes_never_raises(tmp_path_factory, vers
     assert machine.gpus_of("nvidia")[0].compute_capability == "8.9"
     if machine.nvidia_driver is None and version.strip():
         assert machine.notes  # an unreadable driver file is reported, not silently dropped
+
+
+@pytest.mark.parametrize(("driver", "label"), [("450.40.01", "CUDA 11.0.1 RC"), ("450.51.05", "CUDA 11.0.2 GA"),
+                                               ("450.51.06", "CUDA 11.0.3 Update 1")])
+def test_cuda_11_0_rows_are_nvidias_three_releases(driver: str, label: str) -> None:
+    """NVIDIA's toolkit/driver table: 11.0.1 RC >= 450.36.06, 11.0.2 GA >= 450.51.05, 11.0.3 >= 450.51.06."""
+    found = cuda_for_driver(driver)
+    assert found is not None and found[0] == "11.0" and found[1].startswith(f"{label} needs")
+
+
+def test_the_ga_of_cuda_11_0_is_11_0_2() -> None:
+    from torch_install.drivers import toolkit_ga_driver
+
+    assert toolkit_ga_driver(11, 0, "linux") == ("450.51.05", "source-file")

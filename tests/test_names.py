@@ -171,3 +171,42 @@ def test_every_generation_is_covered() -> None:
 
 def test_lookup_is_none_for_unknown() -> None:
     assert lookup_gpu_name("Voodoo 5 6000") is None
+
+
+@pytest.mark.parametrize(("name", "arch"), [
+    ("CMP 100-210", "7.0"), ("CMP 100-100", "6.0"), ("Quadro M2200 Mobile", "5.2"),  # pci.ids' bracketed names
+    ("AMD Ryzen 9 8945HS w/ Radeon 780M Graphics", "gfx1103"),  # an APU by its CPU model and GPU
+    ("AMD Ryzen 7 7840U with Radeon Graphics", "gfx1103"),  # by its CPU model alone
+    ("AMD Ryzen 5 5600G with Radeon Graphics", "gfx90c"), ("AMD Ryzen AI 9 HX 370 w/ Radeon 890M", "gfx1150"),
+    ("AMD Ryzen AI 7 350 w/ Radeon 860M", "gfx1152"), ("AMD RYZEN AI MAX+ 395 w/ Radeon 8060S", "gfx1151"),
+    ("AMD Ryzen 9 7950X 16-Core Processor", "gfx1036"),
+    ("p4d.24xlarge", "8.0"), ("g6e.xlarge", "8.9"), ("a3-highgpu-8g", "9.0"), ("Standard_NC24ads_A100_v4", "8.0"),
+    ("Navi 31", "gfx1100")])
+def test_names_the_world_uses_find_their_architecture(name: str, arch: str) -> None:
+    gpu = gpu_from_name(name)
+    assert arch in (gpu.compute_capability, gpu.gfx), gpu
+
+
+def test_a_product_name_two_architectures_share_is_not_guessed() -> None:
+    """pci.ids names Picasso (gfx902) and Cezanne (gfx90c) parts "Radeon Vega Mobile Series"."""
+    with pytest.raises(InputError):
+        gpu_from_name("Radeon Vega Mobile Series")
+
+
+def test_the_pci_tables_are_what_the_generator_makes_of_the_recorded_pci_ids() -> None:
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "scripts"))
+    import build_pci_tables
+
+    nvidia, amd = build_pci_tables.build(build_pci_tables.EXCERPT.read_text(encoding="utf-8"))
+    data = root / "src" / "torch_install" / "detectors" / "data"
+    assert build_pci_tables.render(nvidia) == (data / "nvidia-pci.json").read_text(encoding="utf-8")
+    assert build_pci_tables.render(amd) == (data / "amd-pci.json").read_text(encoding="utf-8")
+    assert "version 2026.08.22" in nvidia["about"] and nvidia["devices"]["1676"][0] == "GM204"  # pci.ids: GM204GLM
+    assert {d: nvidia["devices"][d][0] for d in ("15c2", "1d83", "1dc1", "1d84", "1df4")} == {
+        "15c2": "GP100", "1d83": "GV100", "1dc1": "GV100", "1d84": "GV100", "1df4": "GV100"}
+    assert "gfx" not in amd["devices"]["1902"]  # Krackan2: no source gives its target
+    assert not any("Audio" in v[1] for v in nvidia["devices"].values() if len(v) == 2)

@@ -96,11 +96,14 @@ def toolkit_ga_driver(major: int, minor: int, os_name: str) -> tuple[str, str] |
     """(driver, confidence) of CUDA ``major.minor``'s GA release on an OS ("linux"/"windows"): its driver version,
     or its driver branch where the release notes give only a branch; None for a toolkit the table lacks."""
     column = "windows" if os_name == "windows" else "linux"
-    for row in toolkit_rows():
-        if numeric_key(row["cuda"]) == (major, minor, 0):
-            minimum, _ = _minimum(row, column)
-            return (minimum, row["confidence"]) if minimum else None
-    return None
+    rows = [r for r in toolkit_rows() if numeric_key(r["cuda"])[:2] == (major, minor)]
+    # the release the notes call GA (11.0's is 11.0.2, after an 11.0.1 RC), else the minor's .0 release
+    ga = next((r for r in rows if " GA" in r["label"]), None) or next(
+        (r for r in rows if numeric_key(r["cuda"]) == (major, minor, 0)), None)
+    if ga is None:
+        return None
+    minimum, _ = _minimum(ga, column)
+    return (minimum, ga["confidence"]) if minimum else None
 
 
 class KernelRocm(NamedTuple):

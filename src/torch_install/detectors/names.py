@@ -9,7 +9,12 @@ architecture of a profile GPU that is given only by name. Names are taken as peo
 * a trailing parenthesis is dropped when the whole name is unknown: "Orin (nvgpu)", "… (rev c8)";
 * "Radeon RX 7900 XT/7900 XTX" names several models: they must agree on the architecture, except Intel
   families, which are kept as alternatives ("meteor-lake|arrow-lake") for the resolver to weigh;
-* a laptop, mobile or Max-Q form falls back to the desktop part's architecture.
+* a laptop, mobile or Max-Q form falls back to the desktop part's architecture;
+* every product name of the PCI tables (generated from pci.ids) is known too, bracketed marketing names of
+  mining, OEM and data-center parts included ("CMP 100-210", "Quadro M2200 Mobile");
+* an AMD APU reported by its CPU model ("AMD Ryzen 9 8945HS w/ Radeon 780M Graphics", "Ryzen 7 7840U with Radeon
+  Graphics") is its integrated GPU; a cloud instance type whose GPU is public ("p4d.24xlarge", "g2-standard-8")
+  is that GPU (``amd_apu_cpus`` and ``instance_types`` in the names file).
 """
 
 from __future__ import annotations
@@ -67,7 +72,46 @@ def _index() -> tuple[dict[str, Gpu], dict[str, str]]:
             if key:
                 by_key.setdefault(key, gpu)
                 shown.setdefault(key, entry["name"])
+    from_pci: dict[str, Gpu | None] = {}  # None: a product name parts of two architectures share
+    for entry in _pci_entries():
+        gpu = Gpu(vendor=str(entry["vendor"]), name=str(entry["name"]),
+                  **{f: entry[f] for f in _ARCH_FIELDS if f in entry})  # type: ignore[arg-type]
+        key = name_key(gpu.name or "")
+        if key and key not in by_key:
+            seen = from_pci.get(key, gpu)
+            same = seen is not None and seen._replace(name=gpu.name) == gpu
+            from_pci[key] = seen if same else None
+    for key, found in from_pci.items():
+        if found is not None:
+            by_key[key] = found
+            shown[key] = found.name or key
     return by_key, shown
+
+
+def _pci_entries() -> list[dict[str, object]]:
+    """Name entries from the PCI tables' product names (after the names file's own: those win)."""
+    nvidia = load_json("detectors/data/nvidia-pci.json")
+    out: list[dict[str, object]] = []
+    for chip, product in (v for v in nvidia["devices"].values() if len(v) == 2):
+        cc = nvidia["chips"].get(chip)
+        for name in _alternatives(product):
+            if cc and re.search(r"[A-Za-z]", name) and not re.fullmatch(r"G[A-Z]{1,2}[0-9]{2,3}\w*", name):
+                out.append({"vendor": "nvidia", "name": name, "compute_capability": cc})
+    for device in load_json("detectors/data/amd-pci.json")["devices"].values():
+        if not device.get("gfx"):
+            continue
+        inner = re.findall(r"\[([^\[\]]+)\]", device["name"])
+        for name in [device["chip"], *(_alternatives(inner[-1]) if inner else ())]:  # "Navi 31", its products
+            out.append({"vendor": "amd", "name": name, "gfx": device["gfx"], "integrated": device["integrated"]})
+    return out
+
+
+@cache
+def _patterns() -> tuple[list[tuple[re.Pattern[str], str]], list[tuple[re.Pattern[str], str]]]:
+    """(AMD APU CPU-model patterns -> the integrated GPU's name, cloud instance-type patterns -> the GPU's name)."""
+    data = load_json(f"detectors/data/{NAMES_FILE}")
+    return ([(re.compile(row["match"], re.IGNORECASE), row["gpu"]) for row in data.get("amd_apu_cpus", ())],
+            [(re.compile(row["match"], re.IGNORECASE), row["gpu"]) for row in data.get("instance_types", ())])
 
 
 def _lookup_one(name: str) -> Gpu | None:
@@ -87,6 +131,11 @@ def _readings(name: str) -> list[str]:
     bare = re.sub(r"\s*\([^()]*\)\s*$", "", name).strip()
     if bare and bare != name:
         readings.append(bare)
+    apu = re.search(r"\b(?:w/|with)\s+(Radeon\b.*)$", name, re.IGNORECASE)  # "Ryzen 9 8945HS w/ Radeon 780M"
+    if apu and name_key(apu[1]) != name_key("Radeon Graphics"):
+        readings.append(apu[1])
+    apu_cpus, instances = _patterns()
+    readings += [gpu for pattern, gpu in (*apu_cpus, *instances) if pattern.search(name.strip())]
     return readings
 
 
