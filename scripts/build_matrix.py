@@ -85,6 +85,10 @@ GFX_ALIASES = {
 # R570 (reference anchors-uv §2.4, secondary); other generations are older than every floor in use.
 GPU_DRIVER_FLOOR = {"10": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
                     "12": {"driver": "570", "arch": "Blackwell", "conf": "secondary"}}
+# Newest driver branch that still drives the older generations: R470 is Kepler's last; R580 is the last for
+# Maxwell, Pascal and Volta (NVIDIA's CUDA 12.8/13.0 release notes and driver support announcements; secondary).
+GPU_DRIVER_LAST = [{"up_to_sm": 37, "driver": "470", "arch": "Kepler", "conf": "secondary"},
+                   {"up_to_sm": 72, "driver": "580", "arch": "Maxwell, Pascal and Volta", "conf": "secondary"}]
 
 # Companions whose wheels carry no variant label from this version on: the libtorch stable-ABI builds (reference
 # torch-matrix.md, releases 2.11, 2.14 and 2.15: torchvision 0.29.1+ and torchaudio 2.11.1 are py3-none wheels).
@@ -465,7 +469,8 @@ def build(ref: dict[str, Any]) -> dict[str, Any]:
         "index": {"base": ref["index_layout"]["base"],
                   "channels": {"stable": "", "test": "test", "nightly": "nightly"},
                   "pre_release_channels": ["nightly"]},
-        "cuda": {"families": _cuda_families(ref), "gpu_driver_floor": GPU_DRIVER_FLOOR},
+        "cuda": {"families": _cuda_families(ref), "gpu_driver_floor": GPU_DRIVER_FLOOR,
+                 "gpu_driver_last": GPU_DRIVER_LAST},
         "rocm": {"aliases": GFX_ALIASES, "aliases_conf": "secondary", "platforms": ["linux_x86_64"]},
         "jetson": {"sbsa_from_l4t": "38", "sbsa_from_sm": "110", "conf": "inferred",
                    "wheels": "NVIDIA's Jetson wheels (JetPack redist or the Jetson AI Lab index)"},

@@ -245,3 +245,36 @@ def test_no_verified_default_note_when_the_default_cannot_run_the_gpu():
     plan = plan_for(Machine(**ARM, nvidia_driver="575.57.08", gpus=(H100,)), "torch==2.13.0")
     assert plan.choice is not None and plan.choice.variant == "cu129"
     assert not any("release default" in n for n in plan.notes), plan.notes
+
+
+def _unknown_gpu_plan(tmp_path, capsys, driver: str, *packages: str) -> dict:
+    import json
+
+    from torch_install.cli import main
+
+    profile = tmp_path / "unknown.json"
+    profile.write_text(json.dumps({**LINUX, "nvidia_driver": driver, "gpus": [{"vendor": "nvidia"}]}))
+    assert main(["plan", "--target", str(profile), *packages, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_an_unknown_gpu_gets_the_build_serving_the_most_generations_its_driver_drives(tmp_path, capsys) -> None:
+    """R580 still drives Maxwell to Volta: of torch 2.9.1's builds, cu128 and cu126 serve 7 of the 9 targets,
+    cu130 6; the note names what the choice leaves out, which build serves it, and how to settle it."""
+    plan = _unknown_gpu_plan(tmp_path, capsys, "580.82.07", "torch==2.9.1")
+    assert plan["choice"]["variant"] in ("cu128", "cu126")
+    note = next(n for n in plan["notes"] if n.startswith("compute capability of nvidia GPU unknown"))
+    assert "driver 580.82.07 drives sm_50–sm_120" in note and "serves 7 of those 9 targets" in note
+    assert "nvidia-smi --query-gpu=compute_cap --format=csv,noheader" in note and "compute_capability" in note
+
+
+def test_a_driver_past_r580_rules_out_the_generations_it_dropped(tmp_path, capsys) -> None:
+    plan = _unknown_gpu_plan(tmp_path, capsys, "590.44.01")
+    note = next(n for n in plan["notes"] if n.startswith("compute capability of nvidia GPU unknown"))
+    assert "drives sm_75–sm_120" in note and "(not" not in note  # the chosen build serves them all
+
+
+def test_the_newest_release_leaving_old_gpus_out_names_the_build_that_serves_them(tmp_path, capsys) -> None:
+    plan = _unknown_gpu_plan(tmp_path, capsys, "580.82.07")
+    note = next(n for n in plan["notes"] if n.startswith("compute capability of nvidia GPU unknown"))
+    assert plan["choice"]["torch"] == "2.15.0" and "which torch 2.14.1+cu126 serves" in note

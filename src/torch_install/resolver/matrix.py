@@ -215,6 +215,7 @@ class Matrix(NamedTuple):
     releases: tuple[Release, ...]
     cuda_families: Mapping[str, DriverFloor] = _EMPTY  # "12" -> floor
     gpu_driver_floor: Mapping[str, GpuDriverFloor] = _EMPTY  # CC major ("12") -> floor
+    gpu_driver_last: tuple[tuple[int, str, str], ...] = ()  # (up to sm, newest driver branch, generations)
     gfx_aliases: Mapping[str, tuple[str, ...]] = _EMPTY  # "gfx1031" -> ("gfx1030",)
     gfx_aliases_confidence: str = "secondary"
     rocm_platforms: tuple[str, ...] = ("linux_x86_64",)
@@ -353,6 +354,7 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         cuda_families=MappingProxyType(families),
         gpu_driver_floor=MappingProxyType({major: GpuDriverFloor(f["driver"], f["arch"], f.get("conf", "secondary"))
                                            for major, f in cuda.get("gpu_driver_floor", {}).items()}),
+        gpu_driver_last=tuple((row["up_to_sm"], row["driver"], row["arch"]) for row in cuda.get("gpu_driver_last", ())),
         gfx_aliases=MappingProxyType({k: tuple(v) for k, v in data.get("rocm", {}).get("aliases", {}).items()}),
         gfx_aliases_confidence=data.get("rocm", {}).get("aliases_conf", "secondary"),
         rocm_platforms=tuple(data.get("rocm", {}).get("platforms", ("linux_x86_64",))),

@@ -72,6 +72,25 @@ def cubin_or_ptx(arch: CudaArch, sm: int) -> tuple[str, int] | None:
     return ("ptx", max(ptx)) if ptx else None
 
 
+def possible_capabilities(matrix: Matrix, driver: str | None, platform: str) -> list[int]:
+    """The compute capabilities (×10) a GPU of unknown model may have: those the platform's builds have ever
+    targeted, less those the driver cannot drive (too new for it: ``gpu_driver_floor``; too old for it: the
+    generations ``gpu_driver_last`` ends before its branch)."""
+    every = sorted({sm for r in matrix.releases for arch in r.cuda.get(platform, {}).values() for sm in arch.sm})
+    if not driver:
+        return every
+    branch = numeric_key(driver)[0]
+    out = []
+    for sm in every:
+        floor = matrix.gpu_driver_floor_for(sm)
+        if floor is not None and not driver_meets(driver, floor.driver)[0]:
+            continue
+        if any(sm <= up_to and branch > int(last) for up_to, last, _ in matrix.gpu_driver_last):
+            continue
+        out.append(sm)
+    return out
+
+
 def _served_text(sm: int, how: str, target: int) -> str:
     """How one GPU architecture runs a build: "has sm_90 kernels", "sm_89 runs its sm_86 kernels", "sm_121 runs
     sm_120 PTX by just-in-time compilation"."""

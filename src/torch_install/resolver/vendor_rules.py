@@ -11,7 +11,7 @@ can decide return a Plan, the others return nothing.
 from ..drivers import rocm_for_amdgpu_driver
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
 from ..versions import numeric_key
-from .matrix import Release
+from .matrix import Release, version_key
 from .plan import Need, Plan
 from .rules import (
     ROCM_DRIVER_WINDOW,
@@ -22,7 +22,9 @@ from .rules import (
     driver_need,
     family_candidates,
     hsa_override,
+    possible_capabilities,
     rocm_distance,
+    sm_text,
 )
 from .search_state import Search
 from .variants import cuda_version, rocm_version
@@ -87,6 +89,24 @@ class VendorRules:
         """After the forced variant's verdict: what was not checked."""
 
 
+def older_build(search: Search, policy: VendorPolicy, gpus: list[Gpu], found: Walk, missing: list[int]) -> str:
+    """", which torch 2.14.1+cu126 serves": another usable build of the release, else the newest of an older
+    matching release, that serves every ``missing`` target ("" when none does)."""
+    assert found.release is not None
+    for other in found.others:  # the same release's other usable builds first
+        arch = found.release.cuda_arch(other.variant, search.platform)
+        if arch is not None and all(cubin_or_ptx(arch, sm) for sm in missing):
+            return f", which torch {found.release.version}+{other.variant} serves"
+    for release in search.matrix.releases:
+        if version_key(release.version) >= version_key(found.release.version) or not search.matches(release):
+            continue
+        for verdict in search.verdicts(release, policy, gpus):
+            arch = release.cuda_arch(verdict.variant, search.platform)
+            if verdict.usable and arch is not None and all(cubin_or_ptx(arch, sm) for sm in missing):
+                return f", which torch {release.version}+{verdict.variant} serves"
+    return ""
+
+
 class CudaRules(VendorRules):
     """NVIDIA: the driver decides which CUDA builds run; PTX runs newer GPUs by just-in-time compilation."""
 
@@ -104,6 +124,43 @@ class CudaRules(VendorRules):
             search.plan.note(f"NVIDIA driver taken as {search.machine.nvidia_driver}, {source}: a newer driver may "
                              "allow newer builds")
         return super().before(search, releases, gpus)
+
+    def accept(self, search: Search, found: Walk, gpus: list[Gpu]) -> Walk:
+        """A GPU of unknown compute capability: of the chosen release's usable variants, the one whose arch list
+        serves the most of the generations the driver can drive (not silently the narrowest); a note says what
+        the choice rests on and how to settle it."""
+        unknown = [g for g in gpus if g.sm is None]
+        if not unknown or found.verdict is None or found.release is None:
+            return found
+        release, platform = found.release, search.platform
+        possible = possible_capabilities(search.matrix, search.machine.nvidia_driver, platform)
+        if not possible:
+            return found
+
+        def served(variant: str) -> list[int]:
+            arch = release.cuda_arch(variant, platform)
+            return [sm for sm in possible if arch is not None and cubin_or_ptx(arch, sm) is not None]
+
+        chosen = found.verdict
+        best = max([chosen, *found.others], key=lambda v: len(served(v.variant)))
+        if len(served(best.variant)) > len(served(chosen.variant)):
+            found.others = [chosen, *(o for o in found.others if o is not best)]
+            found.verdict = best
+        names = ", ".join(g.label_with_arch for g in unknown)
+        covers = served(found.verdict.variant)
+        missing = [sm for sm in possible if sm not in covers]
+        span = f"{sm_text(min(possible))}–{sm_text(max(possible))}"
+        driver = search.machine.nvidia_driver
+        why = f"driver {driver} drives" if driver else "NVIDIA's builds target"
+        text = (f"compute capability of {names} unknown: {why} {span}; {release.version}+{found.verdict.variant} "
+                f"serves {len(covers)} of those {len(possible)} targets"
+                + (f" (not {', '.join(sm_text(m) for m in missing)}"
+                   f"{older_build(search, self.policy, gpus, found, missing)})" if missing else "")
+                + (f", more than {chosen.variant}" if found.verdict is not chosen else "")
+                + "; state it to settle the choice: compute_capability in the profile or --gpu NAME "
+                "('nvidia-smi --query-gpu=compute_cap --format=csv,noheader' prints it)")
+        search.plan.note(text)
+        return found
 
     def chosen(self, search: Search, found: Walk) -> None:
         """The driver-native variant stays chosen; when its arch list is only inferred and the release default's
