@@ -32,10 +32,23 @@ from torch_install.index.default_index import default_index_url  # noqa: E402
 from torch_install.index.wheel_metadata import wheel_metadata  # noqa: E402
 
 PROJECTS = ("torch", "torchvision", "torchaudio")
-# releases whose wheels' PEP 658 METADATA is kept (its header: the Requires-Dist lines with their markers), one
-# wheel per platform: what the build of a default-index wheel is read from, and what a decoupled companion needs
-METADATA_OF = {"torch": ("2.6.0", "2.9.1", "2.10.0", "2.11.0", "2.15.0"), "torchaudio": ("2.9.1", "2.11.0", "2.11.1"),
-               "torchvision": ("0.26.0",)}
+# whose wheels' PEP 658 METADATA is kept (its header: the Requires-Dist lines with their markers), one wheel per
+# platform: every torch release of the embedded matrix (what its default build is read from) and every
+# torchvision/torchaudio release it pairs with (what that one needs of torch; one platform is enough)
+def metadata_of() -> dict[str, tuple[str, ...]]:
+    from torch_install.resolver.matrix import load_matrix
+
+    matrix = load_matrix()
+    out: dict[str, set[str]] = {"torch": {r.version for r in matrix.releases}, "torchvision": set(),
+                                "torchaudio": set()}
+    for release in matrix.releases:
+        for name, version in release.companions.items():
+            out[name].add(version)
+        for name, versions in matrix.decoupled_companions.items():
+            out[name].update(versions)
+    return {name: tuple(sorted(v)) for name, v in out.items()}
+
+
 PLATFORMS = ("win_amd64", "manylinux_2_28_x86_64", "manylinux_2_28_aarch64", r"macosx_[0-9]+_[0-9]+_arm64")
 ACCEPT = "application/vnd.pypi.simple.v1+json"
 MAX_BYTES = 32 << 20
@@ -70,15 +83,17 @@ def relative(page_url: str, file_url: str) -> str:
 
 
 def capture_metadata(project: str, page_url: str, page: dict, directory: Path) -> None:
-    """``metadata/<wheel>.metadata``: the METADATA header (up to its description) of one cp312 wheel per platform
-    of each release in ``METADATA_OF``."""
+    """``metadata/<wheel>.metadata``: the METADATA header (up to its description) of one wheel (cp312 where there
+    is one) per platform of each release ``metadata_of`` names (companions: Linux x86_64 only)."""
     directory.mkdir(parents=True, exist_ok=True)
-    for version in METADATA_OF.get(project, ()):
-        for platform in PLATFORMS:
-            wheel = next((f for f in page.get("files", []) if f["filename"].startswith(f"{project}-{version}-")
-                          and ("-cp312-" in f["filename"] or "-py3-none-" in f["filename"])
-                          and re.search(platform + r"\.whl$", f["filename"])), None)
-            if wheel is None:
+    platforms = PLATFORMS if project == "torch" else PLATFORMS[1:2]
+    for version in metadata_of().get(project, ()):
+        for platform in platforms:
+            files = [f for f in page.get("files", []) if f["filename"].startswith(f"{project}-{version}-")
+                     and re.search(platform + r"\.whl$", f["filename"])]
+            wheel = next((f for f in files if "-cp312-" in f["filename"] or "-py3-none-" in f["filename"]),
+                         files[0] if files else None)
+            if wheel is None or (directory / f"{wheel['filename']}.metadata").exists():
                 continue
             # the index's PEP 658 file where it has one, else the wheel's own member through range reads
             text = wheel_metadata(Fetcher(), urllib.parse.urljoin(page_url, wheel["url"]))
