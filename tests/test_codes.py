@@ -47,6 +47,6 @@ def test_an_unknown_code_is_a_bug_not_output() -> None:
     with pytest.raises(ValueError, match="unknown plan warning code 'driver-old'"):
         check_code("driver-old")
     with pytest.raises(ValueError, match="unknown doctor finding code 'no-torchs'"):
-        Finding("no-torchs", "warning", "title")
+        Finding("no-torchs", "warning", "title").checked()  # every finding is checked as the doctor collects it
     with pytest.raises(ValueError, match="severity"):
-        Finding("no-torch", "fatal", "title")
+        Finding("no-torch", "fatal", "title").checked()

@@ -303,3 +303,35 @@ def test_the_text_report_keeps_its_values_in_one_column(tmp_path):
     head = text.split("\n\n")[0].splitlines()
     assert [line.split()[0] for line in head] == ["Python", "torch", "torchvision", "machine"]
     assert len({len(line) - len(line[len(line.split()[0]):].lstrip()) for line in head}) == 1, head
+
+
+@pytest.mark.parametrize("tag", ["cp312-cp312-manylinux_2_28_x86_64", "py2.py3-none-any", "cp313-cp313t-win_amd64",
+                                 "cp38-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64",
+                                 "CP311-CP311-MACOSX_11_0_ARM64", "not-a", "a--b"])
+def test_wheel_tags_are_read_as_packaging_reads_them(tag: str) -> None:
+    from packaging.tags import parse_tag
+
+    from torch_install.wheel_tags import _parsed
+
+    try:
+        expected = sorted((t.interpreter, t.abi, t.platform) for t in parse_tag(tag))
+    except ValueError:
+        expected = []
+    assert sorted(_parsed((tag,))) == expected
+
+
+@pytest.mark.parametrize("line", ["torch==2.9.1", "torch (==2.11.0)", "torch>=2.14.0", "torch (>=2.0,<3)",
+                                  "torch==2.8.0; extra == 'x'", "torchaudio==2.9.1", "torch-geometric", "numpy"])
+def test_a_companions_torch_requirement_is_read_as_packaging_reads_it(line: str) -> None:
+    from packaging.requirements import Requirement
+    from packaging.specifiers import SpecifierSet
+
+    from torch_install.doctor.checks import _TORCH_REQUIREMENT
+
+    req = Requirement(line)
+    found = _TORCH_REQUIREMENT.match(line)
+    if req.name != "torch":
+        assert found is None
+    else:
+        assert found is not None and req.specifier == SpecifierSet(found["spec"] or "")
+        assert ("extra" in (found["marker"] or "")) == (req.marker is not None)

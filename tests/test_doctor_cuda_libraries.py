@@ -7,7 +7,6 @@ RECORD lists them) and its fix, applied to the fixture, gives a healthy report.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import shutil
 from pathlib import Path
@@ -101,7 +100,7 @@ def test_pins_follow_the_inspected_interpreters_markers(tmp_path):
     installed = inspect_environment(interpreter(site))
     torch = installed.dist("torch")
     assert len(cuda_library_pins(installed, torch)) == 14
-    arm = installed._replace(interpreter=dataclasses.replace(installed.interpreter, machine="aarch64"))
+    arm = installed._replace(interpreter=installed.interpreter._replace(machine="aarch64"))
     assert cuda_library_pins(arm, torch) == []
     from doctor_cases import MACHINES
 

@@ -9,12 +9,15 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from torch_install.cli import main
 from torch_install.errors import InputError
 from torch_install.project.gather import gather
 from torch_install.project.pyproject import read_pyproject
 from torch_install.project.requirements_file import read_requirements
+from torch_install.resolver.request import canonical_name
 
 FIXTURES = Path(__file__).parent / "fixtures" / "requirements"
 CPU_LINUX = ["--os", "linux", "--arch", "x86_64", "--python", "3.12"]
@@ -233,3 +236,23 @@ def test_plan_reads_the_project_here_with_its_extra(tmp_path: Path, monkeypatch:
     assert plan["request"]["others"] == ["numpy<2", "Pillow"]
     assert main(["plan", *CPU_LINUX, "--extra", "vision"]) == 2
     assert "give --project too" in capsys.readouterr().err
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,8}[A-Za-z0-9](\[[a-z]{1,5}\])?((==|!=|<=|>=|<|>|~=)[0-9]{1,2}(\.[0-9]{1,2})"
+                     r"{1,2}(rc1|\.post1|\.dev2)?(,(<|>=)[0-9](\.[0-9])?)?)?", fullmatch=True))
+def test_the_fast_reading_of_a_plain_requirement_agrees_with_packaging(text: str) -> None:
+    from packaging.requirements import Requirement
+
+    from torch_install.project.requirements_file import _SIMPLE, requirement_name
+
+    assert _SIMPLE.match(text), text  # the fast path takes it
+    assert requirement_name(text, "test") == canonical_name(Requirement(text).name)
+
+
+@pytest.mark.parametrize("text", ["numpy<>2", "numpy==2.x", "numpy>=", "num py", "numpy[a b]"])
+def test_what_packaging_refuses_the_fast_path_leaves_to_it(text: str) -> None:
+    from torch_install.project.requirements_file import requirement_name
+
+    with pytest.raises(InputError):
+        requirement_name(text, "test")

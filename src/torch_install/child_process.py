@@ -9,8 +9,7 @@ Used by the probe (``nvidia-smi`` and friends), ``--python`` interpreter queries
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     import subprocess
@@ -20,8 +19,7 @@ if TYPE_CHECKING:
     from .progress import Status
 
 
-@dataclass(frozen=True)
-class Captured:
+class Captured(NamedTuple):
     """What a command left: exit code (negative: killed by that signal), stdout and stderr as text.
 
     ``returncode`` is None when it ran past its time limit and was killed; its output is then empty."""

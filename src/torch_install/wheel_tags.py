@@ -130,15 +130,14 @@ def python_of_tag(tag: str) -> str | None:
 
 
 def _parsed(tags: tuple[str, ...]) -> list[tuple[str, str, str]]:
-    """(interpreter, abi, platform) of each tag of a WHEEL file's ``Tag`` lines (compressed sets expanded)."""
-    from packaging.tags import parse_tag
-
+    """(interpreter, abi, platform) of each tag of a WHEEL file's ``Tag`` lines (compressed sets expanded, lower
+    case, as packaging's ``parse_tag`` gives them)."""
     out = []
     for text in tags:
-        try:
-            out += [(t.interpreter, t.abi, t.platform) for t in parse_tag(text.strip())]
-        except ValueError:  # not interpreter-abi-platform: not a tag
+        parts = text.strip().lower().split("-")
+        if len(parts) != 3 or not all(parts):  # not interpreter-abi-platform: not a tag
             continue
+        out += [(i, a, p) for i in parts[0].split(".") for a in parts[1].split(".") for p in parts[2].split(".")]
     return out
 
 

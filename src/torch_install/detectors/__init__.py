@@ -36,7 +36,7 @@ class GpuRecord:
 class Found:
     """Facts gathered so far by one detection run."""
 
-    __slots__ = ("values", "sources", "gpus", "notes")
+    __slots__ = ("values", "sources", "gpus", "notes", "_by_slot")
 
     def __init__(self, values: dict[str, Any] | None = None, sources: dict[str, str] | None = None,
                  gpus: list[GpuRecord] | None = None, notes: list[str] | None = None) -> None:
@@ -44,6 +44,10 @@ class Found:
         self.sources: dict[str, str] = {} if sources is None else sources  # Machine field -> source
         self.gpus: list[GpuRecord] = [] if gpus is None else gpus
         self.notes: list[str] = [] if notes is None else notes
+        self._by_slot: dict[str, list[GpuRecord]] = {}  # slot key -> its records: find_gpu is one lookup
+        for record in self.gpus:
+            if record.slot:
+                self._by_slot.setdefault(_slot_key(record.slot), []).append(record)
 
     def set(self, name: str, value: Any, source: str, override: bool = False) -> None:
         """Record a Machine field; the first source wins unless ``override`` (user hints)."""
@@ -57,15 +61,16 @@ class Found:
         record = GpuRecord(gpu, {f: source for f, v in gpu._asdict().items()
                                  if v is not None and f not in ("count", "visible")}, slot)
         self.gpus.append(record)
+        if slot:
+            self._by_slot.setdefault(_slot_key(slot), []).append(record)
         return record
 
     def find_gpu(self, slot: str | None = None, vendor: str | None = None) -> GpuRecord | None:
         """The GPU at a PCI address, else None."""
         if slot is None:
             return None
-        key = _slot_key(slot)
-        for record in self.gpus:
-            if record.slot and _slot_key(record.slot) == key and (vendor is None or record.gpu.vendor == vendor):
+        for record in self._by_slot.get(_slot_key(slot), ()):
+            if vendor is None or record.gpu.vendor == vendor:
                 return record
         return None
 

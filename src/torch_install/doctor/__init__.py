@@ -8,8 +8,8 @@ command for the inspected interpreter. The JSON form is documented in docs/docto
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import vendors
 from ..resolver.choose import resolve
@@ -43,15 +43,14 @@ REPORTED_ENV = (
 )
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(NamedTuple):
     machine: Machine
     installed: Installed
     torch: Flavour | None
     findings: tuple[Finding, ...]
     fix: Fix | None = None
     runtime: RuntimeReport | None = None
-    environment: Mapping[str, str] = field(default_factory=dict)
+    environment: Mapping[str, str] = MappingProxyType({})
 
     @property
     def hardware_known(self) -> bool:
@@ -108,7 +107,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     strings to the plan for this machine (default: the resolver with the given matrix).
     """
     environ = dict(environ if environ is not None else (probe.environ if probe is not None else {}))
-    machine = machine._replace(python=installed.interpreter.python)
+    machine = machine._replace(python=installed.interpreter.python, python_full=installed.interpreter.python_full)
     if plan_for is None:
         plan_for = default_planner(machine, matrix, index_base)
     ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
@@ -138,7 +137,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
 
 def _fill_fix(findings: list[Finding], fix: Fix | None) -> list[Finding]:
     text = fix.command if fix else "no PyTorch build runs on this machine (see `torch-install plan` for why)"
-    return [replace(f, fix=f.fix.replace(INSTALL_FIX, text)) if f.fix and INSTALL_FIX in f.fix else f
+    return [f._replace(fix=f.fix.replace(INSTALL_FIX, text)) if f.fix and INSTALL_FIX in f.fix else f
             for f in findings]
 
 

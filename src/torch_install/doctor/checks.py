@@ -11,9 +11,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import vendors
 from ..environment.dists import Dist, record_paths
@@ -58,36 +57,36 @@ CUDA_LIBS = re.compile(r"^lib(cudnn|cublas|cublasLt|nvJitLink|nvrtc|cudart|cuspa
                        r"cusolver|nccl|cupti|nvToolsExt|cufile)(_[a-z_]+)?\.so(\.[0-9]+)*$")
 
 
-@dataclass(frozen=True)
-class Finding:
-    code: str
+class Finding(NamedTuple):
+    code: str  # one of CODES (``checked`` says so)
     severity: str  # error | warning | info
     title: str
     evidence: tuple[str, ...] = ()
     fix: str | None = None  # a command, an instruction, or INSTALL_FIX
 
-    def __post_init__(self) -> None:
+    def checked(self) -> Finding:
+        """Itself, or ValueError for a code or severity the contract does not have."""
         if self.code not in CODES:
             raise ValueError(f"unknown doctor finding code {self.code!r} (add it to CODES and docs/doctor-json.md)")
         if self.severity not in SEVERITIES:
             raise ValueError(f"unknown finding severity {self.severity!r}")
+        return self
 
     def to_dict(self) -> dict[str, object]:
         return {"code": self.code, "severity": self.severity, "title": self.title,
                 "evidence": list(self.evidence), "fix": self.fix}
 
 
-@dataclass
 class Context:
     """Everything the checks look at. ``probe`` reads the machine's files and environment (this host or a
     --sysroot tree); it is None for a --target profile, whose files the doctor cannot see."""
 
-    machine: Machine
-    installed: Installed
-    matrix: Matrix
-    probe: Probe | None = None
-    environ: Mapping[str, str] = field(default_factory=dict)
-    plan_for: Callable[[tuple[str, ...]], Plan] | None = None  # packages -> plan for this machine
+    def __init__(self, machine: Machine, installed: Installed, matrix: Matrix, probe: Probe | None = None,
+                 environ: Mapping[str, str] | None = None,
+                 plan_for: Callable[[tuple[str, ...]], Plan] | None = None) -> None:
+        self.machine, self.installed, self.matrix, self.probe = machine, installed, matrix, probe
+        self.environ: Mapping[str, str] = environ if environ is not None else {}
+        self.plan_for = plan_for  # packages -> plan for this machine
 
     @cached_property
     def torch(self) -> Flavour | None:
@@ -187,13 +186,15 @@ def check_duplicate_torch_install(ctx: Context) -> list[Finding]:
                     fix)]
 
 
+# a Requires-Dist line on torch itself: "torch==2.9.1", "torch (==2.11.0)", "torch>=2.14.0; extra == 'x'"
+_TORCH_REQUIREMENT = re.compile(r"^\s*torch\s*(?:\[[^\]]*\])?\s*\(?\s*(?P<spec>[<>=!~][^;()]*?)?\s*\)?\s*"
+                                r"(?:;(?P<marker>.*))?$", re.IGNORECASE)
+
+
 def check_companion_mismatch(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     if torch is None:
         return []
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.version import InvalidVersion, Version
-
     findings: list[Finding] = []
     for package in ("torchvision", "torchaudio"):
         dist = ctx.installed.dist(package)
@@ -201,19 +202,22 @@ def check_companion_mismatch(ctx: Context) -> list[Finding]:
             continue
         companion = companion_flavour(package, dist, ctx.installed.builds.get(package))
         evidence: list[str] = []
-        for line in dist.requires:
-            try:
-                req = Requirement(line)
-            except InvalidRequirement:
+        for line in dist.requires:  # only the lines on torch are read (packaging's requirement parser is not needed)
+            found = _TORCH_REQUIREMENT.match(line)
+            if not found or "extra" in (found["marker"] or ""):
                 continue
-            if req.name.lower() != "torch" or (req.marker and "extra" in str(req.marker)):
-                continue
+            if (found["spec"] or "").replace(" ", "") == "==" + torch.version.split("+")[0]:
+                continue  # the common case, settled without packaging's specifiers
+            from packaging.specifiers import InvalidSpecifier, SpecifierSet
+            from packaging.version import InvalidVersion, Version
+
             try:
-                ok = req.specifier.contains(Version(torch.version), prereleases=True)
-            except InvalidVersion:
+                ok = SpecifierSet(found["spec"]).contains(Version(torch.version), prereleases=True)
+            except (InvalidSpecifier, InvalidVersion):
                 continue
             if not ok:
-                evidence.append(f"{package} {dist.version} requires {req} but torch is {torch.version}")
+                evidence.append(f"{package} {dist.version} requires torch{found['spec'].replace(' ', '')} but torch is "
+                                f"{torch.version}")
         if not evidence and not any("torch" in r.split(";")[0].lower() for r in dist.requires) and \
                 ctx.matrix.has_release(torch.version):
             expected = ctx.matrix.release(torch.version).companions.get(package)
@@ -850,5 +854,5 @@ def all_checks() -> tuple[Check, ...]:
 
 def run_checks(ctx: Context) -> list[Finding]:
     """Every check, in order; errors first, then warnings, then info."""
-    findings = [f for check in all_checks() for f in check(ctx)]
+    findings = [f.checked() for check in all_checks() for f in check(ctx)]
     return sorted(findings, key=lambda f: SEVERITIES.index(f.severity))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import vendors
 from ..resolver.commands import installer_argv
@@ -23,8 +23,7 @@ from .inspect import Installed
 CPU_SPACE_GB = 1.0  # rough free space a CPU reinstall needs (download and unpacked); a vendor's row has its own
 
 
-@dataclass(frozen=True)
-class Fix:
+class Fix(NamedTuple):
     plan: Plan
     command: str
     reason: str  # one line: which version and why

@@ -8,7 +8,7 @@ The distribution version alone is not enough: default-index wheels carry no labe
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .. import vendors
 from ..environment.dists import Dist
@@ -19,8 +19,7 @@ _CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?==\s*([
 _CUDA_TOOLKIT_PIN = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
 
 
-@dataclass(frozen=True)
-class Flavour:
+class Flavour(NamedTuple):
     """An installed package's build: ``variant`` is cu128, rocm6.4, xpu, cpu or unknown."""
 
     package: str

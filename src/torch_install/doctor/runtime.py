@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import signal
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import NamedTuple
 
 from ..child_process import run_captured
 from .checks import INSTALL_FIX, Finding
@@ -65,12 +66,11 @@ emit()
 """.replace("MARKER", repr(MARKER))
 
 
-@dataclass(frozen=True)
-class RuntimeReport:
+class RuntimeReport(NamedTuple):
     """What importing torch in a child process showed."""
 
     ok: bool
-    facts: Mapping[str, object] = field(default_factory=dict)
+    facts: Mapping[str, object] = MappingProxyType({})
     findings: tuple[Finding, ...] = ()
 
     def to_dict(self) -> dict[str, object]:

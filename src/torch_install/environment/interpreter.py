@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..child_process import run_captured
 from ..errors import InputError
@@ -20,8 +20,7 @@ FACTS_TIMEOUT = 10.0
 MARKER = "EXTERNALLY-MANAGED"  # PEP 668
 
 
-@dataclass(frozen=True)
-class Interpreter:
+class Interpreter(NamedTuple):
     """A Python interpreter and its environment."""
 
     executable: str
@@ -43,6 +42,13 @@ class Interpreter:
         """Profile form: "3.12", free-threaded "3.13t"."""
         major_minor = ".".join(self.version.split(".")[:2])
         return major_minor + ("t" if self.free_threaded else "")
+
+    @property
+    def python_full(self) -> str | None:
+        """The patch release ("3.12.4"; None when the version is not one)."""
+        import re
+
+        return self.version if re.fullmatch(r"3\.[0-9]+\.[0-9]+((a|b|rc)[0-9]+)?", self.version) else None
 
     @property
     def in_venv(self) -> bool:

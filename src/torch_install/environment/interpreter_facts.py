@@ -12,9 +12,7 @@ each ``.pth`` file (its ``import`` lines are not run).
 """
 
 # Types are given in comments: annotations are syntax Python 3.6 does not have everywhere (``X | None``).
-import json
 import os
-import platform
 import site
 import sys
 import sysconfig
@@ -81,6 +79,56 @@ def _free_threaded():
     return bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
+def _version():
+    # type: () -> str
+    """``platform.python_version()``, read from ``sys.version_info`` ("3.12.4", "3.14.0rc1")."""
+    v = sys.version_info
+    level = {"alpha": "a", "beta": "b", "candidate": "rc"}.get(v[3])
+    return "{}.{}.{}".format(v[0], v[1], v[2]) + ("{}{}".format(level, v[4]) if level else "")  # noqa: UP032
+
+
+def _uname():
+    # type: () -> tuple[str, str]
+    """(``platform.system()``, ``platform.machine()``); ``os.uname`` where there is one (platform costs more
+    to import than the rest of this script)."""
+    if hasattr(os, "uname"):
+        name = os.uname()
+        return name.sysname, name.machine
+    import platform
+
+    return platform.system(), platform.machine()
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def to_json(value):
+    # type: (object) -> str
+    """``json.dumps(value)`` for the values ``collect`` gives (None, bools, strings, lists, dicts), without
+    importing json (whose import costs more than the rest of this script): every non-ASCII character escaped."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(to_json(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(to_json(str(k)) + ": " + to_json(v) for k, v in value.items()) + "}"
+    out = []
+    for char in str(value):
+        code = ord(char)
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif 0x20 <= code < 0x7F:
+            out.append(char)
+        elif code > 0xFFFF:
+            code -= 0x10000
+            out.append("\\u{:04x}\\u{:04x}".format(0xD800 | (code >> 10), 0xDC00 | (code & 0x3FF)))  # noqa: UP032
+        else:
+            out.append("\\u{:04x}".format(code))  # noqa: UP032
+    return '"' + "".join(out) + '"'
+
+
 def collect():
     # type: () -> dict[str, object]
     """Version, platform, import path and site directories of the running interpreter."""
@@ -109,11 +157,11 @@ def collect():
         user_site = None
     return {
         "executable": sys.executable,
-        "version": platform.python_version(),
+        "version": _version(),
         "implementation": sys.implementation.name,
         "free_threaded": _free_threaded(),
-        "system": platform.system(),
-        "machine": platform.machine(),
+        "system": _uname()[0],
+        "machine": _uname()[1],
         "path": path,
         "site_packages": site_packages,
         "user_site": user_site,
@@ -126,4 +174,4 @@ def collect():
 
 
 if __name__ == "__main__":
-    sys.stdout.write(json.dumps(collect()))
+    sys.stdout.write(to_json(collect()))

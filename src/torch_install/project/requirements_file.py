@@ -201,6 +201,15 @@ def _requirement(text: str, options: list[str], origin: str, editable: bool, con
                   editable=editable, constraint=constraint, via=via, file=top)
 
 
+# "numpy<2", "torch[opt-einsum]>=2.8,!=2.9.0": a name, extras and PEP 440 version clauses, nothing else; read
+# without packaging (whose import costs more than the rest of a plan); anything else goes to packaging
+_VERSION = r"(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?" \
+           r"(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?)"
+_CLAUSE = rf"(?:==|!=|<=|>=|<|>|~=)\s*{_VERSION}"
+_SIMPLE = re.compile(rf"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[\s*[A-Za-z0-9._-]+(?:\s*,\s*"
+                     rf"[A-Za-z0-9._-]+)*\s*\])?\s*(?:{_CLAUSE}(?:\s*,\s*{_CLAUSE})*)?\s*$", re.IGNORECASE)
+
+
 def requirement_name(text: str, origin: str) -> str | None:
     """The canonical project name a requirement names; None for a path or URL that names none. A requirement that
     is not one is an InputError naming ``origin``."""
@@ -213,6 +222,9 @@ def requirement_name(text: str, origin: str) -> str | None:
         if wheel.endswith(".whl") and "-" in wheel:
             return canonical_name(wheel.split("-", 1)[0])
         return None
+    simple = _SIMPLE.match(text)
+    if simple:
+        return canonical_name(simple[1])
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:
