@@ -44,7 +44,7 @@ class Found:
         self.sources: dict[str, str] = {} if sources is None else sources  # Machine field -> source
         self.gpus: list[GpuRecord] = [] if gpus is None else gpus
         self.notes: list[str] = [] if notes is None else notes
-        self._by_slot: dict[str, list[GpuRecord]] = {}  # slot key -> its records: find_gpu is one lookup
+        self._by_slot: dict[tuple[int, str], list[GpuRecord]] = {}  # slot key -> its records: one lookup
         for record in self.gpus:
             if record.slot:
                 self._by_slot.setdefault(_slot_key(record.slot), []).append(record)
