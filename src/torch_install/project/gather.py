@@ -13,7 +13,6 @@ from ..errors import InputError
 from ..resolver.plan import FileOption, RequirementsSource, Wanted
 from ..resolver.request import PACKAGES
 from ..versions import MAX_DIGITS
-from .requirements_file import read_requirements, requirement_name
 
 if TYPE_CHECKING:
     from ..resolver.plan import Request
@@ -70,6 +69,8 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     elif extras or groups:
         raise InputError("--extra and --group select from a project's pyproject.toml: give --project too")
     for path, constraint in [*((p, False) for p in requirement_files), *((p, True) for p in constraint_files)]:
+        from .requirements_file import read_requirements  # a plain plan never reads a file
+
         parsed = read_requirements(path, constraint, environ)
         entries = list(parsed.entries)
         has_family = any(w.name in PACKAGES for w in entries)
@@ -112,6 +113,8 @@ def _name_of_argument(text: str) -> str | None:
     if re.match(_PLAIN_NAME, text):
         return canonical_name(text)
     try:
+        from .requirements_file import requirement_name
+
         return requirement_name(text.strip(), f"package {text!r}")
     except InputError as exc:
         raise InputError(str(exc).replace(f"package {text!r}: ", f"package {text!r}: not a valid requirement: ", 1)
