@@ -54,11 +54,11 @@ def page_rows(count: int) -> list[str]:
                "cp314-cp314", "cp314-cp314t")
     platforms = ("manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "win_amd64", "linux_x86_64")
     names: list[str] = []
-    minor, patch, build = 15, 0, 0
-    while len(names) < count:
-        version = f"2.{minor}.{patch}" + (f".dev{build}" if build else "")
+    minor, patch = 15, 0
+    while len(names) < count:  # 2.15.0 … 2.0.0, then 2.15.1 … and so on: release versions, as the index has
+        version = f"2.{minor}.{patch}"
         names += [f"torch-{version}+{v}-{py}-{pl}.whl" for v in variants for py in pythons for pl in platforms]
-        minor, patch, build = (minor - 1, 0, build) if minor > 0 else (15, patch + 1, build + 1)
+        minor, patch = (minor - 1, patch) if minor > 0 else (15, patch + 1)
     return names[:count]
 
 

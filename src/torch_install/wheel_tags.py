@@ -6,6 +6,7 @@ wheels the index offers the target) and by the doctor (which glibc a wheel's tag
 # NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
 import re
 import sys
+from functools import cache
 from typing import NamedTuple
 
 from .machine import Machine
@@ -120,8 +121,10 @@ def target_tags(machine: Machine) -> TargetTags:
     return TargetTags(frozenset(str(t) for t in accepted), frozenset(platforms), key, tuple(assumed))
 
 
+@cache
 def python_of_tag(tag: str) -> str | None:
-    """ "cp313-cp313t-manylinux_2_28_x86_64" -> "3.13t"; None for a tag that is not a CPython one."""
+    """ "cp313-cp313t-manylinux_2_28_x86_64" -> "3.13t"; None for a tag that is not a CPython one (cached: a page
+    repeats a few tags over its thousands of files)."""
     interpreter, abi, _ = tag.split("-", 2)
     match = re.fullmatch(r"cp([0-9])([0-9]+)", interpreter)
     if not match:

@@ -56,14 +56,17 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
 
     found: dict[str, dict[str, Any]] = {}
     wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
+    prerelease: dict[str, bool | None] = {}  # version -> pre-release (None: not a version); a page repeats each
     for wheel in wheels:
         if not any(t.rsplit("-", 1)[-1] in target.platforms for t in wheel.tags):
             continue
-        try:
-            parsed = Version(wheel.version)
-        except InvalidVersion:
-            continue
-        if parsed.is_prerelease and not pre_releases:
+        if wheel.version not in prerelease:
+            try:
+                prerelease[wheel.version] = Version(wheel.version).is_prerelease
+            except InvalidVersion:
+                prerelease[wheel.version] = None
+        pre = prerelease[wheel.version]
+        if pre is None or (pre and not pre_releases):
             continue
         variant = unlabelled if unlabelled and not wheel.label else variant_of_label(wheel.label, platform)
         if variant is None:
