@@ -26,9 +26,12 @@ ARCHES = ("x86_64", "aarch64", "arm64")
 
 # Patterns are strings: only profile validation needs them, and re.fullmatch caches what it compiles.
 _VERSION = r"^[0-9]+(\.[0-9]+){0,3}$"
+# a Python patch release as interpreters report it: "3.14.1", "3.15.0rc1" (the one pattern for profiles,
+# detection and the inspected interpreter)
+PYTHON_PATCH = r"3\.[0-9]{1,2}\.[0-9]{1,3}(?:(?:a|b|rc)[0-9]{1,3})?"
 _PATTERNS: dict[str, tuple[str, str]] = {
     "python": (r"^3\.[0-9]{1,2}t?$", 'like "3.12" or "3.13t" (or "3.14.1")'),
-    "python_full": (r"^3\.[0-9]{1,2}\.[0-9]{1,3}((a|b|rc)[0-9]{1,3})?$", 'like "3.14.1"'),
+    "python_full": (f"^{PYTHON_PATCH}$", 'like "3.14.1"'),
     "pci_id": (r"^[0-9a-f]{4}:[0-9a-f]{4}$", 'like "10de:2684" (lower-case hex vendor:device)'),
     "compute_capability": (r"^[0-9]{1,2}\.[0-9]$", 'like "8.9"'),
     "gfx": (r"^gfx[0-9a-f]{3,4}$", 'like "gfx1100"'),
@@ -225,11 +228,18 @@ def _python_with_patch(data: dict[str, Any]) -> dict[str, Any]:
     """``"python": "3.14.1"`` (or "3.13.1t", as copied from ``python -VV``) is python "3.14" with python_full
     "3.14.1"."""
     value = data.get("python")
-    found = re.fullmatch(r"(3\.[0-9]{1,2})(\.[0-9]{1,3}(?:(?:a|b|rc)[0-9]{1,3})?)(t?)", value) \
-        if isinstance(value, str) else None
+    found = re.fullmatch(f"({PYTHON_PATCH})(t?)", value) if isinstance(value, str) else None
     if not found:
         return data
-    return {**data, "python": found[1] + found[3], "python_full": data.get("python_full") or found[1] + found[2]}
+    minor = ".".join(found[1].split(".")[:2])
+    return {**data, "python": minor + found[2], "python_full": data.get("python_full") or found[1]}
+
+
+def python_patch_release(version: str | None) -> str | None:
+    """The patch release a version string names ("3.14.1"; a development build's trailing "+" dropped), else
+    None ("3.14", "garbage")."""
+    found = re.fullmatch(f"({PYTHON_PATCH})\\+?", (version or "").strip())
+    return found[1] if found else None
 
 
 def machine_from_dict(data: Any, origin: str = "profile") -> Machine:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from ..machine import python_patch_release
 from ..probe import Probe
 from . import Found
 
@@ -94,9 +95,9 @@ def _detect_python(probe: Probe, found: Found) -> None:
     python = parse_python(version, free)
     free_note = " (free-threaded build)" if python and python.endswith("t") else ""
     found.set("python", python, f"Python {version}{free_note}")
-    full = re.fullmatch(r"(3\.[0-9]{1,2}\.[0-9]{1,3}(?:(?:a|b|rc)[0-9]{1,3})?)\+?", (version or "").strip())
+    full = python_patch_release(version)
     if python and full:
-        found.set("python_full", full[1], f"Python {version}")
+        found.set("python_full", full, f"Python {version}")
     implementation = (probe.host("python_implementation") or "").strip().lower()
     if re.fullmatch(r"[a-z]{2,20}", implementation):
         found.set("python_implementation", implementation, "sys.implementation.name")

@@ -46,9 +46,9 @@ class Interpreter(NamedTuple):
     @property
     def python_full(self) -> str | None:
         """The patch release ("3.12.4"; None when the version is not one)."""
-        import re
+        from ..machine import python_patch_release
 
-        return self.version if re.fullmatch(r"3\.[0-9]+\.[0-9]+((a|b|rc)[0-9]+)?", self.version) else None
+        return python_patch_release(self.version)
 
     @property
     def in_venv(self) -> bool:
