@@ -132,6 +132,11 @@ def python_of_tag(tag: str) -> str | None:
     return f"{match[1]}.{match[2]}{'t' if abi.endswith('t') else ''}"
 
 
+def expand_tag(python: str, abi: str, platform: str) -> list[tuple[str, str, str]]:
+    """The tags a compressed tag set names: ("py2.py3", "none", "any") -> [("py2", …), ("py3", …)] (PEP 425)."""
+    return [(i, a, p) for i in python.split(".") for a in abi.split(".") for p in platform.split(".")]
+
+
 def _parsed(tags: tuple[str, ...]) -> list[tuple[str, str, str]]:
     """(interpreter, abi, platform) of each tag of a WHEEL file's ``Tag`` lines (compressed sets expanded, lower
     case, as packaging's ``parse_tag`` gives them)."""
@@ -140,7 +145,7 @@ def _parsed(tags: tuple[str, ...]) -> list[tuple[str, str, str]]:
         parts = text.strip().lower().split("-")
         if len(parts) != 3 or not all(parts):  # not interpreter-abi-platform: not a tag
             continue
-        out += [(i, a, p) for i in parts[0].split(".") for a in parts[1].split(".") for p in parts[2].split(".")]
+        out += expand_tag(*parts)
     return out
 
 

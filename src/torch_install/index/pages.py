@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
+from ..wheel_tags import expand_tag
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
 ACCEPT = f"{JSON_CONTENT_TYPE}, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
@@ -439,7 +440,7 @@ def _normal_wheel(filename: str) -> "tuple[str, str, str, frozenset[str]] | None
     if label and any(part.isdigit() and part[0] == "0" and len(part) > 1 for part in label.split(".")):
         return None  # packaging writes "007" as "7"
     if "." in python or "." in abi or "." in platform:
-        tags = frozenset(f"{i}-{a}-{p}" for i in python.split(".") for a in abi.split(".") for p in platform.split("."))
+        tags = frozenset("-".join(tag) for tag in expand_tag(python, abi, platform))
     else:
         tags = frozenset((f"{python}-{abi}-{platform}",))
     return name.replace("_", "-"), version, label or "", tags
