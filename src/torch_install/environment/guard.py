@@ -65,16 +65,23 @@ def _installed(location: str, entry: str) -> Dist | None:
 def snapshot(site_packages: Sequence[str], names: set[str]) -> dict[str, Dist]:
     """The distributions of ``names`` installed in these directories (the first one found of each name)."""
     found: dict[str, Dist] = {}
+    for location, entry in _entries(site_packages):
+        dist = _installed(location, entry) if entry.endswith(".dist-info") else None
+        if dist and dist.name in names and dist.name not in found:
+            found[dist.name] = dist
+    return found
+
+
+def _entries(site_packages: Sequence[str]) -> Iterable[tuple[str, str]]:
+    """(directory, entry) of every entry of these directories, each directory sorted; one that cannot be listed
+    is skipped."""
     for location in site_packages:
         try:
             entries = sorted(os.listdir(location))
         except OSError:
             continue
         for entry in entries:
-            dist = _installed(location, entry) if entry.endswith(".dist-info") else None
-            if dist and dist.name in names and dist.name not in found:
-                found[dist.name] = dist
-    return found
+            yield location, entry
 
 
 def intact(dist: Dist) -> bool:
@@ -104,18 +111,13 @@ def stale_stashes(site_packages: Sequence[str], names: set[str]) -> list[str]:
     follow. A stash keeps the original's length and ends as it does, after ``~`` and pip's filler characters."""
     originals = {n.replace("-", "_").lower() for n in names}
     found = []
-    for location in site_packages:
-        try:
-            entries = sorted(os.listdir(location))
-        except OSError:
+    for location, entry in _entries(site_packages):
+        if not entry.startswith("~"):
             continue
-        for entry in entries:
-            if not entry.startswith("~"):
-                continue
-            tail = entry[1:].lstrip(_STASH_FIRST).lower()
-            project = tail[:-len(".dist-info")].rpartition("-")[0] if tail.endswith(".dist-info") else tail
-            if project and any(o.endswith(project) and len(o) > len(project) for o in originals):
-                found.append(os.path.join(location, entry))
+        tail = entry[1:].lstrip(_STASH_FIRST).lower()
+        project = tail[:-len(".dist-info")].rpartition("-")[0] if tail.endswith(".dist-info") else tail
+        if project and any(o.endswith(project) and len(o) > len(project) for o in originals):
+            found.append(os.path.join(location, entry))
     return found
 
 
