@@ -149,7 +149,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _image_targets(machines: list[Machine]) -> list[Machine]:
     """The targets one image serves: the Linux ones (a warning for each left out; none is an input error)."""
-    linux = [m for m in machines if m.os in (None, "linux")]
+    from ..render.container import image_platform
+
+    linux = [m for m in machines if image_platform(m)]
     if not linux:
         raise InputError("--format dockerfile: no target is a Linux machine, and a Dockerfile's RUN lines run "
                          "in a Linux image")

@@ -32,10 +32,16 @@ def newest_release_lines(plan: Plan) -> list[str]:
     return [f"torch {r.torch} {r.variant}: {r.reason}" for r in plan.rejected if r.torch == newest]
 
 
+def image_platform(machine: Machine) -> bool:
+    """Whether a container image can be the machine: its ``RUN`` lines run on Linux (an OS left open is taken as
+    the image's)."""
+    return machine.os in (None, "linux")
+
+
 def render_dockerfile(plan: Plan) -> str:
     """A commented ``RUN`` step: pinned versions with local labels, the index URL, ``--no-cache-dir``. A plan for
     macOS or Windows is an input error: the image's python3 runs on Linux."""
-    if plan.machine.os not in (None, "linux"):
+    if not image_platform(plan.machine):
         from ..errors import InputError
 
         raise InputError(f"--format dockerfile: the plan is for {plan.machine.os} {plan.machine.arch or ''}".rstrip()
