@@ -200,3 +200,15 @@ def test_a_python_patch_release_a_companion_excludes_is_honoured_where_known(
     plan = plan_json(capsys, "--os", "linux", "--arch", "x86_64", "--python", python, "torch", "torchvision")
     assert plan["choice"]["torch"] == torch
     assert any("excludes Python 3.14.1" in w["message"] for w in plan["warnings"]) is (python == "3.14.1")
+
+
+def test_a_companions_macos_floor_holds_on_intel_macs_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """torchvision 0.17.x's macosx_10_13_x86_64 wheels, beside torch 2.2.x's macosx_10_9 ones."""
+    profile = tmp_path / "mac.json"
+    profile.write_text(json.dumps({"os": "macos", "arch": "x86_64", "python": "3.10", "os_version": "10.12"}))
+    plan = plan_json(capsys, "--target", str(profile), "torch==2.2.2")
+    assert plan["choice"]["torch"] == "2.2.2"
+    assert main(["plan", "--target", str(profile), "torch==2.2.2", "torchvision", "--format", "json"]) == 4
+    warnings = [w["message"] for w in json.loads(capsys.readouterr().out)["warnings"]]
+    assert any("torchvision 0.17.2 (the match of torch 2.2.2) wheels for Python 3.10 need macOS ≥ 10.13" in w
+               for w in warnings), warnings

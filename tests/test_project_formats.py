@@ -109,7 +109,10 @@ def test_json_carries_every_requirement_with_where_it_came_from(tmp_path: Path,
 
 
 @pytest.mark.parametrize("given", [["--index-url", "https://mirror.example/simple"], ["-i", "https://mirror.example/simple"],
-                                   ["--index-url=https://mirror.example/simple"]])
+                                   ["--index-url=https://mirror.example/simple"],
+                                   ["--extra-index-url", "https://mirror.example/simple"],
+                                   ["--default-index", "https://mirror.example/simple"],
+                                   ["--index", "mine=https://mirror.example/simple"]])
 def test_an_index_after_the_dashes_serves_the_other_packages_never_the_build(
         given: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = render(capsys, "json", *CPU, "transformers", "--", *given, "--no-cache-dir")
@@ -119,6 +122,12 @@ def test_an_index_after_the_dashes_serves_the_other_packages_never_the_build(
     assert "mirror.example" not in first and "--index-url https://download.pytorch.org/whl/cpu --no-cache-dir" in first
     assert second.endswith(" ".join([*given, "--no-cache-dir"]))
     assert any("(after --): the packages from your index come from there" in n for n in plan["notes"])
+
+
+def test_an_offline_install_keeps_its_local_wheels_for_the_build(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = render(capsys, "pip", *CPU, "--", "--no-index", "--find-links", "./wheels")
+    assert code == 0, err
+    assert out.strip().endswith("--index-url https://download.pytorch.org/whl/cpu --no-index --find-links ./wheels")
 
 
 def test_an_index_after_the_dashes_serves_a_build_of_the_default_index(capsys: pytest.CaptureFixture[str]) -> None:
