@@ -8,10 +8,12 @@ can decide return a Plan, the others return nothing.
 """
 
 # NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+import itertools
+
 from ..drivers import rocm_for_amdgpu_driver
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
 from ..versions import numeric_key
-from .matrix import Release, version_key
+from .matrix import CudaArch, Release, version_key
 from .plan import Need, Plan
 from .rules import (
     ROCM_DRIVER_WINDOW,
@@ -93,18 +95,19 @@ def older_build(search: Search, policy: VendorPolicy, gpus: list[Gpu], found: Wa
     """", which torch 2.14.1+cu126 serves": another usable build of the release, else the newest of an older
     matching release, that serves every ``missing`` target ("" when none does)."""
     assert found.release is not None
-    for other in found.others:  # the same release's other usable builds first
-        arch = found.release.cuda_arch(other.variant, search.platform)
-        if arch is not None and all(cubin_or_ptx(arch, sm) for sm in missing):
-            return f", which torch {found.release.version}+{other.variant} serves"
-    for release in search.matrix.releases:
-        if version_key(release.version) >= version_key(found.release.version) or not search.matches(release):
-            continue
-        for verdict in search.verdicts(release, policy, gpus):
-            arch = release.cuda_arch(verdict.variant, search.platform)
-            if verdict.usable and arch is not None and all(cubin_or_ptx(arch, sm) for sm in missing):
-                return f", which torch {release.version}+{verdict.variant} serves"
+    older = (r for r in search.matrix.releases
+             if version_key(r.version) < version_key(found.release.version) and search.matches(r))
+    same = ((found.release, v) for v in found.others)  # the same release's other usable builds first
+    earlier = ((r, v) for r in older for v in search.verdicts(r, policy, gpus) if v.usable)
+    for release, verdict in itertools.chain(same, earlier):  # lazily: stops at the first that serves them
+        if len(serves(release.cuda_arch(verdict.variant, search.platform), missing)) == len(missing):
+            return f", which torch {release.version}+{verdict.variant} serves"
     return ""
+
+
+def serves(arch: CudaArch | None, targets: list[int]) -> list[int]:
+    """The compute capabilities of ``targets`` a build with this arch list runs (by cubin or PTX)."""
+    return [sm for sm in targets if arch is not None and cubin_or_ptx(arch, sm) is not None]
 
 
 class CudaRules(VendorRules):
@@ -137,17 +140,14 @@ class CudaRules(VendorRules):
         if not possible:
             return found
 
-        def served(variant: str) -> list[int]:
-            arch = release.cuda_arch(variant, platform)
-            return [sm for sm in possible if arch is not None and cubin_or_ptx(arch, sm) is not None]
-
         chosen = found.verdict
-        best = max([chosen, *found.others], key=lambda v: len(served(v.variant)))
-        if len(served(best.variant)) > len(served(chosen.variant)):
+        served = {v.variant: serves(release.cuda_arch(v.variant, platform), possible) for v in [chosen, *found.others]}
+        best = max([chosen, *found.others], key=lambda v: len(served[v.variant]))  # a tie keeps the chosen
+        if len(served[best.variant]) > len(served[chosen.variant]):
             found.others = [chosen, *(o for o in found.others if o is not best)]
             found.verdict = best
         names = ", ".join(g.label_with_arch for g in unknown)
-        covers = served(found.verdict.variant)
+        covers = served[found.verdict.variant]
         missing = [sm for sm in possible if sm not in covers]
         span = f"{sm_text(min(possible))}–{sm_text(max(possible))}"
         driver = search.machine.nvidia_driver
