@@ -70,7 +70,7 @@ def test_no_import_cycle() -> None:
 
 RESOLVER_MAY_IMPORT = ("torch_install.resolver", "torch_install.machine", "torch_install.versions",
                        "torch_install.drivers", "torch_install.package_data", "torch_install.errors",
-                       "torch_install.hosts", "torch_install.vendors", "torch_install.markers")
+                       "torch_install.hosts", "torch_install.vendors", "torch_install.markers", "torch_install.records")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in GRAPH if m.startswith("torch_install.resolver")))

@@ -9,8 +9,10 @@ Used by the probe (``nvidia-smi`` and friends), ``--python`` interpreter queries
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, NamedTuple
 
+from .records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Mapping
@@ -19,7 +21,7 @@ if TYPE_CHECKING:
     from .progress import Status
 
 
-class Captured(NamedTuple):
+class Captured(Record):
     """What a command left: exit code (negative: killed by that signal), stdout and stderr as text.
 
     ``returncode`` is None when it ran past its time limit and was killed; its output is then empty."""

@@ -11,15 +11,20 @@ no GPU device node is reachable (``--no-for-container`` turns it off); the CLI w
 (``cli/targets.py``), this module knows images.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import re
-from typing import Any, NamedTuple
 
 from . import vendors
 from .drivers import driver_for_toolkit
 from .machine import Gpu, Machine
 from .probe import Probe
+from .records import Record
 from .versions import numeric_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 GPU_DEVICE_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
 CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
@@ -30,7 +35,7 @@ ONEAPI_DIRS = ("/opt/intel/oneapi",)
 HINT_NAMES = "CUDA_VERSION, NVIDIA_REQUIRE_CUDA, NV_CUDA_*, ROCM_VERSION, /opt/rocm/.info/version, ONEAPI_ROOT"
 
 
-class ImageHint(NamedTuple):
+class ImageHint(Record):
     """What a base image says it is built for: ``kind`` cuda | rocm | xpu, a version, and where it was read."""
 
     kind: str

@@ -15,7 +15,10 @@ from __future__ import annotations
 import codecs
 import contextlib
 import re
-from typing import Any, TextIO
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 # A user (not git's conventional password-less ``git@``) and password before a URL's host.
 _URL_CREDENTIALS = r"(?i)\b([a-z][a-z0-9+.-]{1,15}://)(?!git@)[^/\s:@'\"<>]+(?::[^/\s@'\"<>]*)?@"

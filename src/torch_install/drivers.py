@@ -13,12 +13,17 @@ and AMD's amdgpu DKMS kernel driver → ROCm release (``data/amdgpu-dkms-rocm.js
 Each row carries a confidence (source-file, secondary, inferred) that every answer passes on.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import re
-from typing import Any, NamedTuple
 
 from .package_data import load_json
+from .records import Record
 from .versions import numeric_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 CUDA_TABLE = "data/cuda-toolkit-drivers.json"
 AMDGPU_TABLE = "data/amdgpu-dkms-rocm.json"
@@ -106,7 +111,7 @@ def toolkit_ga_driver(major: int, minor: int, os_name: str) -> tuple[str, str] |
     return (minimum, ga["confidence"]) if minimum else None
 
 
-class KernelRocm(NamedTuple):
+class KernelRocm(Record):
     """The ROCm series an amdgpu DKMS driver belongs to."""
 
     rocm: str  # "6.3"

@@ -13,7 +13,6 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS
 from .machine import Machine
@@ -22,6 +21,10 @@ from .render.plan import gpu_description
 from .resolver.choose import resolve as resolve_plan
 from .resolver.matrix import Matrix, version_key
 from .resolver.plan import Plan, Request
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 LABEL_PREFIX = "torch-install.io"
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")

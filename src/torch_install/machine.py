@@ -4,20 +4,23 @@ A profile is what detection produces and what the resolver consumes; its JSON fo
 docs/machine-profile.md) describes machines other than this one (``--target FILE``).
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import json
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import vendors
 from .drivers import nvidia_driver_of_file_version
 from .errors import InputError
+from .records import Record
 from .versions import release_part
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 SCHEMA_VERSION = 1
 
@@ -59,7 +62,7 @@ _MAJOR_BOUNDS: dict[str, tuple[int, int, str]] = {
 DRIVER_FROM_CUDA_VERSION = "from the CUDA Version"
 
 
-class Gpu(NamedTuple):
+class Gpu(Record):
     """One GPU model on the machine (``count`` identical devices in PCI bus order). Immutable: change a copy
     with ``gpu._replace(...)``. The field ``count`` hides ``tuple.count``."""
 
@@ -100,7 +103,7 @@ class Gpu(NamedTuple):
         return f"{self.label} ({self.arch})" if self.arch else self.label
 
 
-class Machine(NamedTuple):
+class Machine(Record):
     """A machine profile. Every field is optional: None means unknown. Immutable: ``machine._replace(...)``."""
 
     os: str | None = None
@@ -297,7 +300,7 @@ def _windows_driver_version(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "nvidia_driver": driver, "sources": sources}
 
 
-def load_machine(path: "str | Path") -> Machine:
+def load_machine(path: str | Path) -> Machine:
     """Read a machine profile file; any problem is an InputError naming the file."""
     from .probe import read_regular
 

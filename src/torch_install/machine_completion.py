@@ -20,10 +20,12 @@ completes its machines with this function before resolving; detection itself rea
 
 from __future__ import annotations
 
-from typing import Any
-
 from . import vendors
 from .machine import DRIVER_FROM_CUDA_VERSION, Gpu, Machine
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _from_pci(gpu: Gpu) -> tuple[dict[str, Any], str] | None:

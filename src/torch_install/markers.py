@@ -3,11 +3,11 @@
 packaging has it for values a platform does not have). Also the marker that names a machine's platform, for
 output that must tell several targets apart (pyproject sources, requirements files)."""
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
 from .errors import InputError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from .machine import Machine
 
@@ -19,7 +19,7 @@ PLATFORM_MACHINE = {("linux", "x86_64"): "x86_64", ("linux", "aarch64"): "aarch6
                     ("macos", "arm64"): "arm64", ("macos", "aarch64"): "arm64", ("macos", "x86_64"): "x86_64"}
 
 
-def environment(machine: "Machine") -> dict[str, str]:
+def environment(machine: Machine) -> dict[str, str]:
     """The marker environment of ``machine`` (CPython unless the profile says otherwise)."""
     os_name = machine.os or ""
     python = (machine.python or "").rstrip("t")
@@ -57,7 +57,7 @@ def marker_of(requirement: str) -> str | None:
     return str(parsed.marker) if parsed.marker is not None else None
 
 
-def applies(requirement: str, machine: "Machine", origin: str = "") -> bool:
+def applies(requirement: str, machine: Machine, origin: str = "") -> bool:
     """Whether a requirement's marker (if any) is true on ``machine``; a marker that is not one is an InputError
     naming ``origin``."""
     marker_text = marker_of(requirement)
@@ -74,7 +74,7 @@ def applies(requirement: str, machine: "Machine", origin: str = "") -> bool:
         return True  # a comparison the profile cannot decide (a field it does not know): kept
 
 
-def platform_marker(machine: "Machine") -> str:
+def platform_marker(machine: Machine) -> str:
     """The PEP 508 marker of a machine's platform: ``sys_platform == 'linux' and platform_machine == 'x86_64'``."""
     os_name = machine.os or ""
     marker = f"sys_platform == '{SYS_PLATFORM.get(os_name, os_name)}'"

@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import os
 from functools import cache
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 PACKAGE_DIR = os.path.dirname(__file__)
 

@@ -12,17 +12,19 @@ the real host; its layout (also what ``detect --capture`` writes) is:
 Every access is recorded (``probe.accessed``) so a capture can store exactly what detection read.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import json
 import os
 import re
 import stat
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, NamedTuple
 
+from .records import Record
 from .versions import small_int
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -30,7 +32,7 @@ MAX_READ = 4 * 1024 * 1024  # no file detection reads is legitimately bigger
 DEFAULT_TIMEOUT = 5.0
 
 
-class CommandResult(NamedTuple):
+class CommandResult(Record):
     """What running a command gave. ``error`` is set when it could not run or did not finish."""
 
     argv: tuple[str, ...]
@@ -224,7 +226,7 @@ class Probe:
     """Read-only access to a machine: the real one (``root="/"``), a captured tree on disk (a directory), or one in
     memory (a ``MemoryTree``)."""
 
-    def __init__(self, root: "str | Path | MemoryTree" = "/", env: Mapping[str, str] | None = None,
+    def __init__(self, root: str | Path | MemoryTree = "/", env: Mapping[str, str] | None = None,
                  timeout: float = DEFAULT_TIMEOUT) -> None:
         if isinstance(root, MemoryTree):
             self._tree: DirectoryTree | MemoryTree | None = root

@@ -12,15 +12,20 @@ docs/architecture.md, "Adding a vendor". ``VENDORS`` is read at each call, and `
 to it at run time (the caches that depend on it key on that number).
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import re
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
 
+from .records import Record
 from .versions import small_int
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
-class Selector(NamedTuple):
+
+class Selector(Record):
     """Device-selection variables a runtime reads, of which the first one set applies.
 
     A value lists the devices to keep: indexes (in the runtime's order, PCI bus order here) or UUIDs (a unique
@@ -33,7 +38,7 @@ class Selector(NamedTuple):
     empty_keeps_all: bool = False
 
 
-class Vendor(NamedTuple):
+class Vendor(Record):
     """One GPU vendor: its facts, and its hooks (``"module:name"``, imported when used)."""
 
     name: str  # the profile's value: "nvidia"
@@ -195,7 +200,7 @@ def visible_set(value: str, count: int, uuids: list[str | None], subdevices: boo
     return keep, None
 
 
-class Hidden(NamedTuple):
+class Hidden(Record):
     """What a vendor's device-selection variables do on a machine."""
 
     hidden: dict[int, str]  # device index -> the "$NAME=value" that hides it

@@ -3,13 +3,14 @@ profile, or packaging's ``sys_tags()`` when the target is the running interprete
 wheels the index offers the target) and by the doctor (which glibc a wheel's tag needs).
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import re
 import sys
 from functools import cache
-from typing import NamedTuple
 
 from .machine import Machine
+from .records import Record
 from .versions import numeric_key
 
 MANYLINUX_LEGACY = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}  # tag -> glibc it needs
@@ -17,7 +18,7 @@ _GLIBC_ASSUMED_MAX = 99  # glibc minor accepted when a Linux target's glibc is n
 _MINOR_MAX = 99  # no glibc or musl minor reaches this; a larger one in a profile would list a tag per number
 
 
-class TargetTags(NamedTuple):
+class TargetTags(Record):
     """The wheel tags a target accepts. ``tags`` is None when its Python is unknown (platform match only)."""
 
     tags: frozenset[str] | None

@@ -11,10 +11,13 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, TorchInstallError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 DEBUG_ENV = "TORCH_INSTALL_DEBUG"  # set (not 0): an internal error also prints its traceback
 
@@ -34,13 +37,19 @@ def _terminal_columns() -> int:
     return columns or 80
 
 
+_COLUMNS: list[int] = []  # the terminal's width, asked once (argparse makes a formatter for every option it adds)
+
+
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's help layout, sized to the terminal the way argparse itself sizes it."""
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                  width: int | None = None) -> None:
-        super().__init__(prog, indent_increment, max_help_position,
-                         _terminal_columns() - 2 if width is None else width)
+        if width is None:
+            if not _COLUMNS:
+                _COLUMNS.append(_terminal_columns())
+            width = _COLUMNS[0] - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
 
 
 class Parser(argparse.ArgumentParser):
@@ -56,7 +65,7 @@ class Parser(argparse.ArgumentParser):
 
 
 # each sub-command, and the module of this package that registers it
-_MODULE_OF = {"detect": "detect", "plan": "plan", "install": "plan", "doctor": "doctor", "matrix": "matrix",
+_MODULE_OF = {"detect": "detect", "plan": "plan", "install": "install", "doctor": "doctor", "matrix": "matrix",
               "variants": "variants", "completion": "shell_completion"}
 COMMANDS = tuple(_MODULE_OF)
 

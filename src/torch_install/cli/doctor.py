@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING
 
 from . import common, targets
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..doctor import Report
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
 
 from ..errors import EXIT_OK, InputError
 from ..resolver.request import CHANNELS
 from . import common, targets
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..machine import Machine
     from ..resolver.matrix import Matrix
 

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..machine import Gpu, Machine
     from ..probe import Probe
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING
 
 from ..errors import EXIT_OK, EXIT_WARNINGS, EnvironmentFailure, InputError
 from . import common, targets
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..machine import Machine
     from ..wheelnext import LabelVerdict, Ranking, VariantsFile

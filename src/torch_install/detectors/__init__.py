@@ -11,10 +11,12 @@ names to architectures for ``--gpu NAME`` and name-only profiles; the tables are
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..machine import Gpu, Machine
 from ..probe import Probe
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class GpuRecord:

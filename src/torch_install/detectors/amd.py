@@ -8,16 +8,21 @@ still without a gfx target (or sysfs shows no PCI devices at all). ROCm's versio
 only) from ``/sys/module/amdgpu/version``.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import re
-from typing import Any, NamedTuple
 
 from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe
+from ..records import Record
 from ..versions import small_int
 from . import Found, GpuRecord
 from .unknown import Unknown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 AMDGPU_MODULE_VERSION = "/sys/module/amdgpu/version"  # AMD's DKMS driver only
@@ -27,7 +32,7 @@ _GFX = r"^gfx[0-9a-f]{3,4}$"
 _VERSION = r"^([0-9]+(?:\.[0-9]+){0,3})(?:[-+~].*)?$"
 
 
-class KfdNode(NamedTuple):
+class KfdNode(Record):
     """One GPU node of the KFD topology."""
 
     node: str

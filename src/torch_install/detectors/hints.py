@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from .. import vendors
 from ..machine import Gpu
 from ..probe import Probe
 from . import Found, GpuRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 DRIVER_VARS = ("TORCH_INSTALL_NVIDIA_DRIVER", "UV_CUDA_DRIVER_VERSION")
 

@@ -7,12 +7,14 @@ nova-lake, crescent-island, xe-lp (Tiger Lake to Raptor Lake iGPUs and DG1), gen
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..package_data import load_json
 from ..probe import Probe
 from . import Found, GpuRecord
 from .unknown import Unknown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 TABLE = "intel-pci.json"  # in detectors/data/
 GPU_DRIVERS = ("i915", "xe")

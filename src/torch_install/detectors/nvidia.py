@@ -17,7 +17,6 @@ the toolkit → minimum-driver table (``drivers``, ``data/cuda-toolkit-drivers.j
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..drivers import cuda_for_driver, toolkit_rows
 from ..machine import Gpu
@@ -25,6 +24,10 @@ from ..package_data import load_json
 from ..probe import Probe
 from ..versions import numeric_key
 from . import Found, GpuRecord
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MODULE_VERSION = "/sys/module/nvidia/version"
 PROC_VERSION = "/proc/driver/nvidia/version"

@@ -11,13 +11,15 @@ are not GPUs and are skipped by class.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import vendors
 from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe
 from . import Found
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 PCI_DEVICES = "/sys/bus/pci/devices"
 # PCI base class 0x03 = display controller (VGA 0x0300, 3D 0x0302, other 0x0380);

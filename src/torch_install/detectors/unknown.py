@@ -1,10 +1,11 @@
 """The answer of a parser that could not read its input: "unknown", with the reason why."""
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
-from typing import NamedTuple
+from __future__ import annotations
+
+from ..records import Record
 
 
-class Unknown(NamedTuple):
+class Unknown(Record):
     """A value that could not be established; ``reason`` says why, in one line."""
 
     reason: str

@@ -6,15 +6,16 @@ Adapters come from PowerShell ``Get-CimInstance Win32_VideoController`` as JSON,
 is driver ``(x*10000 + yyyy) / 100``: 31.0.15.5222 -> 552.22.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import json
 import re
-from typing import NamedTuple
 
 from .. import vendors
 from ..drivers import nvidia_driver_of_file_version
 from ..machine import Gpu
 from ..probe import Probe
+from ..records import Record
 from . import Found
 from .names import lookup_gpu_name
 from .pci import pci_facts
@@ -28,7 +29,7 @@ NOT_PRESENT = 45  # CM_PROB_PHANTOM: the device is not connected
 _PCI_ID = r"(?i)^PCI\\VEN_([0-9A-F]{4})&DEV_([0-9A-F]{4})"
 
 
-class Adapter(NamedTuple):
+class Adapter(Record):
     """One present PCI display adapter."""
 
     name: str

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
 
 from .. import vendors
+from ..records import Record
 from ..resolver.choose import resolve
 from ..resolver.plan import Plan, Request
 from .checks import INSTALL_FIX, SEVERITIES, Context, Finding, run_checks
@@ -19,6 +19,7 @@ from .fix import Fix, build_fix
 from .flavour import Flavour
 from .inspect import Installed
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..machine import Machine
     from ..probe import Probe
@@ -43,7 +44,7 @@ REPORTED_ENV = (
 )
 
 
-class Report(NamedTuple):
+class Report(Record):
     machine: Machine
     installed: Installed
     torch: Flavour | None

@@ -12,12 +12,12 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
 
 from .. import vendors
 from ..environment.dists import Dist, record_paths
 from ..machine import Machine
 from ..package_data import load_json
+from ..records import Record
 from ..resolver.matrix import Matrix
 from ..resolver.request import PACKAGES, canonical_name
 from ..resolver.rules import hsa_override, runs_on
@@ -28,6 +28,7 @@ from .fix import uninstall_command
 from .flavour import Flavour, companion_flavour, torch_flavour
 from .inspect import Installed
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
@@ -57,7 +58,7 @@ CUDA_LIBS = re.compile(r"^lib(cudnn|cublas|cublasLt|nvJitLink|nvrtc|cudart|cuspa
                        r"cusolver|nccl|cupti|nvToolsExt|cufile)(_[a-z_]+)?\.so(\.[0-9]+)*$")
 
 
-class Finding(NamedTuple):
+class Finding(Record):
     code: str  # one of CODES (``checked`` says so)
     severity: str  # error | warning | info
     title: str

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from typing import NamedTuple
 
 from .. import vendors
+from ..records import Record
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import Matrix, version_key
 from ..resolver.plan import Plan, install_args
@@ -23,7 +23,7 @@ from .inspect import Installed
 CPU_SPACE_GB = 1.0  # rough free space a CPU reinstall needs (download and unpacked); a vendor's row has its own
 
 
-class Fix(NamedTuple):
+class Fix(Record):
     plan: Plan
     command: str
     reason: str  # one line: which version and why

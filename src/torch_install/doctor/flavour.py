@@ -8,10 +8,10 @@ The distribution version alone is not enough: default-index wheels carry no labe
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from .. import vendors
 from ..environment.dists import Dist
+from ..records import Record
 from ..resolver.variants import is_index_variant, variant_kind, variant_of_build
 from .inspect import Build, Installed
 
@@ -19,7 +19,7 @@ _CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?==\s*([
 _CUDA_TOOLKIT_PIN = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
 
 
-class Flavour(NamedTuple):
+class Flavour(Record):
     """An installed package's build: ``variant`` is cu128, rocm6.4, xpu, cpu or unknown."""
 
     package: str

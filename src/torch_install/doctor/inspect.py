@@ -5,17 +5,18 @@ distribution's dist-info (``METADATA``, ``WHEEL``, ``INSTALLER``, ``RECORD``) an
 parsed with ``ast``; nothing from the environment's packages is imported or executed.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import ast
 import os
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
 
 from .. import vendors
 from ..environment.dists import Dist, egg_link, metadata_directory, read_dist, read_file
 from ..environment.interpreter import Interpreter
+from ..records import Record
 from ..resolver.request import PACKAGES, canonical_name
 
 # Distributions the doctor reads (normalized names): the torch family, the installers, and the runtimes each
@@ -35,7 +36,7 @@ def _version_py_fields() -> tuple[str, ...]:
     return (*VERSION_PY_FIELDS, *(row.version_field for row in vendors.VENDORS if row.version_field))
 
 
-class Build(NamedTuple):
+class Build(Record):
     """A package's ``version.py`` (torch, torchvision, torchaudio), read with ``ast``."""
 
     package: str
@@ -57,7 +58,7 @@ class Build(NamedTuple):
         return (self.version or "").partition("+")[2] or None
 
 
-class Installed(NamedTuple):
+class Installed(Record):
     """What an environment holds, as seen without importing torch."""
 
     interpreter: Interpreter

@@ -10,9 +10,9 @@ import json
 import signal
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
 
 from ..child_process import run_captured
+from ..records import Record
 from .checks import INSTALL_FIX, Finding
 
 DEFAULT_TIMEOUT = 60.0
@@ -66,7 +66,7 @@ emit()
 """.replace("MARKER", repr(MARKER))
 
 
-class RuntimeReport(NamedTuple):
+class RuntimeReport(Record):
     """What importing torch in a child process showed."""
 
     ok: bool

@@ -7,11 +7,12 @@ device is never waited on), and what cannot be read becomes one of the distribut
 exception.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import os
 import re
-from typing import NamedTuple
 
+from ..records import Record
 from ..versions import small_int
 
 MAX_METADATA = 1024 * 1024  # METADATA, WHEEL, version.py: real ones are far smaller; a bigger one is not read
@@ -23,7 +24,7 @@ MAX_EGG_LINK = 4096
 _DIST_DIR = r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[0-9][^-]*)?\.(?P<kind>dist-info|egg-info)$"
 
 
-class Dist(NamedTuple):
+class Dist(Record):
     """One installed distribution's metadata directory (or ``.egg-link`` file)."""
 
     name: str  # normalized project name

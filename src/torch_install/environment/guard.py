@@ -18,21 +18,21 @@ import os
 import shlex
 import shutil
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
+from ..records import Record
 from ..resolver.request import PACKAGES, canonical_name
 from .dists import Dist, metadata_directory, read_dist
 
 _STASH_FIRST = "-~.=%0123456789"  # the characters pip puts after "~" when "~orch" is taken (its AdjacentTempDirectory)
 
 
-class Change(NamedTuple):
+class Change(Record):
     name: str
     before: str | None
     after: str | None
 
 
-class Outcome(NamedTuple):
+class Outcome(Record):
     """What a run did to the guarded distributions: changes, and those gone or broken (with pip's stash)."""
 
     changes: tuple[Change, ...]

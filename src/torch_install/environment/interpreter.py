@@ -11,16 +11,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from ..child_process import run_captured
 from ..errors import InputError
+from ..records import Record
 
 FACTS_TIMEOUT = 10.0
 MARKER = "EXTERNALLY-MANAGED"  # PEP 668
 
 
-class Interpreter(NamedTuple):
+class Interpreter(Record):
     """A Python interpreter and its environment."""
 
     executable: str

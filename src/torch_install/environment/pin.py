@@ -27,9 +27,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import EnvironmentFailure
+from ..records import Record
 from ..resolver.plan import Plan
 from .pip_config import (
     Setting,
@@ -41,6 +41,7 @@ from .pip_config import (
     set_option,
 )
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..resolver.matrix import Matrix
 
@@ -254,7 +255,7 @@ def _write_uv_config(path: Path, pins: list[str], names: set[str]) -> list[str]:
 
 # -- the pin as a whole ----------------------------------------------------------------------------------------
 
-class Written(NamedTuple):
+class Written(Record):
     pins: tuple[str, ...]
     lines: tuple[str, ...]  # what to say
 
@@ -282,7 +283,7 @@ def write_pin(prefix: str, pins: list[str], environ: Mapping[str, str] | None = 
     return Written(tuple(pins), tuple(lines))
 
 
-class Update(NamedTuple):
+class Update(Record):
     """The pin rewritten for a new build before an install, and what to put back if the install fails."""
 
     before: str | None  # the constraints file as it was

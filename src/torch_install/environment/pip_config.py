@@ -20,7 +20,8 @@ import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+
+from ..records import Record
 
 
 def config_name(windows: bool = os.name == "nt") -> str:
@@ -91,7 +92,7 @@ def read_options(path: Path) -> dict[str, str]:
             for key, value in parser.items(section)}
 
 
-class Setting(NamedTuple):
+class Setting(Record):
     """An option's value as ``pip install`` takes it, and where it comes from (a file, or ``$PIP_<OPTION>``)."""
 
     value: str
@@ -121,7 +122,7 @@ _SECTION = re.compile(r"^\s*\[([^\]]+)\]\s*(?:[#;].*)?$")
 _KEY = re.compile(r"^([^\s=:#;][^=:]*?)\s*[=:]\s?(.*)$")
 
 
-class _Entry(NamedTuple):
+class _Entry(Record):
     section: str
     key: str  # as written
     first: int  # its line

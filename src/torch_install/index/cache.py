@@ -20,12 +20,13 @@ import os
 import sys
 import time
 import zlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping
     from os import PathLike
     from pathlib import Path
+    from typing import Any
 
     from .pages import IndexFile
 

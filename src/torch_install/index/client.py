@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from ..errors import InputError
@@ -36,7 +35,10 @@ from ..versions import small_int
 from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, lists_wheels_of, parse_page
 from .urls import project_url, transport_allowed
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .cache import CacheEntry, IndexCache
 
 CONNECT_TIMEOUT = 5.0

@@ -12,8 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..machine import Machine
     from .client import IndexClient

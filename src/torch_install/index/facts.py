@@ -3,13 +3,18 @@ of the wheels that match the target's tags. The cache stores this small form, so
 a large listing.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..records import Record
 from ..resolver.variants import variant_of_label, variant_order
 from ..wheel_tags import TargetTags, python_of_tag, python_sort_key, target_key
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:  # the page module (dataclasses, urllib.parse) is not imported on a warm lookup
     from ..machine import Machine
@@ -18,7 +23,7 @@ if TYPE_CHECKING:  # the page module (dataclasses, urllib.parse) is not imported
 FACTS_FORMAT = 1
 
 
-class ReleaseFacts(NamedTuple):
+class ReleaseFacts(Record):
     """What the index lists of one release for the target: variants, and per-platform facts of their wheels."""
 
     version: str
@@ -31,7 +36,7 @@ class ReleaseFacts(NamedTuple):
     wheel_url: str | None = None  # one wheel of it matching the target's tags
 
 
-class IndexFacts(NamedTuple):
+class IndexFacts(Record):
     """Releases the index offers the target (newest first) and where that knowledge came from."""
 
     base: str
@@ -44,7 +49,7 @@ class IndexFacts(NamedTuple):
         return next((r for r in self.releases if r.version == version), None)
 
 
-def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: str, base: str, fetched_at: float,
+def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str, base: str, fetched_at: float,
                       pre_releases: bool = False, unlabelled: str | None = None) -> IndexFacts:
     """Group the wheels matching the target's tags by release; pre-/dev releases only when asked for.
 
@@ -102,7 +107,7 @@ def facts_from_wheels(wheels: "Iterable[Wheel]", target: TargetTags, platform: s
     return IndexFacts(base, tuple(releases), fetched_at)
 
 
-def latest_key(root: str, pre: bool, machine: "Machine") -> str:
+def latest_key(root: str, pre: bool, machine: Machine) -> str:
     return f"latest|{root}|{pre}|{machine.platform}|{target_key(machine)}"
 
 
@@ -139,7 +144,7 @@ def is_learnt_record(stored: Any) -> bool:
             and facts_from_json(stored.get("facts")) is not None)
 
 
-def facts_learnt_from(stored: Any, pages: "dict[str, str | None]", **same: object) -> IndexFacts | None:
+def facts_learnt_from(stored: Any, pages: dict[str, str | None], **same: object) -> IndexFacts | None:
     """The facts of a stored ``{"pages": {url: content}, "facts": …}`` when they were learnt from exactly these
     pages' contents (and with the ``same`` settings), else None: a page revalidated unchanged reuses them."""
     if (not isinstance(stored, dict) or not all(pages.values()) or stored.get("pages") != pages

@@ -1,12 +1,13 @@
 """``--hashes``: the sha256 of each pinned wheel, read from the index page its command installs from."""
 
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
 from ..errors import EnvironmentFailure, InputError
 from ..wheel_tags import target_tags
 from .client import make_client
 from .pages import IndexUnavailable, parse_wheels
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from .client import IndexClient
 
 
-def wheel_hashes(client: "IndexClient", machine: "Machine", packages: "Mapping[str, str]") -> dict[str, list[str]]:
+def wheel_hashes(client: IndexClient, machine: Machine, packages: Mapping[str, str]) -> dict[str, list[str]]:
     """sha256 of every file of each pinned ``name==version+label`` on the client's ``{base}/{name}/`` page
     that matches the target's tags. EnvironmentFailure when a package has none."""
     target = target_tags(machine)
@@ -39,8 +40,8 @@ def wheel_hashes(client: "IndexClient", machine: "Machine", packages: "Mapping[s
     return out
 
 
-def plan_hashes(plan: "Plan", machine: "Machine", *, offline: bool = False, allow_insecure: bool = False,
-                client: "IndexClient | None" = None) -> dict[str, list[str]]:
+def plan_hashes(plan: Plan, machine: Machine, *, offline: bool = False, allow_insecure: bool = False,
+                client: IndexClient | None = None) -> dict[str, list[str]]:
     """sha256 digests for the plan's pinned packages, from the index its commands install from."""
     if plan.choice is None:
         raise InputError("--hashes: the plan has no choice to hash")

@@ -7,11 +7,12 @@ warning line. A warm lookup reads a few small cache files and imports no network
 client and page parsers only when a page must be read).
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import EnvironmentFailure, InputError
+from ..records import Record
 from ..resolver.matrix import Matrix
 from ..resolver.variants import variant_order
 from ..wheel_tags import target_tags
@@ -27,6 +28,7 @@ from .facts import (
 )
 from .merge import merge
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..machine import Machine
     from .client import IndexClient, Listing
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 PROJECT = "torch"
 
 
-class OnlineResult(NamedTuple):
+class OnlineResult(Record):
     """A matrix extended from the index (or the one given, on failure), and the one fallback warning."""
 
     matrix: Matrix
@@ -58,7 +60,7 @@ def _fallback_variants(matrix: Matrix, platform: str) -> list[str]:
     return sorted(seen, key=variant_order)
 
 
-def _listings(client: "IndexClient", matrix: Matrix, platform: str) -> "list[Listing]":
+def _listings(client: IndexClient, matrix: Matrix, platform: str) -> list[Listing]:
     from .pages import IndexUnavailable
 
     try:
@@ -79,7 +81,7 @@ def _listings(client: "IndexClient", matrix: Matrix, platform: str) -> "list[Lis
     return listings
 
 
-def learn(client: "IndexClient", machine: "Machine", matrix: Matrix, channel: str = "stable") -> IndexFacts:
+def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = "stable") -> IndexFacts:
     """What the index offers this target. Raises IndexUnavailable when neither network nor cache can say."""
     from .pages import parse_wheels
 
@@ -103,7 +105,7 @@ def learn(client: "IndexClient", machine: "Machine", matrix: Matrix, channel: st
 
 
 
-def warm_facts(cache: IndexCache, root: str, machine: "Machine", pre: bool, offline: bool) -> IndexFacts | None:
+def warm_facts(cache: IndexCache, root: str, machine: Machine, pre: bool, offline: bool) -> IndexFacts | None:
     """The facts last learnt for this target, if every page they came from is still fresh in the cache
     (any age with ``offline``): a warm lookup that reads a few small files and imports no network code."""
     value = cache.get_derived(latest_key(root, pre, machine), is_learnt_record)
@@ -125,10 +127,10 @@ def _date(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def online_matrix(matrix: Matrix, machine: "Machine", base: str, *, channel: str = "stable", offline: bool = False,
-                  allow_insecure: bool = False, client: "IndexClient | None" = None,
-                  default_client: "IndexClient | None" = None,
-                  environ: "Mapping[str, str] | None" = None) -> OnlineResult:
+def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str = "stable", offline: bool = False,
+                  allow_insecure: bool = False, client: IndexClient | None = None,
+                  default_client: IndexClient | None = None,
+                  environ: Mapping[str, str] | None = None) -> OnlineResult:
     """The matrix extended from the PyTorch index at ``base`` and, for stable releases, from the default index
     (``default_index.py``: the one the user's installer uses); each source that fails falls back to its cached,
     then the embedded data, with one warning line. Never raises for a network problem."""
@@ -167,8 +169,8 @@ def online_matrix(matrix: Matrix, machine: "Machine", base: str, *, channel: str
     return result._replace(matrix=merged, warning=warning)
 
 
-def _from_pytorch_index(matrix: Matrix, machine: "Machine", base: str, *, channel: str, offline: bool,
-                        allow_insecure: bool, client: "IndexClient | None") -> OnlineResult:
+def _from_pytorch_index(matrix: Matrix, machine: Machine, base: str, *, channel: str, offline: bool,
+                        allow_insecure: bool, client: IndexClient | None) -> OnlineResult:
     """The matrix extended from the PyTorch index at ``base``; on failure the cached, then the embedded data, with a
     one-line warning."""
     if not machine.platform:

@@ -3,12 +3,13 @@ embedded data for the rules; a variant the data does not know inherits its rules
 ``assumed``, and each assumption becomes a line of the matrix's ``provenance``.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Iterable
 from types import MappingProxyType
-from typing import NamedTuple
 
 from ..drivers import toolkit_ga_driver
+from ..records import Record
 from ..resolver.matrix import ASSUMED, ArchTargets, CudaArch, Matrix, Release, XpuSupport, version_key
 from ..resolver.plan import Plan
 from ..resolver.variants import cuda_version, rocm_version, variant_kind
@@ -39,7 +40,7 @@ def _nearest_gfx(matrix: Matrix, variant: str) -> tuple[ArchTargets, str] | None
     return best[2], f"{best[1]} of torch {best[3]}"
 
 
-class VariantRules(NamedTuple):
+class VariantRules(Record):
     """What a variant the embedded data lacks inherits by its name; ``offered`` False: its name gives no rule."""
 
     offered: bool

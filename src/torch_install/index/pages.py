@@ -9,17 +9,22 @@ What a page costs in memory is its bytes and the wheel files kept, whatever else
 operations (checked against packaging by the tests), any other through packaging.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import html
 import json
 import re
 from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
+from ..records import Record
 from ..wheel_tags import expand_tag
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
 ACCEPT = f"{JSON_CONTENT_TYPE}, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
@@ -35,18 +40,18 @@ class IndexUnavailable(EnvironmentFailure):
     """An index page could not be fetched or read (exit 3). ``str()`` is one line naming the URL;
     ``status`` is the HTTP status when the server answered with an error."""
 
-    def __init__(self, message: str, status: "int | None" = None) -> None:
+    def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
 
 
-class IndexFile(NamedTuple):
+class IndexFile(Record):
     """One file listed on a simple page. ``sha256`` and ``requires_python`` are None when not given."""
 
     filename: str
     url: str
-    sha256: "str | None" = None
-    requires_python: "str | None" = None
+    sha256: str | None = None
+    requires_python: str | None = None
     yanked: bool = False
 
 
@@ -61,8 +66,8 @@ class _Links:
         self.directory = self.origin + parts.path.rsplit("/", 1)[0] + "/"
         self.requires: dict[str, str] = {}  # one string per distinct Requires-Python on the page
 
-    def file(self, href: str, requires_python: "str | None", yanked: bool,
-             hashes: "Mapping[str, Any] | None" = None) -> "IndexFile | None":
+    def file(self, href: str, requires_python: str | None, yanked: bool,
+             hashes: Mapping[str, Any] | None = None) -> IndexFile | None:
         href = href.strip()
         url = self._absolute(href)
         if url is None:
@@ -92,7 +97,7 @@ class _Links:
                 requires_python = self.requires.setdefault(requires_python, requires_python)
         return IndexFile(filename, url, sha256, requires_python, yanked)
 
-    def _absolute(self, href: str) -> "str | None":
+    def _absolute(self, href: str) -> str | None:
         """The absolute http(s) URL of ``href`` (fragment kept), or None for any other scheme or no URL."""
         if href and not ("./" in href or href[-1] == "." or "\t" in href or "\n" in href or "\r" in href
                          or "[" in href or "\\" in href):  # what only urljoin resolves right: dot segments, and
@@ -112,7 +117,7 @@ class _Links:
         return url if scheme in ("http", "https") else None  # javascript:, data:, file: … are not files
 
 
-def platform_listed(filename: str, platforms: "Collection[str] | None") -> bool:
+def platform_listed(filename: str, platforms: Collection[str] | None) -> bool:
     """Whether a wheel file name's platform tag (its last ``-`` part; ``.``-joined when compressed) is one of
     ``platforms`` (any, when None)."""
     if platforms is None:
@@ -140,7 +145,7 @@ _HIDDEN = re.compile(rb"<!--|<(script|style)(?=[\s/>])", re.IGNORECASE)
 _HIDDEN_END = {b"script": re.compile(rb"</script", re.IGNORECASE), b"style": re.compile(rb"</style", re.IGNORECASE)}
 
 
-def _hidden_spans(body: "bytes | bytearray") -> tuple[list[int], list[int]]:
+def _hidden_spans(body: bytes | bytearray) -> tuple[list[int], list[int]]:
     """(starts, ends) of the comments, scripts and styles of a page, in order (an unclosed one runs to the end)."""
     starts: list[int] = []
     ends: list[int] = []
@@ -158,7 +163,7 @@ def _hidden_spans(body: "bytes | bytearray") -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-def _attributes(tag: bytes) -> dict[str, "str | None"]:
+def _attributes(tag: bytes) -> dict[str, str | None]:
     """A tag's attributes as html.parser gives them: names lower-cased, values unquoted and unescaped (None for
     a name without a value), the last of a repeated name kept."""
     found: dict[str, str | None] = {}
@@ -174,7 +179,7 @@ def _attributes(tag: bytes) -> dict[str, "str | None"]:
     return found
 
 
-def _html_files(data: "bytes | bytearray", page_url: str, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
+def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[str] | None) -> Iterator[IndexFile]:
     """PEP 503 page: the anchors linking a ``.whl``, their ``#sha256=`` fragments, ``data-requires-python`` and
     ``data-yanked``. Anchors inside comments, scripts and styles are not links."""
     links = _Links(page_url)
@@ -218,7 +223,7 @@ def _html_files(data: "bytes | bytearray", page_url: str, platforms: "Collection
             yield item
 
 
-def parse_simple_html(body: "bytes | bytearray | str", page_url: str, platforms: "Collection[str] | None" = None
+def parse_simple_html(body: bytes | bytearray | str, page_url: str, platforms: Collection[str] | None = None
                       ) -> list[IndexFile]:
     """The wheel files of a PEP 503 page (those of ``platforms`` only, when given)."""
     data = body.encode("utf-8", "surrogateescape") if isinstance(body, str) else body
@@ -244,7 +249,7 @@ class _Json:
     """A PEP 691 page read from its bytes: the structure walked with regular expressions, only the file entries
     that mention ``.whl`` decoded (``json.loads`` of each entry alone)."""
 
-    def __init__(self, body: "bytes | bytearray", page_url: str) -> None:
+    def __init__(self, body: bytes | bytearray, page_url: str) -> None:
         self.body, self.page_url, self.pos = body, page_url, 0
 
     def fail(self, why: str) -> IndexUnavailable:
@@ -282,7 +287,7 @@ class _Json:
                     return
         raise self.fail("not valid JSON (truncated)")
 
-    def files(self, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
+    def files(self, platforms: Collection[str] | None) -> Iterator[IndexFile]:
         """The page's wheel files (of ``platforms``), the whole page checked to be one JSON object."""
         if self.skip_space() != b"{"[0]:
             raise self.fail("not a PEP 691 project page (no 'files' list)")
@@ -310,7 +315,7 @@ class _Json:
         if not found_files:
             raise self.fail("not a PEP 691 project page (no 'files' list)")
 
-    def entries(self, platforms: "Collection[str] | None") -> Iterator[IndexFile]:
+    def entries(self, platforms: Collection[str] | None) -> Iterator[IndexFile]:
         """The ``files`` array from its ``[``: each entry that is a file object naming a ``.whl`` (of
         ``platforms``), decoded alone; every other entry skipped. One regular-expression match takes a file entry
         and what follows it."""
@@ -351,7 +356,7 @@ class _Json:
 _WHEEL_NAME_END = re.compile(rb'-([^-"/\\]*)\.whl"', re.IGNORECASE)
 
 
-def _names_platform(text: "bytes | bytearray", platforms: "Collection[str] | None") -> bool:
+def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) -> bool:
     """Whether a JSON file entry names a wheel of one of ``platforms``, by its text (a wheel name in no plain
     string, which only decoding finds, is kept)."""
     if platforms is None:
@@ -362,7 +367,7 @@ def _names_platform(text: "bytes | bytearray", platforms: "Collection[str] | Non
     return any(p in platforms for tag in tags for p in tag.decode("ascii", "replace").split("."))
 
 
-def _json_file(text: "bytes | bytearray", links: _Links) -> "IndexFile | None":
+def _json_file(text: bytes | bytearray, links: _Links) -> IndexFile | None:
     try:
         entry = json.loads(text)
     except ValueError:  # not JSON, or not UTF-8
@@ -380,7 +385,7 @@ def _json_file(text: "bytes | bytearray", links: _Links) -> "IndexFile | None":
     return item if item and item.filename.lower().endswith(".whl") else None
 
 
-def parse_simple_json(body: "bytes | bytearray | str", page_url: str, platforms: "Collection[str] | None" = None
+def parse_simple_json(body: bytes | bytearray | str, page_url: str, platforms: Collection[str] | None = None
                       ) -> list[IndexFile]:
     """The wheel files of a PEP 691 page: ``files[]`` of {filename, url, hashes, requires-python, yanked} (those
     of ``platforms`` only, when given)."""
@@ -392,7 +397,7 @@ def _is_json(content_type: str) -> bool:
     return content_type.split(";", 1)[0].strip().lower() == JSON_CONTENT_TYPE
 
 
-def parse_page(body: "bytes | bytearray", content_type: str, page_url: str, platforms: "Collection[str] | None" = None
+def parse_page(body: bytes | bytearray, content_type: str, page_url: str, platforms: Collection[str] | None = None
                ) -> list[IndexFile]:
     """The wheel files of a simple page, by its Content-Type (JSON for PEP 691, HTML otherwise); of
     ``platforms`` only, when given."""
@@ -401,7 +406,7 @@ def parse_page(body: "bytes | bytearray", content_type: str, page_url: str, plat
     return parse_simple_html(body, page_url, platforms)
 
 
-def lists_wheels_of(body: "bytes | bytearray", content_type: str, page_url: str, project: str) -> bool:
+def lists_wheels_of(body: bytes | bytearray, content_type: str, page_url: str, project: str) -> bool:
     """Whether the page lists a wheel of ``project`` (read up to the first one): a maintenance or error page
     served with status 200 lists none."""
     prefix = project.lower().replace("-", "_") + "-"
@@ -411,7 +416,7 @@ def lists_wheels_of(body: "bytes | bytearray", content_type: str, page_url: str,
 
 # ---- wheels ----------------------------------------------------------------------------------------------------
 
-class Wheel(NamedTuple):
+class Wheel(Record):
     """A wheel file of the index, its filename parsed. ``label`` is the local version label ('' if none)."""
 
     project: str
@@ -431,7 +436,7 @@ _NORMAL_WHEEL = re.compile(r"([a-z0-9]+(?:_[a-z0-9]+)*)-((?:0|[1-9][0-9]*)(?:\.(
                            r"(?:\+([a-z0-9]+(?:\.[a-z0-9]+)*))?-([a-z0-9_.]+)-([a-z0-9_.]+)-([a-z0-9_.]+)\.whl")
 
 
-def _normal_wheel(filename: str) -> "tuple[str, str, str, frozenset[str]] | None":
+def _normal_wheel(filename: str) -> tuple[str, str, str, frozenset[str]] | None:
     """(canonical name, public version, local label, tags) of a wheel name in normal form, else None."""
     found = _NORMAL_WHEEL.fullmatch(filename)
     if found is None:
@@ -446,7 +451,7 @@ def _normal_wheel(filename: str) -> "tuple[str, str, str, frozenset[str]] | None
     return name.replace("_", "-"), version, label or "", tags
 
 
-def parse_wheels(files: Iterable[IndexFile], project: str, platforms: "Collection[str] | None" = None
+def parse_wheels(files: Iterable[IndexFile], project: str, platforms: Collection[str] | None = None
                  ) -> list[Wheel]:
     """The files that are wheels of ``project`` (valid wheel filenames, not yanked); everything else is skipped.
     With ``platforms``, only wheels with one of those platform tags (tested on the file name before parsing).

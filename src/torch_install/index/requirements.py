@@ -11,10 +11,10 @@ requirements as a derived result). A package that declares no torch at all is no
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..resolver.companion_facts import CompanionRelease, Package
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..machine import Machine
     from ..resolver.plan import Wanted

@@ -11,10 +11,13 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from typing import Any
 
 from .client import Fetcher, Page
 from .pages import IndexUnavailable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_TOTAL = 16 << 20  # bytes read from one wheel, central directory included
 MAX_METADATA = 1 << 20

@@ -7,13 +7,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from ..resolver.plan import FileOption, RequirementsSource, Wanted
 from ..resolver.request import PACKAGES
 from ..versions import MAX_DIGITS
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..resolver.plan import Request
 

@@ -2,16 +2,20 @@
 ``optional-dependencies`` chosen with ``--extra``, and PEP 735 ``[dependency-groups]`` chosen with ``--group``
 (``{include-group = "…"}`` followed). Every problem is an InputError naming the file and the table."""
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from ..errors import InputError
 from ..resolver.plan import Wanted
 from ..resolver.request import canonical_name
 from .requirements_file import requirement_name
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PYPROJECT = 4 * 1024 * 1024
 

@@ -11,14 +11,15 @@ Every problem is an InputError naming the file and line: a missing file, an incl
 requirement that is not one.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import os
 import re
 import shlex
 from collections.abc import Mapping
-from typing import NamedTuple
 
 from ..errors import InputError
+from ..records import Record
 from ..resolver.plan import FileOption, Wanted
 from ..resolver.request import canonical_name
 
@@ -43,7 +44,7 @@ _VIA_MORE = re.compile(r"^\s+#\s+(\S.*)$")
 _VIA_INLINE = re.compile(r"\s#\s*via\s+(.*)$")
 
 
-class RequirementsFile(NamedTuple):
+class RequirementsFile(Record):
     """One file given with ``-r``/``-c``, with everything it includes."""
 
     path: str  # as given

@@ -1,9 +1,11 @@
 """Front-end rendering: a Plan in each ``--format``. ``FORMATS`` lists the format names (the CLI's help reads them
 without loading a renderer); ``render(plan, name)`` writes one."""
 
-from importlib import import_module
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
+from importlib import import_module
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..resolver.plan import Plan
 
@@ -23,7 +25,7 @@ _RENDERERS = {
 FORMATS = tuple(_RENDERERS)
 
 
-def render(plan: "Plan", name: str) -> str:
+def render(plan: Plan, name: str) -> str:
     """The plan in format ``name`` (one of FORMATS; a KeyError names any other)."""
     module, function = _RENDERERS[name]
     text: str = getattr(import_module(f"{__name__}.{module}"), function)(plan)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ..errors import InputError
 from ..hosts import insecure_host
@@ -19,6 +18,10 @@ from ..markers import platform_marker
 from ..resolver.commands import PRE_RELEASE_CHANNEL
 from ..resolver.plan import RIDE_ALONG_OPTIONS, Plan, Wanted, family_extras, requirement_lines
 from .plan import machine_line
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # pip's --require-hashes mode wants every package of the install pinned and hashed, dependencies included; the
 # plan pins the torch family only (its dependencies are the installer's to resolve)

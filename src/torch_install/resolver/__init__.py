@@ -10,9 +10,12 @@ the package (the channel list, a variant id check) does not load the whole resol
 and ``--help`` run 20-30 % fewer instructions.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .choose import resolve
     from .matrix import Matrix, load_matrix
     from .plan import Plan, Request

@@ -5,15 +5,19 @@ notes, rejected builds, the environment the user must set, and what would get th
 needs, or why no change here would). ``finish`` turns it into the Plan, with the choice's packages and index URL.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from ..machine import Machine
 from .companion_facts import Pick
 from .matrix import Matrix, Release
 from .plan import Choice, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
 from .rules import Blocker
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class PlanBuilder:

@@ -23,7 +23,8 @@ Pure: reads only its arguments. The search, in the order ``Search.run`` takes it
 8. When the choice is not the newest release on the GPU, ``Plan.upgrade`` says what change would get it.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Sequence
 
 from .. import vendors

@@ -3,6 +3,8 @@
 and the Dockerfile step all build their commands here.
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
 
 PRE_RELEASE_CHANNEL = "nightly"  # the channel whose builds are pre-releases: pip --pre, uv --prerelease allow

@@ -17,17 +17,23 @@ and the others when no source build exists. Otherwise, without a prebuilt wheel 
 builds from source (the plan's ``builds-from-source`` warning names the toolchain).
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, NamedTuple
+
+from ..records import Record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 HARD_KINDS = ("index", "default")
 
 
-class WheelBuild(NamedTuple):
+class WheelBuild(Record):
     """One prebuilt wheel set of a ``release-wheel`` release: for a torch minor, CUDA major, C++ ABI, platform."""
 
     torch: str  # "2.8"
@@ -37,7 +43,7 @@ class WheelBuild(NamedTuple):
     platform: str
 
 
-class CompanionRelease(NamedTuple):
+class CompanionRelease(Record):
     """One release of a package: the torch it needs, the variants and platforms it has builds for."""
 
     version: str
@@ -49,7 +55,7 @@ class CompanionRelease(NamedTuple):
     confidence: str = "verified"
 
 
-class Package(NamedTuple):
+class Package(Record):
     """A package built against one torch, and where its builds come from."""
 
     name: str
@@ -69,7 +75,7 @@ class Package(NamedTuple):
         return self.kind in HARD_KINDS or self.source_build is None
 
 
-class Pick(NamedTuple):
+class Pick(Record):
     """How a requested package is installed with a chosen build."""
 
     name: str

@@ -3,14 +3,18 @@ it installs (from the build's index, the user's index, a find-links page, a whee
 which torch releases a package allows at all. The facts are ``companion_facts.py``.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from __future__ import annotations
 
+from collections.abc import Mapping
+
+from ..records import Record
 from .companion_facts import HARD_KINDS, Package, Pick
 from .variants import cuda_version
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from packaging.specifiers import SpecifierSet
 
     from ..machine import Machine
@@ -37,7 +41,7 @@ def _contains(spec: str, version: str) -> bool:
         return False
 
 
-def torch_allows(package: Package, wanted: "SpecifierSet | AnyVersion", torch: str, platform: str) -> bool:
+def torch_allows(package: Package, wanted: SpecifierSet | AnyVersion, torch: str, platform: str) -> bool:
     """Whether some release of ``package`` the user's specifier allows goes with ``torch`` (any variant) on
     ``platform``. A package with no wheels for the platform at all allows any: it cannot be installed there, and
     the plan says so instead of moving torch for it."""
@@ -47,7 +51,7 @@ def torch_allows(package: Package, wanted: "SpecifierSet | AnyVersion", torch: s
     return not here or any(wanted.contains(r.version, prereleases=True) and _contains(r.torch, torch) for r in here)
 
 
-def _prebuilt_minor(package: Package, wanted: "SpecifierSet | AnyVersion", torch: str) -> bool:
+def _prebuilt_minor(package: Package, wanted: SpecifierSet | AnyVersion, torch: str) -> bool:
     minor = _minor(torch)
     if package.kind == "find-links":
         return minor in package.pages
@@ -55,7 +59,7 @@ def _prebuilt_minor(package: Package, wanted: "SpecifierSet | AnyVersion", torch
                for r in package.releases)
 
 
-def torch_needs(package: Package, wanted: "SpecifierSet | AnyVersion") -> str:
+def torch_needs(package: Package, wanted: SpecifierSet | AnyVersion) -> str:
     """What the package (as the user asks for it) needs of torch, in words: "torch==2.8.0", "torch 2.11–2.13"."""
     if package.kind == "find-links":
         minors = sorted(package.pages, key=_minor_key)
@@ -68,8 +72,8 @@ def torch_needs(package: Package, wanted: "SpecifierSet | AnyVersion") -> str:
     return "torch" + (specs[0] if len(specs) == 1 else " " + " or ".join(specs[:3]) + (" …" if len(specs) > 3 else ""))
 
 
-def pick(package: Package, wanted: "SpecifierSet | AnyVersion", requirement: str, release: "Release", variant: str,
-         machine: "Machine") -> tuple[Pick | None, str]:
+def pick(package: Package, wanted: SpecifierSet | AnyVersion, requirement: str, release: Release, variant: str,
+         machine: Machine) -> tuple[Pick | None, str]:
     """How ``package`` installs with ``release`` ``variant`` on ``machine``: (the pick, "") or (None, why not)."""
     if package.kind in HARD_KINDS:
         return _pick_release(package, wanted, release, variant, machine)
@@ -78,8 +82,8 @@ def pick(package: Package, wanted: "SpecifierSet | AnyVersion", requirement: str
     return _pick_wheel(package, wanted, requirement, release, variant, machine)
 
 
-def _pick_release(package: Package, wanted: "SpecifierSet | AnyVersion", release: "Release", variant: str,
-                  machine: "Machine") -> tuple[Pick | None, str]:
+def _pick_release(package: Package, wanted: SpecifierSet | AnyVersion, release: Release, variant: str,
+                  machine: Machine) -> tuple[Pick | None, str]:
     platform = machine.platform or ""
     why = f"no release of {package.name} the request allows"
     everywhere = sorted({p for r in package.releases for p in r.platforms})
@@ -117,7 +121,7 @@ def _page_variant(variant: str) -> str:
     return "cpu" if variant in ("default", "cpu") else variant
 
 
-def _pick_page(package: Package, requirement: str, release: "Release", variant: str, machine: "Machine"
+def _pick_page(package: Package, requirement: str, release: Release, variant: str, machine: Machine
                ) -> tuple[Pick | None, str]:
     minor = _minor(release.version)
     page_variant = _page_variant(variant)
@@ -143,8 +147,8 @@ def _source_pick(package: Package, requirement: str, why: str, prebuilt: list[st
         "builds-from-source", f"{why}: it builds from source, which needs {package.source_build}{hint}"))
 
 
-def _pick_wheel(package: Package, wanted: "SpecifierSet | AnyVersion", requirement: str, release: "Release",
-                variant: str, machine: "Machine") -> tuple[Pick | None, str]:
+def _pick_wheel(package: Package, wanted: SpecifierSet | AnyVersion, requirement: str, release: Release,
+                variant: str, machine: Machine) -> tuple[Pick | None, str]:
     minor = _minor(release.version)
     cuda = cuda_version(variant)
     python = "cp" + (machine.python or "").rstrip("t").replace(".", "")
@@ -171,16 +175,16 @@ def _pick_wheel(package: Package, wanted: "SpecifierSet | AnyVersion", requireme
     return _source_pick(package, requirement, why, fitting), ""
 
 
-class Bound(NamedTuple):
+class Bound(Record):
     """A requested package the table knows: the user's requirement, its specifier, the package's facts."""
 
     text: str
     origin: str
-    spec: "SpecifierSet | AnyVersion"
+    spec: SpecifierSet | AnyVersion
     package: Package
 
 
-def bound_requirements(requirements: "tuple[Any, ...]", machine: "Machine | None",
+def bound_requirements(requirements: tuple[Any, ...], machine: Machine | None,
                        packages: Mapping[str, Package]) -> list[Bound]:
     """The requirements (``resolver.plan.Wanted``) that name a package of ``packages`` and apply on ``machine``,
     each with the user's specifier (a ``-c`` constraint on it narrows it)."""

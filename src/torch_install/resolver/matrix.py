@@ -20,18 +20,23 @@ unverified; facts added at run time use ``assumed``). A variant unknown to the d
 driver rules from its name: CUDA major 13 -> the 13.x floor.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, NamedTuple
 
 from ..drivers import toolkit_ga_driver
 from ..package_data import load_json
+from ..records import Record
 from ..versions import small_int
 from .companion_facts import Package
 from .plan import DEFAULT_INDEX_BASE
 from .variants import cuda_version, variant_kind, variant_order
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -53,7 +58,7 @@ def os_of(platform: str) -> str:
     return platform.split("_", 1)[0]
 
 
-class CudaArch(NamedTuple):
+class CudaArch(Record):
     """Compiled CUDA targets of one (release, platform, variant): cubins (``sm``, CC×10) and PTX."""
 
     sm: tuple[int, ...]
@@ -62,7 +67,7 @@ class CudaArch(NamedTuple):
     note: str | None = None
 
 
-class ArchTargets(NamedTuple):
+class ArchTargets(Record):
     """The GPU architectures compiled into one variant of a release, named as the vendor's ``arch_field`` names
     them: ROCm's gfx targets (``arches`` None: not known)."""
 
@@ -70,14 +75,14 @@ class ArchTargets(NamedTuple):
     confidence: str = "unverified"
 
 
-class XpuSupport(NamedTuple):
+class XpuSupport(Record):
     """Intel GPU device families one release builds ahead-of-time for, per OS ("linux", "windows")."""
 
     families: Mapping[str, tuple[str, ...]]
     confidence: str = "unverified"
 
 
-class Release(NamedTuple):
+class Release(Record):
     """One torch release and its wheels."""
 
     version: str
@@ -131,14 +136,14 @@ class Release(NamedTuple):
         return None
 
     def with_variant(self, platform: str, variant: str, *, arch: CudaArch | None = None,
-                     gfx: ArchTargets | None = None, confidence: str = ASSUMED) -> "Release":
+                     gfx: ArchTargets | None = None, confidence: str = ASSUMED) -> Release:
         """A copy listing ``variant`` on ``platform``. A CUDA variant without ``arch`` inherits the arch list
         of the newest CUDA variant of the same major on that platform (labelled ``confidence``); a ROCm
         variant without ``gfx`` inherits the newest ROCm variant's list."""
         return self.with_variants(platform, [(variant, arch, gfx)], confidence=confidence)
 
     def with_variants(self, platform: str, added: Iterable[tuple[str, CudaArch | None, ArchTargets | None]],
-                      confidence: str = ASSUMED) -> "Release":
+                      confidence: str = ASSUMED) -> Release:
         """A copy listing each ``(variant, arch, gfx)`` of ``added`` on ``platform``: what ``with_variant`` once
         per entry, in order, gives, built in one pass (a live index can add hundreds of variants)."""
         listed = set(self.variant_lists.get(platform, ()))
@@ -181,7 +186,7 @@ class Release(NamedTuple):
         return self._replace(**changes) if changes else self
 
 
-class DriverFloor(NamedTuple):
+class DriverFloor(Record):
     """Minimum NVIDIA driver for a CUDA major under minor-version compatibility."""
 
     linux: str | None
@@ -197,7 +202,7 @@ class DriverFloor(NamedTuple):
         return self.windows if os == "windows" else self.linux
 
 
-class GpuDriverFloor(NamedTuple):
+class GpuDriverFloor(Record):
     """Oldest NVIDIA driver that drives a GPU generation at all (whatever the CUDA build)."""
 
     driver: str
@@ -205,7 +210,7 @@ class GpuDriverFloor(NamedTuple):
     confidence: str = "secondary"
 
 
-class Matrix(NamedTuple):
+class Matrix(Record):
     """All releases (newest first) and the global rule data (driver floors, gfx aliases, XPU families).
 
     Immutable: ``matrix._replace(...)`` returns a changed copy. ``provenance`` is None for the embedded data;
@@ -227,7 +232,7 @@ class Matrix(NamedTuple):
     decoupled_companions: Mapping[str, Mapping[str, str]] = _EMPTY  # "torchaudio" -> {"2.11.0": first torch}
     platform_notes: Mapping[str, str] = _EMPTY  # "windows_arm64" / "windows_x86_64:amd" -> what to tell the user
     provenance: Mapping[str, tuple[str, ...]] | None = None
-    packages: "Mapping[str, Package]" = _EMPTY  # packages built against one torch (companions.load_packages)
+    packages: Mapping[str, Package] = _EMPTY  # packages built against one torch (companions.load_packages)
 
     # -- releases ---------------------------------------------------------------------------------------
     def release(self, version: str) -> Release:
@@ -289,13 +294,13 @@ class Matrix(NamedTuple):
         return self.gpu_driver_floor.get(str(sm // 10)) if sm is not None else None
 
     # -- extension ----------------------------------------------------------------------------------------
-    def with_release(self, release: Release) -> "Matrix":
+    def with_release(self, release: Release) -> Matrix:
         """A new Matrix with ``release`` added (or replacing the release of the same version)."""
         kept = [r for r in self.releases if r.version != release.version] + [release]
         kept.sort(key=lambda r: version_key(r.version), reverse=True)
         return self._replace(releases=tuple(kept))
 
-    def with_variant(self, version: str, platform: str, variant: str, **kwargs: Any) -> "Matrix":
+    def with_variant(self, version: str, platform: str, variant: str, **kwargs: Any) -> Matrix:
         """A new Matrix where release ``version`` lists ``variant`` on ``platform``; see Release.with_variant.
         An unknown release is created (confidence ``assumed``) with only that variant."""
         if self.has_release(version):

@@ -3,16 +3,21 @@
 The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import shlex
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, NamedTuple
 
 from ..hosts import insecure_host
 from ..machine import Machine
+from ..records import Record
 from .commands import INSTALLERS, PRE_RELEASE_CHANNEL, installer_argv
 from .companion_facts import Pick
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 
@@ -43,7 +48,7 @@ def check_code(code: str) -> str:
     return code
 
 
-class Wanted(NamedTuple):
+class Wanted(Record):
     """One requirement of the project other than the torch family's, as the user wrote it, and where from."""
 
     text: str  # as written, without per-line options: "numpy<2", "xformers==0.0.32.post2", "./pkg", a URL
@@ -56,7 +61,7 @@ class Wanted(NamedTuple):
     file: str | None = None  # the -r/-c file given on the command line it comes from (itself or by an include)
 
 
-class FileOption(NamedTuple):
+class FileOption(Record):
     """An options line of a requirements file (``--extra-index-url URL``): honoured for the packages that ride
     along, never for the torch family, whose index torch-install chooses."""
 
@@ -66,7 +71,7 @@ class FileOption(NamedTuple):
     file: str | None = None  # the -r/-c file given on the command line it comes from
 
 
-class RequirementsSource(NamedTuple):
+class RequirementsSource(Record):
     """A ``-r``/``-c`` file the user gave."""
 
     path: str
@@ -74,7 +79,7 @@ class RequirementsSource(NamedTuple):
     passthrough: bool = True  # given to the installer as it is (else its lines are written out one by one)
 
 
-class Request(NamedTuple):
+class Request(Record):
     """What the user asked for."""
 
     packages: tuple[str, ...] = ("torch",)  # PEP 508 requirement strings of the torch family, as given
@@ -103,7 +108,7 @@ class Request(NamedTuple):
                 "installer_options": list(self.installer_options)}
 
 
-class PlanWarning(NamedTuple):
+class PlanWarning(Record):
     """One warning: its code (``WARNING_CODES``), one line, and what it is about: the chosen build ("choice"), or
     the newest matching release and why it was passed over ("newest"). Only a blocking code about the choice
     means the chosen build does not run or install here."""
@@ -117,13 +122,13 @@ class PlanWarning(NamedTuple):
         return self.about == "choice" and WARNING_CODES[self.code]
 
 
-class Rejection(NamedTuple):
+class Rejection(Record):
     variant: str
     torch: str
     reason: str
 
 
-class Choice(NamedTuple):
+class Choice(Record):
     variant: str  # index variant id: cu128, rocm6.4, xpu, cpu; "default" for the default index (macOS)
     torch: str  # "2.9.1"
     index_url: str | None  # None: the default index
@@ -135,7 +140,7 @@ class Choice(NamedTuple):
         return tuple(p for p in self.companions if p.kind == "index")
 
 
-class Need(NamedTuple):
+class Need(Record):
     """One change that would let the newest matching release run (on the GPU): what, the machine's value, the
     value needed, and the words for it ("Python ≥ 3.11")."""
 
@@ -145,7 +150,7 @@ class Need(NamedTuple):
     text: str
 
 
-class Upgrade(NamedTuple):
+class Upgrade(Record):
     """What it would take to get the newest matching release on the machine's GPU: the changes (``needs``) and,
     where no change to this machine gets it onto the GPU, why not (``why_not``). ``gpu`` False: the needs get
     the release installed, not onto a GPU (a machine without a GPU to use, or a release without code for it)."""
@@ -169,7 +174,7 @@ class Upgrade(NamedTuple):
                 "needs": [{"what": n.what, "from": n.have, "to": n.want, "text": n.text} for n in self.needs]}
 
 
-class Plan(NamedTuple):
+class Plan(Record):
     machine: Machine
     request: Request
     choice: Choice | None
@@ -374,7 +379,7 @@ def source_build_args(plan: Plan) -> list[str]:
 INDEX_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--default-index", "--index")  # each takes a value
 
 
-def torch_step_options(options: "Sequence[str]") -> list[str]:
+def torch_step_options(options: Sequence[str]) -> list[str]:
     """The options given after "--" that the chosen build's step takes: all but those naming an index."""
     out: list[str] = []
     skip = False

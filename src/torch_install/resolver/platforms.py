@@ -5,7 +5,8 @@ Each rule is a function of the search (``choose.Search``): it writes to the sear
 when it decides one, else None.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from .. import vendors
 from ..errors import InputError
 from ..machine import Machine
@@ -13,7 +14,10 @@ from ..versions import numeric_key
 from .matrix import Release
 from .plan import Need, Plan
 from .rules import WEAK_CONFIDENCE, Blocker, policy_of
-from .search_state import Search
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from .search_state import Search
 
 # Linux distributions built on musl only (os-release ID, as os_version starts); Void has a glibc edition too
 MUSL_DISTRIBUTIONS = ("alpine", "chimera", "postmarketos", "adelie")

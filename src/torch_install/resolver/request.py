@@ -2,15 +2,17 @@
 an index base. Every problem is an InputError that names the value.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, NamedTuple
 
 from .. import vendors
 from ..errors import InputError
+from ..records import Record
 from .variants import is_variant, variant_kind
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:  # the CLI reads CHANNELS at start-up, without loading the plan types
     from packaging.specifiers import SpecifierSet
 
@@ -42,14 +44,14 @@ ANY = AnyVersion()
 _BARE_NAME = r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$"
 
 
-class ParsedRequest(NamedTuple):
-    torch: "SpecifierSet | AnyVersion"
-    companions: "Mapping[str, SpecifierSet | AnyVersion]"  # requested companion -> its specifier (may be empty)
+class ParsedRequest(Record):
+    torch: SpecifierSet | AnyVersion
+    companions: Mapping[str, SpecifierSet | AnyVersion]  # requested companion -> its specifier (may be empty)
     pinned: bool  # the user constrained the torch version
-    limits: "Mapping[str, SpecifierSet]" = {}  # -c constraints on companions not requested
+    limits: Mapping[str, SpecifierSet] = {}  # -c constraints on companions not requested
 
 
-def parse_request(request: "Request", machine: "Machine | None" = None) -> ParsedRequest:
+def parse_request(request: Request, machine: Machine | None = None) -> ParsedRequest:
     """Validate a Request; every problem is an InputError naming the offending value. Requirements whose marker
     is false on ``machine`` do not apply to it."""
     if request.channel not in CHANNELS:
@@ -91,7 +93,7 @@ def parse_request(request: "Request", machine: "Machine | None" = None) -> Parse
     return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)), limits=limits)
 
 
-def applying(texts: "tuple[str, ...]", machine: "Machine | None") -> "list[str]":
+def applying(texts: tuple[str, ...], machine: Machine | None) -> list[str]:
     """The requirements whose marker (if any) holds on ``machine`` (all of them without a machine)."""
     if machine is None or not any(";" in t for t in texts):
         return list(texts)
@@ -100,7 +102,7 @@ def applying(texts: "tuple[str, ...]", machine: "Machine | None") -> "list[str]"
     return [t for t in texts if applies(t, machine)]
 
 
-def check_consistent(machine: "Machine", variant: str | None, matrix: "Matrix") -> None:
+def check_consistent(machine: Machine, variant: str | None, matrix: Matrix) -> None:
     """A profile value no machine can have, or a forced variant the target cannot use: an InputError naming it.
     (What exists in the world, however odd, is planned for, with warnings: a Mac with an NVIDIA driver, Linux on
     an Apple GPU.)"""

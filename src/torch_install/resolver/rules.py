@@ -5,12 +5,13 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 ``choose.py``; the facts (driver floors, arch lists, gfx lists, XPU families) come from the Matrix.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Callable
-from typing import NamedTuple
 
 from .. import vendors
 from ..machine import Gpu, Machine
+from ..records import Record
 from ..versions import numeric_key, release_numbers
 from .matrix import CudaArch, Matrix, Release, os_of
 from .plan import Need
@@ -338,7 +339,7 @@ def driver_need(driver: str | None, need: str) -> Need:
     return Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}")
 
 
-class Blocker(NamedTuple):
+class Blocker(Record):
     """Why a release is out for this machine: a plan warning code, one line, and what change would lift it."""
 
     code: str
@@ -449,7 +450,7 @@ Check = Callable[[Matrix, Release, str, str, tuple[Gpu, ...], Machine], Verdict]
 Preference = Callable[[Release, str, Verdict, Machine], tuple[object, ...]]
 
 
-class VendorPolicy(NamedTuple):
+class VendorPolicy(Record):
     """How one GPU vendor's builds are chosen: its registry row (``vendors.py``), the check that decides whether
     one of its variants runs on the GPUs, and how the usable ones of a release are ordered (the highest key
     wins)."""

@@ -1,7 +1,8 @@
 """What the rules outside the search (``platforms.py``, ``vendor_rules.py``) may use of it: the search's state
-and the steps they build on, as a protocol that ``choose.Search`` fulfils."""
+and the steps they build on, as a protocol that ``choose.Search`` fulfils. Only type checkers import it."""
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 from collections.abc import Sequence
 from typing import Protocol
 

@@ -7,6 +7,8 @@ the default index's unlabelled wheel (macOS). The syntax of each GPU vendor's id
 ROCm version an id names.
 """
 
+from __future__ import annotations
+
 import re
 from functools import lru_cache
 

@@ -7,7 +7,8 @@ driver, override and device-family rules. Each hook writes to the search's plan 
 can decide return a Plan, the others return nothing.
 """
 
-# NamedTuple value types, and no `from __future__ import annotations`: see docs/architecture.md, "Value types".
+from __future__ import annotations
+
 import itertools
 
 from ..drivers import rocm_for_amdgpu_driver
@@ -28,8 +29,11 @@ from .rules import (
     rocm_distance,
     sm_text,
 )
-from .search_state import Search
 from .variants import cuda_version, rocm_version
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from .search_state import Search
 
 
 class VendorRules:

@@ -12,12 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from .. import vendors
 from ..drivers import cuda_for_driver
 from ..machine import Machine
 from ..package_data import load_json
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def provider_data() -> dict[str, Any]:

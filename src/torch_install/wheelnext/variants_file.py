@@ -12,12 +12,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cmp_to_key
-from typing import Any
 
 from ..errors import InputError
 from ..machine import Machine
 from ..resolver.variants import is_index_variant
 from .properties import FeatureConfig, SupportedProperties, provider_data
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = re.compile(r"^[a-z0-9_]+$")
 VALUE = re.compile(r"^[a-z0-9_.]+$")

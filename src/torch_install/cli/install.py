@@ -1,0 +1,137 @@
+"""`torch-install install`: resolve for this machine (as `plan` does), then run pip or uv under the environment's
+lock, guarded, with the pin kept or put back."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..errors import EXIT_OK
+from ..resolver.request import PACKAGES
+from . import common, targets
+from .plan import add_request_options, request_from_args, resolve_plan
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from ..environment.interpreter import Interpreter
+    from ..resolver.matrix import Matrix
+    from ..resolver.plan import Plan, Request
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    install = sub.add_parser("install", help="resolve for this machine and run pip (or uv)",
+                             description="Resolve for this machine and install the pinned packages with pip (or uv). "
+                                         "An interrupt is passed on to the installer, never a kill; afterwards a "
+                                         "torch it left gone or half-installed is put back from pip's stash, and a "
+                                         "failed run says what it changed and how to go back.")
+    add_request_options(install)
+    install.add_argument("--installer", choices=("pip", "uv"),
+                         help="installer to run (default pip; uv for an environment without pip, when uv is on PATH)")
+    install.add_argument("--python", metavar="PATH", type=targets.non_empty,
+                         help="interpreter to install into (default, as uv: $VIRTUAL_ENV, $CONDA_PREFIX, ./.venv, "
+                              "else this one unless it is a pipx or uv tool environment)")
+    install.add_argument("--dry-run", action="store_true", help="print the command and exit")
+    install.add_argument("--pin", action="store_true",
+                         help="after installing, keep the build: write torch-install-constraints.txt into the "
+                              "environment and name it in its pip.conf (and uv's configuration beside ./.venv)")
+    install.add_argument("--lock-timeout", metavar="SECONDS", type=common.seconds, default=None,
+                         help="how long to wait for another torch-install installing into the same environment "
+                              "(default 600; 0: refuse at once)")
+    install.set_defaults(func=run_install)
+
+
+def run_install(args: argparse.Namespace) -> int:
+    import shlex
+
+    from ..environment import install
+    from ..machine_completion import complete_machine
+
+    request = request_from_args(args)
+    interpreter = common.target_interpreter(args.python)
+    machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
+    matrix = common.matrix_for(args, machine, request)
+    plan = resolve_plan(machine, request, matrix)
+    if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
+        for warning in plan.warnings:
+            common.warn(f"[{warning.code}] {warning.message}")
+    installer = install.choose_installer(args.installer, interpreter, dry_run=args.dry_run)
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="torch-install-") as scratch:  # files a command line cannot carry
+        steps = install.plan_steps_with_files(plan, interpreter, installer, scratch, need_uv=not args.dry_run)
+        install.check_installable(plan, interpreter, installer)
+        from ..render.plan import choice_lines, warning_lines
+
+        for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
+            common.say(line)
+        for line in warning_lines(plan):
+            common.warn(line)
+        for argv in steps:
+            common.write(shlex.join(argv))
+        if any(scratch in arg for argv in steps for arg in argv):
+            for name in sorted(os.listdir(scratch)):
+                with open(os.path.join(scratch, name), encoding="utf-8") as file:
+                    common.say(f"torch-install: {name}, which the command reads:\n" + file.read().rstrip())
+        if args.dry_run:
+            return EXIT_OK
+        from ..environment.lock import DEFAULT_TIMEOUT, environment_lock
+
+        timeout = DEFAULT_TIMEOUT if args.lock_timeout is None else args.lock_timeout
+        with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
+            return _install_locked(args, plan, interpreter, steps, request, matrix)
+
+
+def _steps_done(plan: Plan, failed: int, total: int) -> str:
+    """What the steps before a failed one left installed (an empty string for the first step)."""
+    if not failed or plan.choice is None:
+        return ""
+    build = ", ".join(f"{name} {version}" for name, version in plan.choice.packages.items())
+    return (f"\n  step {failed + 1} of {total} failed; step 1 had installed the chosen build ({build}): running the "
+            "same command again, once the cause is fixed, finishes the project")
+
+
+def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpreter, steps: list[list[str]],
+                    request: Request, matrix: Matrix) -> int:
+    """The install transaction, the environment's lock held: the pin updated for the new build, each installer
+    step (guarded), the pin written from what is installed now (or put back when a step failed)."""
+    from ..environment import guard, install, pin
+
+    prefix = interpreter.prefix
+    update = pin.prepare_update(prefix, plan) if prefix else None
+    guarded = (*request.packages, *(w.text for w in request.requirements if w.name and not w.constraint))
+    from ..errors import EnvironmentFailure
+
+    try:
+        for i, argv in enumerate(steps):  # the chosen build first; what rides along cannot replace it (pinned there)
+            try:
+                code = install.run_installer(
+                    argv, interpreter, guarded, request.index_base,
+                    own_index=i == 0 and plan.choice is not None and bool(plan.choice.index_url))
+            except EnvironmentFailure as failure:
+                raise EnvironmentFailure(f"{failure}{_steps_done(plan, i, len(steps))}") from None
+            if code != EXIT_OK:
+                if i:
+                    common.warn(_steps_done(plan, i, len(steps)).strip())
+                if update is not None:
+                    pin.restore(prefix, update)
+                return code
+    except BaseException:
+        if update is not None:
+            pin.restore(prefix, update)
+        raise
+    if not prefix or not (args.pin or update is not None):
+        return EXIT_OK
+    from ..resolver.companion_facts import load_packages
+
+    present = guard.snapshot(interpreter.site_packages, {*PACKAGES, *load_packages()})
+    pins = pin.pins_for(plan, {name: dist.version for name, dist in present.items()}, matrix)
+    if not pins:
+        common.say(f"torch-install: not pinned: torch {plan.choice.packages.get('torch') if plan.choice else ''} is "
+                   "not what is installed now (the installer installed nothing?)")
+        return EXIT_OK
+    written = pin.write_pin(prefix, pins)
+    if update is not None:
+        common.say("torch-install: the pin follows the new build: " + ", ".join(update.changed))
+    for line in written.lines:
+        common.say(f"torch-install: {line}")
+    return EXIT_OK

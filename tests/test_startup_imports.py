@@ -1,0 +1,66 @@
+"""What each common command imports, read from ``python -X importtime`` of the command run as its console script
+runs it: a heavy module on the plain ``plan``/``detect`` path, or ``requests`` on a warm ``--online`` plan, fails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from index_pages import parse_row, serve_index
+from profiles import profile
+
+pytestmark = pytest.mark.slow
+
+# start-up costs a plain plan or detect never needs (CPU ms on a 2-core machine: typing 9, requests 220)
+HEAVY = ("typing", "packaging", "packaging.requirements", "requests", "urllib3", "inspect", "dataclasses",
+         "tempfile", "shutil", "configparser", "html.parser", "email", "logging", "subprocess", "tomllib", "tomlkit")
+CONSOLE_SCRIPT = "import sys; from torch_install.cli import main; sys.exit(main())"
+
+
+def imported(args: list[str], env: dict[str, str] | None = None) -> set[str]:
+    """The modules a run of ``torch-install ARGS`` imports (every name importtime lists)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", CONSOLE_SCRIPT, *args], capture_output=True,
+                          text=True, env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none", **(env or {})},
+                          timeout=60)
+    assert done.returncode in (0, 1), done.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("args", [
+    ["plan", "--target", "PROFILE", "--format", "json"],
+    ["plan", "--target", "PROFILE"],
+    ["plan"],
+    ["plan", "--format", "pip"],
+    ["detect"],
+    ["detect", "--json"],
+    ["matrix", "--target", "PROFILE"],
+], ids=" ".join)
+def test_a_plain_command_imports_nothing_heavy(args: list[str], tmp_path: Path) -> None:
+    args = [profile(tmp_path) if a == "PROFILE" else a for a in args]
+    modules = imported(args)
+    assert "torch_install.cli" in modules  # the parse did see the run
+    assert sorted(modules.intersection(HEAVY)) == []
+
+
+def test_other_packages_are_planned_without_packagings_parser(tmp_path: Path) -> None:
+    modules = imported(["plan", "torch", "torchvision", "transformers", "numpy<2", "accelerate>=1.0,!=1.2",
+                        "--target", profile(tmp_path), "--format", "json"])
+    assert "torch_install.project.gather" in modules
+    assert sorted(modules.intersection(HEAVY)) == []
+
+
+def test_a_warm_online_plan_imports_no_http_client(httpserver, tmp_path: Path) -> None:
+    base = serve_index(httpserver, [parse_row("cu134 torch-2.16.0+cu134-cp312-cp312-manylinux_2_28_x86_64.whl "
+                                              ">=3.11")])
+    env = {"TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"), "TORCH_INSTALL_INDEX_RETRIES": "0"}
+    args = ["plan", "--online", "--index-base", base, "--target", profile(tmp_path), "--format", "json"]
+    assert "requests" in imported(args, env)  # cold: the page is fetched
+    requests_made = len(httpserver.log)
+    warm = imported(args, env)
+    assert len(httpserver.log) == requests_made
+    assert "torch_install.index.learn" in warm
+    assert sorted(warm.intersection(HEAVY)) == []
