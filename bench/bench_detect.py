@@ -57,7 +57,7 @@ def main() -> None:
     parser.add_argument("--sysroot", type=Path, default=FIXTURE)
     args = parser.parse_args()
     python = sys.executable
-    detect_argv = [python, "-c", "import sys; from torch_install.cli import main; sys.exit(main())",
+    detect_argv = [python, "-c", "import sys; from torch_install.cli import console; sys.exit(console())",
                    "detect", "--json", "--sysroot", str(args.sysroot)]
     probe_argv = [python, "-c", "import sys; from torch_install.cli import main; main(); "
                   "sys.stderr.write(str('subprocess' in sys.modules))", *detect_argv[3:]]

@@ -30,6 +30,9 @@ TOKEN = "ghp_T0kenValue123"
     ("PIP_PASSWORD=x1", "PIP_PASSWORD=***"),
     ('{"GITHUB_TOKEN": "ghp_abc", "PATH": "/usr/bin"}', '{"GITHUB_TOKEN": "***", "PATH": "/usr/bin"}'),
     ('{"MY_API_KEY":"a\\"b"}', '{"MY_API_KEY":"***"}'),
+    ("APIKEY=k1 DB_PASSWD=k2 X_SECRET=k3 AWS_CREDENTIALS=k4 GIT_CREDENTIAL=k5 NPM_AUTH=k6",
+     "APIKEY=*** DB_PASSWD=*** X_SECRET=*** AWS_CREDENTIALS=*** GIT_CREDENTIAL=*** NPM_AUTH=***"),
+    ('{"hf": 1, "MY_PASSWORD": "p"}', '{"hf": 1, "MY_PASSWORD": "***"}'),
 ])
 def test_redact_masks_every_spelling_of_a_secret(text: str, expected: str) -> None:
     assert redact(text) == expected

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import codecs
-import contextlib
 import re
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -25,6 +24,7 @@ _URL_CREDENTIALS = r"(?i)\b([a-z][a-z0-9+.-]{1,15}://)(?!git@)[^/\s:@'\"<>]+(?::
 _SECRET_NAME = r"[A-Za-z0-9_]*(?:TOKEN|PASSWORD|PASSWD|SECRET|API_?KEY|CREDENTIALS?|AUTH)[A-Za-z0-9_]*"
 _SECRET_ASSIGNMENT = rf"\b({_SECRET_NAME})=(?!\*\*\*)[^\s'\"]+"
 _SECRET_JSON = rf"(\"{_SECRET_NAME}\"\s*:\s*\")(?!\*\*\*\")(?:[^\"\\]|\\.)*\""
+_SECRET_WORDS = ("TOKEN", "PASSW", "SECRET", "KEY", "CREDENTIAL", "AUTH")  # one is in every _SECRET_NAME
 MASK = "***"
 
 # What a stream that cannot encode the product's few non-ASCII characters gets instead.
@@ -43,6 +43,8 @@ def redact(text: str) -> str:
     """``text`` with every URL credential and secret-named variable's value replaced by ``***``."""
     if "@" in text:
         text = re.sub(_URL_CREDENTIALS, rf"\1{MASK}@", text)
+    if not any(word in text for word in _SECRET_WORDS):  # no name to mask: the patterns are not even compiled
+        return text
     if "=" in text:
         text = re.sub(_SECRET_ASSIGNMENT, rf"\1={MASK}", text)
     if '":' in text:
@@ -70,9 +72,11 @@ class OutputStream:
         self._pending = ""
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            # a stream that cannot be reconfigured encodes on its own
-            with contextlib.suppress(ValueError, TypeError, OSError):
+            # a stream that cannot be reconfigured encodes on its own (no contextlib: it is not imported at start-up)
+            try:  # noqa: SIM105
                 reconfigure(errors=ERRORS)
+            except (ValueError, TypeError, OSError):
+                pass
 
     def write(self, text: str) -> int:
         """Whole lines are redacted and passed on; a partial line waits for its end (or ``flush``), so a secret

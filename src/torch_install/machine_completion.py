@@ -58,7 +58,7 @@ def _from_jetson(gpu: Gpu) -> tuple[dict[str, Any], str] | None:
     """The Jetson family of an NVIDIA GPU whose compute capability only a Jetson module has, or None."""
     if gpu.vendor != "nvidia" or gpu.family is not None or gpu.compute_capability is None:
         return None
-    from .detectors.nvidia import jetson_of_capability
+    from .detectors.jetson import jetson_of_capability
 
     module = jetson_of_capability(gpu.compute_capability)
     if module is None:

@@ -24,6 +24,7 @@ from ..package_data import load_json
 from ..probe import Probe
 from ..versions import numeric_key
 from . import Found, GpuRecord
+from .jetson import jetson_module
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -43,28 +44,10 @@ _CC = r"^[0-9]{1,2}\.[0-9]$"
 _MISSING = ("", "N/A", "[N/A]", "ERR!", "[ERR!]", "[Unknown Error]", "Unknown Error")
 
 
-
 # ---- data tables ------------------------------------------------------------------------------------------
 def _pci_table() -> dict[str, Any]:
     table: dict[str, Any] = load_json("detectors/data/nvidia-pci.json")
     return table
-
-
-def _jetson_modules() -> list[dict[str, Any]]:
-    modules: list[dict[str, Any]] = load_json("detectors/data/jetson.json")["modules"]
-    return modules
-
-
-def jetson_module(text: str | None) -> dict[str, Any] | None:
-    """The Jetson module (``data/jetson.json`` row: word, name, compute capability, family) a board model names
-    ("NVIDIA Jetson AGX Orin Developer Kit"), or None."""
-    lowered = (text or "").lower()
-    return next((m for m in _jetson_modules() if re.search(rf"\b{m['word'].lower()}\b", lowered)), None)
-
-
-def jetson_of_capability(compute_capability: str | None) -> dict[str, Any] | None:
-    """The Jetson module whose integrated GPU has this compute capability (only Jetsons have those), or None."""
-    return next((m for m in _jetson_modules() if m["compute_capability"] == compute_capability), None)
 
 
 def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:

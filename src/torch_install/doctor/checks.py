@@ -604,7 +604,6 @@ def wheel_shared_libraries(dist: Dist) -> tuple[str, ...]:
     return tuple(p for p in record_paths(dist.path) or () if _WHEEL_SHARED_LIB.match(p))
 
 
-
 def check_nvidia_libs_missing(ctx: Context) -> list[Finding]:
     """A CUDA torch whose pinned nvidia-*/cuda-toolkit packages are absent, at another version, or installed
     with their shared libraries gone from disk: `import torch` then fails to load libcudnn, libcublas …"""

@@ -104,7 +104,6 @@ def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = 
     return facts._replace(fetched_at=fetched_at, stale_error=stale, pages=tuple(pages))
 
 
-
 def warm_facts(cache: IndexCache, root: str, machine: Machine, pre: bool, offline: bool) -> IndexFacts | None:
     """The facts last learnt for this target, if every page they came from is still fresh in the cache
     (any age with ``offline``): a warm lookup that reads a few small files and imports no network code."""

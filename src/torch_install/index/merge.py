@@ -237,8 +237,6 @@ def assumptions_for(matrix: Matrix, torch: str, variant: str) -> tuple[str, ...]
     return tuple(f"index: {line}" for line in (matrix.provenance or {}).get(f"{torch}+{variant}", ()))
 
 
-
-
 def with_index_notes(plan: Plan, matrix: Matrix) -> Plan:
     """The plan with the index assumptions its choice rests on added to its notes (unchanged offline)."""
     provenance = matrix.provenance
