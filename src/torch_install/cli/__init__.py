@@ -7,61 +7,19 @@ network client. With no sub-command, ``plan`` runs.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from collections.abc import Sequence
 
 from .. import __version__
-from ..errors import EXIT_ENVIRONMENT, EXIT_USAGE, TorchInstallError
+from ..errors import EXIT_ENVIRONMENT, TorchInstallError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
+    from collections.abc import Sequence
+
+    from .parser import Parser
 
 DEBUG_ENV = "TORCH_INSTALL_DEBUG"  # set (not 0): an internal error also prints its traceback
-
-
-def _terminal_columns() -> int:
-    """What ``shutil.get_terminal_size().columns`` answers, without importing shutil (and its compression
-    modules) on every start: $COLUMNS, else the terminal of stdout, else 80."""
-    try:
-        columns = int(os.environ["COLUMNS"])
-    except (KeyError, ValueError):
-        columns = 0
-    if columns <= 0 and sys.__stdout__ is not None:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
-
-
-_COLUMNS: list[int] = []  # the terminal's width, asked once (argparse makes a formatter for every option it adds)
-
-
-class HelpFormatter(argparse.HelpFormatter):
-    """argparse's help layout, sized to the terminal the way argparse itself sizes it."""
-
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
-                 width: int | None = None) -> None:
-        if width is None:
-            if not _COLUMNS:
-                _COLUMNS.append(_terminal_columns())
-            width = _COLUMNS[0] - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line and exit code 2."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", HelpFormatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-        sys.exit(EXIT_USAGE)
 
 
 # each sub-command, and the module of this package that registers it
@@ -75,6 +33,8 @@ def build_parser(command: str | None = None) -> Parser:
     (a sub-command's parse never depends on its siblings, and each costs start-up time)."""
     from importlib import import_module
 
+    from .parser import Parser, add_verbosity
+
     parser = Parser(prog="torch-install", description=(
         "Install the PyTorch build that runs on this machine (or a target machine), and explain why. "
         "With no command, prints the plan for this machine."))
@@ -84,18 +44,8 @@ def build_parser(command: str | None = None) -> Parser:
     for name in names:
         import_module(f"{__name__}.{name}").register(sub)
     for command_parser in sub.choices.values():
-        _add_verbosity(command_parser)
+        add_verbosity(command_parser)
     return parser
-
-
-def _add_verbosity(parser: argparse.ArgumentParser) -> None:
-    """-q and -v on every command: -q leaves only errors on stderr; -v says more where there is more to say."""
-    known = {s for action in parser._actions for s in action.option_strings}
-    if "-q" not in known:
-        parser.add_argument("-q", "--quiet", action="store_true",
-                            help="print no warnings or notes on stderr, only errors")
-    if "-v" not in known:
-        parser.add_argument("-v", "--verbose", action="store_true", help="say more (plan: every rejected build)")
 
 
 def console() -> int:
