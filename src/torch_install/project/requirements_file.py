@@ -35,13 +35,13 @@ GLOBAL_OPTIONS: Mapping[str, bool] = {
 SHORT = {"-i": "--index-url", "-f": "--find-links", "-r": "--requirement", "-c": "--constraint",
          "-e": "--editable"}
 PER_REQUIREMENT = {"--hash": True, "--config-settings": True, "--global-option": True}
-_ENV_VAR = re.compile(r"\$\{([A-Z0-9_]+)\}")
-_COMMENT = re.compile(r"(^|\s+)#.*$")
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
-_EGG = re.compile(r"[#&]egg=([A-Za-z0-9_.-]+)")
-_VIA_START = re.compile(r"^\s+#\s+via(?:\s+(.*))?$")
-_VIA_MORE = re.compile(r"^\s+#\s+(\S.*)$")
-_VIA_INLINE = re.compile(r"\s#\s*via\s+(.*)$")
+_ENV_VAR = r"\$\{([A-Z0-9_]+)\}"
+_COMMENT = r"(^|\s+)#.*$"
+_URL = r"^[A-Za-z][A-Za-z0-9+.-]*://"
+_EGG = r"[#&]egg=([A-Za-z0-9_.-]+)"
+_VIA_START = r"^\s+#\s+via(?:\s+(.*))?$"
+_VIA_MORE = r"^\s+#\s+(\S.*)$"
+_VIA_INLINE = r"\s#\s*via\s+(.*)$"  # patterns are compiled where first used (re's cache): a plan reads few of them
 
 
 class RequirementsFile(Record):
@@ -95,7 +95,7 @@ class _Reader:
     def line(self, path: str, number: int, line: str, via: tuple[str, ...], constraint: bool,
              chain: tuple[str, ...], top: str) -> None:
         origin = f"{path}:{number}"
-        line = _ENV_VAR.sub(lambda m: self.environ.get(m[1], m[0]), line)
+        line = re.sub(_ENV_VAR, lambda m: self.environ.get(m[1], m[0]), line)
         if not line.startswith("-"):  # a requirement: its text as written, then its options (pip's own split)
             text, options = _split_options(line)
             self.entries.append(_requirement(text, _words(options, origin), origin, False, constraint, via, top))
@@ -109,7 +109,7 @@ class _Reader:
         if first in ("--requirement", "--constraint"):
             if len(rest) != 1:
                 raise InputError(f"{origin}: {first} takes one file")
-            if _URL.match(rest[0]):
+            if re.match(_URL, rest[0]):
                 raise InputError(f"{origin}: {first} {rest[0]}: a file from a URL is not read (download it first)")
             nested = rest[0] if os.path.isabs(rest[0]) else os.path.join(os.path.dirname(path), rest[0])
             self.read(nested, constraint or first == "--constraint", chain, top, origin)
@@ -156,13 +156,13 @@ def _logical_lines(text: str) -> list[tuple[int, str, tuple[str, ...]]]:
     in_via = False
     while i < len(physical):
         start, line = i + 1, physical[i]
-        if out and (via := _VIA_START.match(line)):
+        if out and (via := re.match(_VIA_START, line)):
             in_via = True
             if via[1]:
                 out[-1][2].extend(via[1].split(", "))
             i += 1
             continue
-        if out and in_via and (more := _VIA_MORE.match(line)):
+        if out and in_via and (more := re.match(_VIA_MORE, line)):
             out[-1][2].append(more[1])
             i += 1
             continue
@@ -173,8 +173,8 @@ def _logical_lines(text: str) -> list[tuple[int, str, tuple[str, ...]]]:
         if line.endswith("\\") and not line.lstrip().startswith("#"):
             line = line[:-1]  # a continuation at the end of the file
         i += 1
-        inline = _VIA_INLINE.search(line)
-        stripped = _COMMENT.sub("", line).strip()
+        inline = re.search(_VIA_INLINE, line)
+        stripped = re.sub(_COMMENT, "", line).strip()
         if stripped:
             out.append((start, stripped, inline[1].split(", ") if inline else []))
     return [(n, line, tuple(v.strip() for v in via if v.strip())) for n, line, via in out]
@@ -207,23 +207,23 @@ def _requirement(text: str, options: list[str], origin: str, editable: bool, con
 _VERSION = r"(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?" \
            r"(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?)"
 _CLAUSE = rf"(?:==|!=|<=|>=|<|>|~=)\s*{_VERSION}"
-_SIMPLE = re.compile(rf"^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[\s*[A-Za-z0-9._-]+(?:\s*,\s*"
-                     rf"[A-Za-z0-9._-]+)*\s*\])?\s*(?:{_CLAUSE}(?:\s*,\s*{_CLAUSE})*)?\s*$", re.IGNORECASE)
+_SIMPLE = (rf"(?i)^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[\s*[A-Za-z0-9._-]+(?:\s*,\s*"
+           rf"[A-Za-z0-9._-]+)*\s*\])?\s*(?:{_CLAUSE}(?:\s*,\s*{_CLAUSE})*)?\s*$")
 
 
 def requirement_name(text: str, origin: str) -> str | None:
     """The canonical project name a requirement names; None for a path or URL that names none. A requirement that
     is not one is an InputError naming ``origin``."""
-    if _URL.match(text) or text.startswith((".", "/", "~")) or os.sep in text.split(";", 1)[0].split("@", 1)[0] \
+    if re.match(_URL, text) or text.startswith((".", "/", "~")) or os.sep in text.split(";", 1)[0].split("@", 1)[0] \
             or text.split(";", 1)[0].strip().endswith((".whl", ".tar.gz", ".zip")):
-        egg = _EGG.search(text)
+        egg = re.search(_EGG, text)
         if egg:
             return canonical_name(egg[1])
         wheel = os.path.basename(text.split(";", 1)[0].split("#", 1)[0].strip())
         if wheel.endswith(".whl") and "-" in wheel:
             return canonical_name(wheel.split("-", 1)[0])
         return None
-    simple = _SIMPLE.match(text)
+    simple = re.match(_SIMPLE, text)
     if simple:
         return canonical_name(simple[1])
     from packaging.requirements import InvalidRequirement, Requirement
