@@ -46,6 +46,14 @@ def test_a_plain_command_imports_nothing_heavy(args: list[str], tmp_path: Path) 
     assert sorted(modules.intersection(HEAVY)) == []
 
 
+def test_a_plain_plan_for_a_profile_loads_neither_the_companion_table_nor_a_detector(tmp_path: Path) -> None:
+    modules = imported(["plan", "--target", profile(tmp_path), "--format", "json"])
+    assert "torch_install.resolver.choose" in modules
+    assert sorted(m for m in modules if m.startswith(("torch_install.resolver.companion", "torch_install.project.",
+                                                      "torch_install.detectors.n", "torch_install.detectors.a"))
+                  ) == ["torch_install.project.gather"]
+
+
 def test_other_packages_are_planned_without_packagings_parser(tmp_path: Path) -> None:
     modules = imported(["plan", "torch", "torchvision", "transformers", "numpy<2", "accelerate>=1.0,!=1.2",
                         "--target", profile(tmp_path), "--format", "json"])

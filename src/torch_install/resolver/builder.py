@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from ..machine import Machine
-from .companion_facts import Pick
 from .matrix import Matrix, Release
 from .plan import Choice, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
 from .rules import Blocker
@@ -18,6 +17,8 @@ from .rules import Blocker
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Any
+
+    from .companion_facts import Pick
 
 
 class PlanBuilder:

@@ -32,8 +32,6 @@ from ..errors import InputError
 from ..machine import Gpu, Machine
 from ..versions import numeric_key
 from .builder import PlanBuilder
-from .companion_facts import Pick
-from .companions import bound_requirements, pick, torch_allows, torch_needs
 from .matrix import Matrix, Release, version_key
 from .plan import Plan, Request
 from .platforms import apple, libc_and_driver_stack
@@ -52,6 +50,11 @@ from .rules import (
 from .variants import cuda_version, variant_kind
 from .vendor_rules import VendorRules
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from .companion_facts import Pick
+    from .companions import Bound
+
 
 class Search:
     """One resolve: the machine the rules compare, the matrix, the request, and the plan being written."""
@@ -59,7 +62,11 @@ class Search:
     def __init__(self, machine: Machine, request: Request, matrix: Matrix) -> None:
         self.machine, self.request, self.matrix = machine, request, matrix
         self.req = parse_request(request, machine)  # step 1
-        self.bound = bound_requirements(request.requirements, machine, matrix.packages) if matrix.packages else []
+        self.bound: list[Bound] = []  # requested packages built against one torch
+        if matrix.packages:
+            from .companions import bound_requirements
+
+            self.bound = bound_requirements(request.requirements, machine, matrix.packages)
         self.plan = PlanBuilder(machine, request, matrix, self.req.companions)
         self.plan.picker = self.picks
         self.platform = machine.platform or ""
@@ -120,7 +127,7 @@ class Search:
         """Whether the release is one the request allows (with ``bound``, its packages built against torch too)."""
         if self.request.channel != "stable":
             return True
-        if bound and not all(torch_allows(b.package, b.spec, release.version, self.platform) for b in self.bound
+        if bound and not all(b.allows(release.version, self.platform) for b in self.bound
                              if b.package.constrains_torch):
             return False
         if not self.req.torch.contains(release.version, prereleases=True):
@@ -142,13 +149,13 @@ class Search:
             holding = [b for b in self.bound if b.package.constrains_torch] if open_ else []
             if holding:
                 raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) fits them all: "
-                                 + "; ".join(f"{b.text} needs {torch_needs(b.package, b.spec)}" for b in holding))
+                                 + "; ".join(f"{b.text} needs {b.needs()}" for b in holding))
             raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches"
                              + self.newer_hint())
         if wanted[0] is not open_[0]:
             for b in self.bound:
-                if b.package.constrains_torch and not torch_allows(b.package, b.spec, open_[0].version, self.platform):
-                    self.plan.warn("constrained-by", f"{b.text} ({b.origin}) needs {torch_needs(b.package, b.spec)}: "
+                if b.package.constrains_torch and not b.allows(open_[0].version, self.platform):
+                    self.plan.warn("constrained-by", f"{b.text} ({b.origin}) needs {b.needs()}: "
                                                      f"torch {wanted[0].version} is the newest release it allows (not "
                                                      f"{open_[0].version})", "newest")
         self.plan.newest = wanted[0]
@@ -263,7 +270,7 @@ class Search:
         for verdict in verdicts:  # a requested package built against torch must have a build for the variant
             for b in self.bound:
                 if verdict.usable and b.package.constrains_torch:
-                    found, why = pick(b.package, b.spec, b.text, release, verdict.variant, self.machine)
+                    found, why = b.pick(release, verdict.variant, self.machine)
                     if found is None:
                         verdict.usable = False
                         verdict.reason = f"{verdict.variant} rejected: {why}"
@@ -273,11 +280,11 @@ class Search:
         """How each requested package built against torch installs with the chosen build (its warnings said)."""
         chosen: list[Pick] = []
         for b in self.bound:
-            found, why = pick(b.package, b.spec, b.text, release, variant, self.machine)
+            found, why = b.pick(release, variant, self.machine)
             if found is None:
                 self.plan.warn("constrained-by", f"{b.text} ({b.origin}): {why}; it is left out of the commands "
                                                  f"(it cannot be installed with torch {release.version}+{variant})")
-                chosen.append(Pick(b.package.name, None, "left-out", b.text))
+                chosen.append(b.left_out())
                 continue
             if found.warning:
                 self.plan.warn(*found.warning)

@@ -176,12 +176,29 @@ def _pick_wheel(package: Package, wanted: SpecifierSet | AnyVersion, requirement
 
 
 class Bound(Record):
-    """A requested package the table knows: the user's requirement, its specifier, the package's facts."""
+    """A requested package the table knows: the user's requirement, its specifier, the package's facts; and what
+    the search asks of it (so a plan without such packages never loads this module)."""
 
     text: str
     origin: str
     spec: SpecifierSet | AnyVersion
     package: Package
+
+    def allows(self, torch: str, platform: str) -> bool:
+        """``torch_allows`` for this requirement."""
+        return torch_allows(self.package, self.spec, torch, platform)
+
+    def needs(self) -> str:
+        """``torch_needs`` for this requirement."""
+        return torch_needs(self.package, self.spec)
+
+    def pick(self, release: Release, variant: str, machine: Machine) -> tuple[Pick | None, str]:
+        """``pick`` for this requirement."""
+        return pick(self.package, self.spec, self.text, release, variant, machine)
+
+    def left_out(self) -> Pick:
+        """The pick of a requirement that cannot be installed with the chosen build."""
+        return Pick(self.package.name, None, "left-out", self.text)
 
 
 def bound_requirements(requirements: tuple[Any, ...], machine: Machine | None,

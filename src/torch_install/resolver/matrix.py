@@ -30,13 +30,14 @@ from ..drivers import toolkit_ga_driver
 from ..package_data import load_json
 from ..records import Record
 from ..versions import small_int
-from .companion_facts import Package
 from .plan import DEFAULT_INDEX_BASE
 from .variants import cuda_version, variant_kind, variant_order
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Any
+
+    from .companion_facts import Package
 
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})

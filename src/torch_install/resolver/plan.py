@@ -13,11 +13,12 @@ from ..hosts import insecure_host
 from ..machine import Machine
 from ..records import Record
 from .commands import INSTALLERS, PRE_RELEASE_CHANNEL, installer_argv
-from .companion_facts import Pick
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Any
+
+    from .companion_facts import Pick
 
 DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 
