@@ -5,7 +5,6 @@ and every problem reported with its file and line."""
 from __future__ import annotations
 
 import json
-import re
 import textwrap
 from pathlib import Path
 
@@ -245,13 +244,32 @@ def test_plan_reads_the_project_here_with_its_extra(tmp_path: Path, monkeypatch:
 def test_the_fast_reading_of_a_plain_requirement_agrees_with_packaging(text: str) -> None:
     from packaging.requirements import Requirement
 
-    from torch_install.project.requirements_file import _SIMPLE, requirement_name
+    from torch_install.project.requirements_file import plain_requirement_name, requirement_name
 
-    assert re.match(_SIMPLE, text), text  # the fast path takes it
+    assert plain_requirement_name(text), text  # the fast path takes it
     assert requirement_name(text, "test") == canonical_name(Requirement(text).name)
 
 
-@pytest.mark.parametrize("text", ["numpy<>2", "numpy==2.x", "numpy>=", "num py", "numpy[a b]"])
+@settings(max_examples=1500, deadline=None)
+@given(st.text(alphabet="aAbBrRcCpPoOsStTdDeEvV0123456789.<>=!~,[]* -_+\t\n", max_size=24))
+def test_what_the_fast_path_reads_packaging_reads_the_same(text: str) -> None:
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from torch_install.project.requirements_file import plain_requirement_name
+
+    name = plain_requirement_name(text)
+    if name is None:
+        return
+    try:
+        parsed = Requirement(text)
+    except InvalidRequirement:
+        pytest.fail(f"the fast path took {text!r}, which packaging refuses")
+    assert canonical_name(name) == canonical_name(parsed.name)
+    assert not parsed.url and not parsed.marker
+
+
+@pytest.mark.parametrize("text", ["numpy<>2", "numpy==2.x", "numpy>=", "num py", "numpy[a b]",
+                                  "numpy,<2", "numpy<2 >3", "numpy==1.0RCx"])
 def test_what_packaging_refuses_the_fast_path_leaves_to_it(text: str) -> None:
     from torch_install.project.requirements_file import requirement_name
 

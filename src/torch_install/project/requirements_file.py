@@ -203,12 +203,35 @@ def _requirement(text: str, options: list[str], origin: str, editable: bool, con
 
 
 # "numpy<2", "torch[opt-einsum]>=2.8,!=2.9.0": a name, extras and PEP 440 version clauses, nothing else; read
-# without packaging (whose import costs more than the rest of a plan); anything else goes to packaging
-_VERSION = r"(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:\.\*|(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?" \
-           r"(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?)"
-_CLAUSE = rf"(?:==|!=|<=|>=|<|>|~=)\s*{_VERSION}"
-_SIMPLE = (rf"(?i)^\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)\s*(?:\[\s*[A-Za-z0-9._-]+(?:\s*,\s*"
-           rf"[A-Za-z0-9._-]+)*\s*\])?\s*(?:{_CLAUSE}(?:\s*,\s*{_CLAUSE})*)?\s*$")
+# without packaging (whose import costs more than the rest of a plan); anything else goes to packaging. Two small
+# patterns, the clauses lowercased (PEP 440 versions are case-insensitive): one pattern for all of it compiled
+# for 4 ms.
+_RELEASE = r"(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*"
+_SUFFIXES = r"(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
+# as packaging reads a clause: a ".*" or a local version only after == and !=; ~= needs two release numbers
+_CLAUSE = (rf"[ \t]*(?:(?:==|!=)[ \t]*{_RELEASE}(?:\.\*|{_SUFFIXES}(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?)"
+           rf"|(?:<=|>=|<|>)[ \t]*{_RELEASE}{_SUFFIXES}|~=[ \t]*(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+{_SUFFIXES})[ \t]*\Z")
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_NAME_AND_EXTRAS = rf"[ \t]*({_NAME})[ \t]*(?:\[[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]*\])?(.*)\Z"
+
+
+def plain_requirement_name(text: str) -> str | None:
+    """The name of a requirement that is a name, extras and version clauses only (as written); None for any other."""
+    found = re.match(_NAME_AND_EXTRAS, text)
+    if found is None:
+        return None
+    clauses = found[2].lower()
+    if clauses.strip(" \t") and not all(_release_clause(c) or re.match(_CLAUSE, c) for c in clauses.split(",")):
+        return None
+    return found[1]
+
+
+def _release_clause(clause: str) -> bool:
+    """Whether ``clause`` is the common kind, an order and a release ("<2", ">= 1.26.4"), read without a pattern."""
+    clause = clause.strip(" \t")
+    operator = clause[:2] if clause[:2] in ("==", "!=", "<=", ">=") else clause[:1] if clause[:1] in ("<", ">") else ""
+    release = clause[len(operator):].lstrip(" \t").split(".")
+    return bool(operator) and all(part.isascii() and part.isdigit() for part in release)
 
 
 def requirement_name(text: str, origin: str) -> str | None:
@@ -223,9 +246,9 @@ def requirement_name(text: str, origin: str) -> str | None:
         if wheel.endswith(".whl") and "-" in wheel:
             return canonical_name(wheel.split("-", 1)[0])
         return None
-    simple = re.match(_SIMPLE, text)
-    if simple:
-        return canonical_name(simple[1])
+    plain = plain_requirement_name(text)
+    if plain:
+        return canonical_name(plain)
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:
