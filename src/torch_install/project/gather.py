@@ -93,14 +93,15 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     return found
 
 
-# The packages a torch build brings for itself: NVIDIA's CUDA libraries, triton, CUDA's Python packages
-_TORCH_BUILD = re.compile(r"^(nvidia-.+|triton|pytorch-triton(-.+)?|cuda-(toolkit|bindings|pathfinder|python))$")
+# The packages a torch build brings for itself: NVIDIA's CUDA libraries, triton, CUDA's Python packages (compiled
+# when a lock is read)
+_TORCH_BUILD = r"^(nvidia-.+|triton|pytorch-triton(-.+)?|cuda-(toolkit|bindings|pathfinder|python))$"
 
 
 def _torch_build_lines(entries: list[Wanted]) -> list[Wanted]:
     """The lines of a compiled lock that are its torch build's own: packages a torch build brings, which the
     lock's annotations say only the torch family (or other such packages) needs, or (unannotated) any."""
-    build = {w.name for w in entries if w.name and _TORCH_BUILD.match(w.name)}
+    build = {w.name for w in entries if w.name and re.match(_TORCH_BUILD, w.name)}
     owners = {*PACKAGES, *build}
     return [w for w in entries if w.name in build and not w.editable and
             (not w.via or all(parent.lower().replace("_", "-") in owners for parent in w.via))]
