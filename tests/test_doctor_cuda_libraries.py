@@ -242,3 +242,68 @@ def test_datacenter_gpu_by_name(name, datacenter):
     from torch_install.doctor.checks import datacenter_gpu
 
     assert datacenter_gpu(name) is datacenter
+
+
+REFERENCE_METADATA = Path(__file__).resolve().parents[1] / "scripts" / "reference" / "default-index" / "metadata"
+ENVIRONMENTS = [("Linux", "x86_64"), ("Linux", "aarch64"), ("Windows", "AMD64"), ("Darwin", "arm64")]
+
+
+@pytest.mark.parametrize(("system", "machine"), ENVIRONMENTS)
+def test_the_pins_read_without_packaging_are_the_pins_packaging_reads(system: str, machine: str,
+                                                                      tmp_path: Path) -> None:
+    """Every captured torch METADATA (28 releases, each platform), read by the fast path and by packaging alone."""
+    from packaging.markers import Marker
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    from torch_install.environment.dists import Dist
+
+    empty = inspect_environment(interpreter(tmp_path))
+    installed = empty._replace(interpreter=empty.interpreter._replace(system=system, machine=machine,
+                                                                      version="3.12.4"))
+    files = sorted(REFERENCE_METADATA.glob("torch-*.metadata"))
+    assert len(files) >= 28
+    read = 0
+    for path in files:
+        requires = tuple(line.split(": ", 1)[1] for line in path.read_text().splitlines()
+                         if line.startswith("Requires-Dist: "))
+        dist = Dist(name="torch", version="2.0", path="/x/torch.dist-info", location="/x", requires=requires)
+        env = {"platform_system": system, "platform_machine": machine, "python_version": "3.12",
+               "python_full_version": "3.12.4", "extra": "", "os_name": "nt" if system == "Windows" else "posix",
+               "sys_platform": {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}[system],
+               "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+        expected = []
+        for line in requires:
+            req = Requirement(line)
+            if canonicalize_name(req.name).startswith(("nvidia-", "cuda-toolkit")) and \
+                    (req.marker is None or Marker(str(req.marker)).evaluate(env)):
+                expected.append((canonicalize_name(req.name), str(req.specifier)))
+        assert [(p.name, p.specifier) for p in cuda_library_pins(installed, dist)] == expected, path.name
+        read += len(expected)
+    assert read > 0 or system != "Linux"
+
+
+@pytest.mark.parametrize("marker", [
+    'platform_system == "Linux"', 'platform_system == "Linux" and platform_machine == "x86_64"',
+    "platform_machine != 'aarch64'", 'sys_platform == "win32" and platform_machine == "AMD64"',
+    'os_name == "nt"', 'platform_system == "Darwin" and platform_machine != "x86_64"',
+    'platform_system == "Linux" or platform_machine == "x86_64"', '(platform_system == "Linux")',
+    'platform_system == "Linux" and python_version < "3.15"', 'extra == "opt-einsum"', 'platform_system=="Linux"',
+    'platform_release == "6.1"', 'platform_machine == "x86_64" and platform_system == "linux"',
+])
+@pytest.mark.parametrize(("system", "machine"), ENVIRONMENTS)
+def test_a_simple_marker_is_true_where_packaging_says_so(marker: str, system: str, machine: str) -> None:
+    from packaging.markers import Marker
+
+    from torch_install.markers import simple_marker
+
+    env = {"platform_system": system, "platform_machine": machine, "python_version": "3.12", "extra": "",
+           "python_full_version": "3.12.4", "os_name": "nt" if system == "Windows" else "posix",
+           "sys_platform": {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}[system],
+           "platform_release": "6.1", "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+    fast = simple_marker(marker, env)
+    if " or " in marker or "(" in marker or "python_version" in marker or "extra" in marker or "==\"" in marker \
+            or "release" in marker:
+        assert fast is None  # left to packaging
+    else:
+        assert fast is Marker(marker).evaluate(env)

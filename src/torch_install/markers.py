@@ -9,6 +9,8 @@ from .errors import InputError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .machine import Machine
 
 SYS_PLATFORM = {"linux": "linux", "windows": "win32", "macos": "darwin"}
@@ -39,6 +41,29 @@ def environment(machine: Machine) -> dict[str, str]:
         "python_full_version": full,
         "extra": "",
     }
+
+
+# What the platform fields hold on the machines torch is built for: none of them reads as a version, so packaging
+# compares them as strings, and so does ``simple_marker``
+_PLATFORM_FIELDS = ("os_name", "sys_platform", "platform_system", "platform_machine")
+_PLATFORM_VALUES = frozenset({"posix", "nt", *SYS_PLATFORM.values(), *PLATFORM_SYSTEM.values(),
+                              *PLATFORM_MACHINE.values()})
+
+
+def simple_marker(marker: str, environment: Mapping[str, str]) -> bool | None:
+    """A marker as torch's own ``Requires-Dist`` lines write them (``platform_system == "Linux" and
+    platform_machine == "x86_64"``: platform fields compared with == or != to a known value, joined by ``and``)
+    evaluated without packaging; None for any other marker, which packaging evaluates."""
+    result = True
+    for term in marker.split(" and "):
+        parts = term.split()
+        if len(parts) != 3 or parts[0] not in _PLATFORM_FIELDS or parts[1] not in ("==", "!="):
+            return None
+        value = parts[2]
+        if len(value) < 2 or value[0] != value[-1] or value[0] not in "\"'" or value[1:-1] not in _PLATFORM_VALUES:
+            return None
+        result = result and (environment.get(parts[0], "") == value[1:-1]) == (parts[1] == "==")
+    return result
 
 
 def marker_of(requirement: str) -> str | None:

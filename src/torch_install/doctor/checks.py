@@ -16,6 +16,7 @@ from functools import cached_property
 from .. import vendors
 from ..environment.dists import Dist, record_paths
 from ..machine import Machine
+from ..markers import simple_marker
 from ..package_data import load_json
 from ..records import Record
 from ..resolver.matrix import Matrix
@@ -30,8 +31,6 @@ from .inspect import Installed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
-    from packaging.requirements import Requirement
-
     from ..probe import Probe
     from ..resolver.plan import Plan
 
@@ -99,7 +98,7 @@ class Context:
         return self.plan_for(("torch",)) if self.plan_for else None
 
     @cached_property
-    def torch_cuda_pins(self) -> list[Requirement]:
+    def torch_cuda_pins(self) -> list[LibraryPin]:
         """torch's pins on nvidia-*/cuda-toolkit packages for the inspected interpreter (``cuda_library_pins``)."""
         dist = self.installed.dist("torch")
         return cuda_library_pins(self.installed, dist) if dist is not None else []
@@ -573,28 +572,68 @@ def _marker_environment(installed: Installed) -> dict[str, str]:
             "extra": ""}
 
 
-def cuda_library_pins(installed: Installed, dist: Dist) -> list[Requirement]:
-    """``dist``'s ``Requires-Dist`` on nvidia-*/cuda-toolkit packages whose markers hold for the inspected
-    interpreter (extras excluded)."""
-    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
-    from packaging.requirements import InvalidRequirement, Requirement
+class LibraryPin(Record):
+    """One of torch's ``Requires-Dist`` on a CUDA library package (nvidia-*, cuda-toolkit)."""
 
+    name: str  # canonical
+    specifier: str  # as packaging writes it: "==12.8.93", "<=13.1.1.3,>=13.1.0.3"
+
+    def allows(self, version: str) -> bool:
+        """Whether the installed ``version`` is one the pin allows."""
+        if self.specifier == "==" + version:  # torch's exact pins, settled without packaging
+            return True
+        from packaging.specifiers import InvalidSpecifier, SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            return SpecifierSet(self.specifier).contains(Version(version), prereleases=True)
+        except (InvalidSpecifier, InvalidVersion):
+            return False
+
+
+# torch's exact pin on a library, with its marker: "nvidia-cudnn-cu12==9.10.2.21; platform_system == "Linux""
+_EXACT_PIN = re.compile(r"^\s*([A-Za-z0-9._-]+)\s*(?:\[[A-Za-z0-9._,\s-]*\])?\s*(==\s*[0-9]+(?:\.[0-9]+)*)\s*"
+                        r"(?:;\s*(.*?))?\s*$")
+
+
+def cuda_library_pins(installed: Installed, dist: Dist) -> list[LibraryPin]:
+    """``dist``'s ``Requires-Dist`` on nvidia-*/cuda-toolkit packages whose markers hold for the inspected
+    interpreter (extras excluded). torch's own lines (an exact pin, a platform marker) are read without packaging."""
     environment = _marker_environment(installed)
     pins = []
     for line in dist.requires:
-        try:
-            req = Requirement(line)
-        except InvalidRequirement:
+        if not line.lstrip().lower().startswith(("nvidia", "cuda")):
             continue
-        if not canonical_name(req.name).startswith(_LIBRARY_PIN_PREFIXES):
+        exact = _EXACT_PIN.match(line)
+        holds = simple_marker(exact[3], environment) if exact and exact[3] else True if exact else None
+        if exact and holds is not None:
+            if holds and canonical_name(exact[1]).startswith(_LIBRARY_PIN_PREFIXES):
+                pins.append(LibraryPin(canonical_name(exact[1]), exact[2].replace(" ", "")))
             continue
-        try:
-            if req.marker is not None and not req.marker.evaluate(environment):
-                continue
-        except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
-            continue
-        pins.append(req)
+        pin = _library_pin(line, environment)
+        if pin is not None:
+            pins.append(pin)
     return pins
+
+
+def _library_pin(line: str, environment: dict[str, str]) -> LibraryPin | None:
+    """A ``Requires-Dist`` line read by packaging: the library pin it is, or None (another package, a marker that
+    does not hold, a line that is not a requirement)."""
+    from packaging.markers import InvalidMarker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        req = Requirement(line)
+    except InvalidRequirement:
+        return None
+    if not canonical_name(req.name).startswith(_LIBRARY_PIN_PREFIXES):
+        return None
+    try:
+        if req.marker is not None and not req.marker.evaluate(environment):
+            return None
+    except (InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+        return None
+    return LibraryPin(canonical_name(req.name), str(req.specifier))
 
 
 def wheel_shared_libraries(dist: Dist) -> tuple[str, ...]:
@@ -611,21 +650,14 @@ def check_nvidia_libs_missing(ctx: Context) -> list[Finding]:
     dist = ctx.installed.dist("torch")
     if torch is None or torch.kind != "cuda" or dist is None or dist.kind != "dist-info":
         return []
-    from packaging.version import InvalidVersion, Version
-
     evidence: list[str] = []
-    for req in ctx.torch_cuda_pins:
-        name = canonical_name(req.name)
-        pin = f"{name}{req.specifier}"
-        have = ctx.installed.dist(name)
+    for library in ctx.torch_cuda_pins:
+        pin = f"{library.name}{library.specifier}"
+        have = ctx.installed.dist(library.name)
         if have is None:
             evidence.append(f"{dist.directory_name}/METADATA requires {pin}: not installed")
             continue
-        try:
-            pinned = req.specifier.contains(Version(have.version), prereleases=True)
-        except InvalidVersion:
-            pinned = False
-        if not pinned:
+        if not library.allows(have.version):
             evidence.append(f"{dist.directory_name}/METADATA requires {pin}: {have.version} is installed ({have.path})")
             continue
         listed = wheel_shared_libraries(have)
@@ -663,7 +695,7 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
     dist = ctx.installed.dist("torch")
     if torch is None or dist is None or (cv := cuda_version(torch.variant)) is None:
         return []
-    required = {canonical_name(req.name) for req in ctx.torch_cuda_pins}
+    required = {library.name for library in ctx.torch_cuda_pins}
     libraries = [d for d in _runtime_dists(ctx.installed) if d.name.startswith("nvidia-")]
     stale = [d for d in libraries if cuda_major_of(d.name) not in (None, cv[0]) and d.name not in required]
     if not stale:

@@ -14,11 +14,15 @@ from .variants import is_variant, variant_kind
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:  # the CLI reads CHANNELS at start-up, without loading the plan types
+    from typing import TypeAlias
+
     from packaging.specifiers import SpecifierSet
 
     from ..machine import Machine
     from .matrix import Matrix
     from .plan import Request
+
+    Versions: TypeAlias = "SpecifierSet | AnyVersion | ExactRelease"  # what a requirement asks of a version
 
 PACKAGES = ("torch", "torchvision", "torchaudio")  # the torch family, resolved against the matrix
 CHANNELS = ("stable", "test", "nightly")
@@ -42,13 +46,60 @@ class AnyVersion:
 
 ANY = AnyVersion()
 _BARE_NAME = r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$"
+_EXACT_RELEASE = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9]{1,9}(?:\.[0-9]{1,9}){0,4})\s*$"
+
+
+class ExactRelease:
+    """``==2.9.1``: the specifier of a pinned release (the doctor's fixes plan with one), read without packaging.
+    A version that is not a plain release (a pre-release, a post-release) is left to packaging's rule."""
+
+    def __init__(self, release: str) -> None:
+        self.release = release
+        self._key = _release_key(release)
+
+    def contains(self, version: str, prereleases: bool | None = None) -> bool:
+        public = version.split("+", 1)[0]  # PEP 440: a local label matches a pin that has none
+        if public.replace(".", "").isdigit() and public.isascii() and ".." not in f".{public}.":
+            return _release_key(public) == self._key
+        from packaging.specifiers import SpecifierSet
+
+        return SpecifierSet(f"=={self.release}").contains(version, prereleases=prereleases)
+
+    def __str__(self) -> str:
+        return f"=={self.release}"
+
+
+def _release_key(release: str) -> tuple[int, ...]:
+    """A release number as PEP 440 compares it: trailing zeros do not count (2.9 == 2.9.0)."""
+    numbers = [int(n) for n in release.split(".")]
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
 
 
 class ParsedRequest(Record):
-    torch: SpecifierSet | AnyVersion
-    companions: Mapping[str, SpecifierSet | AnyVersion]  # requested companion -> its specifier (may be empty)
+    torch: Versions
+    companions: Mapping[str, Versions]  # requested companion -> its specifier (may be empty)
     pinned: bool  # the user constrained the torch version
     limits: Mapping[str, SpecifierSet] = {}  # -c constraints on companions not requested
+
+
+def _plain_request(texts: tuple[str, ...]) -> dict[str, Versions] | None:
+    """Each requirement's name and specifier when every one is a bare name or a pinned release, given once;
+    else None (packaging reads them)."""
+    out: dict[str, Versions] = {}
+    for text in texts:
+        spec: Versions = ANY
+        if re.match(_BARE_NAME, text):
+            name = canonical_name(text)
+        elif exact := re.match(_EXACT_RELEASE, text):
+            name, spec = canonical_name(exact[1]), ExactRelease(exact[2])
+        else:
+            return None
+        if name in out:
+            return None  # two requirements on one name: packaging combines them
+        out[name] = spec
+    return out
 
 
 def parse_request(request: Request, machine: Machine | None = None) -> ParsedRequest:
@@ -63,13 +114,15 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
         raise InputError(f"index base {base!r} is not an http(s) URL")
     texts = tuple(applying(request.packages, machine)) or ("torch",)
     constraints = tuple(applying(request.constraints, machine))
-    if not constraints and all(re.match(_BARE_NAME, t) for t in texts):  # the common case, without packaging
-        names = {canonical_name(t) for t in texts}
-        unknown = sorted(names - set(PACKAGES))
+    plain = _plain_request(texts) if not constraints else None
+    if plain is not None:  # the common cases (bare names, a pinned release), without packaging
+        unknown = sorted(set(plain) - set(PACKAGES))
         if unknown:
             raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
                              "matrix")
-        return ParsedRequest(torch=ANY, companions={n: ANY for n in PACKAGES[1:] if n in names}, pinned=False)
+        wanted = plain.get("torch", ANY)
+        return ParsedRequest(torch=wanted, companions={n: plain[n] for n in PACKAGES[1:] if n in plain},
+                             pinned=bool(str(wanted)))
     from packaging.requirements import InvalidRequirement, Requirement
 
     specs: dict[str, SpecifierSet] = {}
@@ -89,7 +142,7 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
         if name in specs or name == "torch":
             specs[name] = specs[name] & spec if name in specs else spec
             del limits[name]
-    torch: SpecifierSet | AnyVersion = specs.pop("torch", ANY)
+    torch: Versions = specs.pop("torch", ANY)
     return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)), limits=limits)
 
 

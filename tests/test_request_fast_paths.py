@@ -1,0 +1,47 @@
+"""The requests read without packaging (bare names, a pinned release) ask what packaging would read in them."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packaging.specifiers import SpecifierSet
+
+from resolve_cases import TEST_MATRIX
+from torch_install.machine import Machine
+from torch_install.resolver import Request
+from torch_install.resolver.matrix import load_matrix
+from torch_install.resolver.request import ExactRelease, parse_request
+
+RELEASE = st.lists(st.integers(0, 12), min_size=1, max_size=4).map(lambda n: ".".join(map(str, n)))
+SUFFIX = st.sampled_from(["", "", "rc1", "a2", ".post1", ".dev0", "+cu128", "+cpu", ".0", ".0.0", "rc1+cu128"])
+
+
+@settings(max_examples=800, deadline=None)
+@given(RELEASE, RELEASE, SUFFIX)
+def test_a_pinned_release_matches_what_packaging_matches(pinned: str, release: str, suffix: str) -> None:
+    version = release + suffix
+    assert ExactRelease(pinned).contains(version, prereleases=True) == \
+        SpecifierSet(f"=={pinned}").contains(version, prereleases=True), (pinned, version)
+
+
+@pytest.mark.parametrize(("pinned", "version", "expected"), [
+    ("2.9", "2.9.0", True), ("2.9.0", "2.9", True), ("2.9.1", "2.9.1+cu128", True), ("2.9.1", "2.9.10", False),
+    ("2.10.0", "2.10.0rc1", False), ("2.10", "2.1.0", False), ("1.0", "1.0.post1", False),
+])
+def test_a_pinned_release_by_example(pinned: str, version: str, expected: bool) -> None:
+    assert ExactRelease(pinned).contains(version, prereleases=True) is expected
+    assert SpecifierSet(f"=={pinned}").contains(version, prereleases=True) is expected
+
+
+def test_every_release_of_the_matrix_is_pinned_alike() -> None:
+    machine = Machine(os="linux", arch="x86_64", python="3.12")
+    versions = [r.version for r in (*load_matrix().releases, *TEST_MATRIX.releases)]
+    for pinned in versions:
+        fast = parse_request(Request(packages=(f"torch=={pinned}", "torchvision")), machine)
+        slow = parse_request(Request(packages=(f"torch=={pinned}", "torchvision"), constraints=("torchaudio",)),
+                             machine)  # a constraint sends the request through packaging
+        assert isinstance(fast.torch, ExactRelease) and str(fast.torch) == str(slow.torch) == f"=={pinned}"
+        assert [v for v in versions if fast.torch.contains(v, prereleases=True)] == \
+            [v for v in versions if slow.torch.contains(v, prereleases=True)]
+        assert fast.pinned and slow.pinned and set(fast.companions) == set(slow.companions) == {"torchvision"}
