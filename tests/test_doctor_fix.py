@@ -91,3 +91,18 @@ def test_fix_refuses_an_externally_managed_python(tmp_path: Path) -> None:
     if "nothing to run" in done.stderr:
         pytest.skip("the system Python here needs no fix")
     assert done.returncode == 3 and "externally managed (PEP 668)" in done.stderr
+
+
+def test_the_free_space_is_what_shutil_reports(tmp_path: Path) -> None:
+    import shutil
+
+    from doctor_cases import interpreter
+    from torch_install.doctor.fix import free_space_gb
+    from torch_install.doctor.inspect import inspect_environment
+
+    installed = inspect_environment(interpreter(tmp_path))
+    found = free_space_gb(installed)
+    assert found is not None and abs(found - shutil.disk_usage(tmp_path).free / 1e9) < 0.5
+    gone = installed._replace(interpreter=installed.interpreter._replace(site_packages=(str(tmp_path / "no"),),
+                                                                         prefix=str(tmp_path / "none")))
+    assert free_space_gb(gone) is None

@@ -8,6 +8,7 @@ interpreter, and only the torch family packages already there.
 
 from __future__ import annotations
 
+import os
 import shlex
 from collections.abc import Callable
 
@@ -135,11 +136,15 @@ def needs_force(installed: Installed, torch: Flavour | None, plan: Plan) -> bool
 
 
 def free_space_gb(installed: Installed) -> float | None:
-    """Free space where the packages go (the first site-packages directory), in GB."""
-    import shutil
-
+    """Free space where the packages go (the first site-packages directory), in GB (``shutil.disk_usage``'s
+    figure: os.statvfs where there is one, so the doctor does not import shutil)."""
     for directory in (*installed.interpreter.site_packages, installed.interpreter.prefix):
         try:
+            if hasattr(os, "statvfs"):
+                found = os.statvfs(directory)
+                return found.f_bavail * found.f_frsize / 1e9
+            import shutil
+
             return shutil.disk_usage(directory).free / 1e9
         except (OSError, ValueError):
             continue
