@@ -70,3 +70,17 @@ def test_hung_command_and_its_children_are_killed(tmp_path: Path) -> None:
 
     time.sleep(2.5)  # the background child would have written the marker by now
     assert not marker.exists()
+
+
+def test_the_live_host_facts_are_what_platform_answers() -> None:
+    """system, machine, release and the Python version come from os.uname()/sys.version, libc from os.confstr,
+    without importing platform: the same answers platform gives on this host."""
+    import platform
+
+    probe = Probe()
+    name, version = platform.libc_ver()
+    assert probe.host("system") == platform.system()
+    assert probe.host("machine") == platform.machine()
+    assert probe.host("release") == platform.release()
+    assert probe.host("python_version") == platform.python_version()
+    assert probe.host("libc") == f"{name} {version}".strip()

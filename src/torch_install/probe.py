@@ -58,10 +58,27 @@ def _free_threaded() -> str:
 
 
 def _libc() -> str:
+    try:  # what platform.libc_ver() reads first, without importing platform
+        found = os.confstr("CS_GNU_LIBC_VERSION")
+    except (AttributeError, ValueError, OSError):
+        found = None
+    if found and len(found.split()) == 2:
+        return found
     import platform
 
     name, version = platform.libc_ver()
     return f"{name} {version}".strip()
+
+
+def _uname(field: str, name: str) -> Callable[[], str]:
+    """``os.uname()``'s field where there is one, which is what ``platform.<name>()`` answers there; platform
+    itself elsewhere (Windows)."""
+    def call() -> str:
+        if hasattr(os, "uname"):
+            return str(getattr(os.uname(), field))
+        return _platform(name)()
+
+    return call
 
 
 def _platform(name: str) -> Callable[[], str]:
@@ -76,15 +93,15 @@ def _platform(name: str) -> Callable[[], str]:
 
 # Facts about the running host that no file holds; a capture stores them in _host.json.
 HOST_FACTS: dict[str, Callable[[], str]] = {
-    "system": _platform("system"),  # Linux, Windows, Darwin
-    "machine": _platform("machine"),  # x86_64, aarch64, AMD64, arm64
-    "python_version": _platform("python_version"),  # 3.12.4
+    "system": _uname("sysname", "system"),  # Linux, Windows, Darwin
+    "machine": _uname("machine", "machine"),  # x86_64, aarch64, AMD64, arm64
+    "python_version": lambda: sys.version.split()[0],  # 3.12.4, as platform.python_version() reads it
     "python_implementation": lambda: sys.implementation.name,  # cpython
     "python_free_threaded": _free_threaded,  # "true" / "false"
     "libc": _libc,  # "glibc 2.35", "" on musl/others
     "mac_ver": lambda: _platform("mac_ver")()[0],  # "14.5" (may be "10.16" under old SDK compat)
     "win_ver": lambda: _platform("version")() if sys.platform == "win32" else "",  # "10.0.22631"
-    "release": _platform("release"),  # kernel release: "5.15.153.1-microsoft-standard-WSL2"
+    "release": _uname("release", "release"),  # kernel release: "5.15.153.1-microsoft-standard-WSL2"
 }
 
 
