@@ -26,13 +26,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from ..errors import InputError
 from ..versions import small_int
-from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, lists_wheels_of, parse_page
+from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, iter_page, lists_wheels_of
 from .urls import project_url, transport_allowed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -239,7 +239,7 @@ class Listing:
     asked for, for the platforms asked for, once each."""
 
     def __init__(self, url: str, fetched_at: float,
-                 source: Callable[[Collection[str] | None], tuple[IndexFile, ...]], content: str | None = None,
+                 source: Callable[[Collection[str] | None], Iterable[IndexFile]], content: str | None = None,
                  stale: bool = False, error: str | None = None) -> None:
         self.url = url
         self.fetched_at = fetched_at  # epoch seconds of the last successful fetch or revalidation
@@ -253,8 +253,14 @@ class Listing:
         """The page's wheel files; with ``platforms``, only the wheels for those platform tags."""
         key = None if platforms is None else frozenset(platforms)
         if key not in self._read:
-            self._read[key] = self._source(key)
+            self._read[key] = tuple(self._source(key))
         return self._read[key]
+
+    def stream(self, platforms: Collection[str] | None = None) -> Iterable[IndexFile]:
+        """The files ``files`` gives, read one at a time as they are used and not kept (unless already read): for
+        one pass over a large page."""
+        key = None if platforms is None else frozenset(platforms)
+        return self._read[key] if key in self._read else self._source(key)
 
 
 class IndexClient:
@@ -305,7 +311,7 @@ class IndexClient:
         content = self.cache.put(url, page.body, page.content_type, page.etag, page.last_modified, now) \
             if self.cache else None
         body, content_type = page.body, page.content_type
-        return Listing(url, now, lambda platforms: tuple(parse_page(body, content_type, url, platforms)), content)
+        return Listing(url, now, lambda platforms: iter_page(body, content_type, url, platforms), content)
 
     def _cached(self, entry: CacheEntry, project: str, stale: str | None = None) -> Listing:
         """A listing served from ``entry``; its page, if it turns out corrupt when read (warned about and

@@ -83,7 +83,7 @@ def _listings(client: IndexClient, matrix: Matrix, platform: str) -> list[Listin
 
 def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = "stable") -> IndexFacts:
     """What the index offers this target. Raises IndexUnavailable when neither network nor cache can say."""
-    from .pages import parse_wheels
+    from .pages import iter_wheels
 
     platform = machine.platform or ""
     listings = _listings(client, matrix, platform)
@@ -96,8 +96,8 @@ def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = 
     facts = facts_learnt_from(stored, pages)  # the pages are unchanged (a 304, or fresh): reuse what was learnt
     if facts is None:
         target = target_tags(machine)
-        wheels = [w for listing in listings
-                  for w in parse_wheels(listing.files(target.platforms), PROJECT, target.platforms)]
+        wheels = (w for listing in listings  # one pass, one wheel at a time: a large page is never all in memory
+                  for w in iter_wheels(listing.stream(target.platforms), PROJECT, target.platforms))
         facts = facts_from_wheels(wheels, target, platform, client.base, fetched_at, pre)
         if client.cache and all(pages.values()):
             client.cache.put_derived(key, {"pages": pages, "facts": facts_to_json(facts)})

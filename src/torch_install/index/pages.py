@@ -401,9 +401,15 @@ def parse_page(body: bytes | bytearray, content_type: str, page_url: str, platfo
                ) -> list[IndexFile]:
     """The wheel files of a simple page, by its Content-Type (JSON for PEP 691, HTML otherwise); of
     ``platforms`` only, when given."""
+    return list(iter_page(body, content_type, page_url, platforms))
+
+
+def iter_page(body: bytes | bytearray, content_type: str, page_url: str, platforms: Collection[str] | None = None
+              ) -> Iterator[IndexFile]:
+    """``parse_page``'s files one at a time, as the page is read: a large page's entries are never all held."""
     if _is_json(content_type):
-        return parse_simple_json(body, page_url, platforms)
-    return parse_simple_html(body, page_url, platforms)
+        return _Json(body, page_url).files(platforms)
+    return _html_files(body, page_url, platforms)
 
 
 def lists_wheels_of(body: bytes | bytearray, content_type: str, page_url: str, project: str) -> bool:
@@ -456,10 +462,15 @@ def parse_wheels(files: Iterable[IndexFile], project: str, platforms: Collection
     """The files that are wheels of ``project`` (valid wheel filenames, not yanked); everything else is skipped.
     With ``platforms``, only wheels with one of those platform tags (tested on the file name before parsing).
     Names in normal form are read by ``_normal_wheel``, any other by packaging."""
+    return list(iter_wheels(files, project, platforms))
+
+
+def iter_wheels(files: Iterable[IndexFile], project: str, platforms: Collection[str] | None = None
+                ) -> Iterator[Wheel]:
+    """``parse_wheels``'s wheels one at a time, as ``files`` yields them."""
     from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
     wanted = canonicalize_name(project)
-    wheels = []
     for item in files:
         filename = item.filename
         if item.yanked or not filename.endswith(".whl"):
@@ -477,5 +488,4 @@ def parse_wheels(files: Iterable[IndexFile], project: str, platforms: Collection
             version, label, tags = parsed.public, parsed.local or "", frozenset(str(t) for t in tag_set)
         if name != wanted:
             continue
-        wheels.append(Wheel(name, version, label, tags, item))
-    return wheels
+        yield Wheel(name, version, label, tags, item)
