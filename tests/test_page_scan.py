@@ -201,6 +201,41 @@ def test_a_64_mib_hostile_page_costs_little_more_than_its_bytes(name: str) -> No
                                      for what in ("files", "wheels")))
 
 
+MEASURE_PLAN = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.stderr[-500:])
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB is Linux's")
+def test_a_cold_plan_of_a_100000_file_page_stays_under_100_mib(httpserver, tmp_path: Path) -> None:
+    """Every file is a wheel for the target's platform (8 Pythons x 12 variants per release), so every entry
+    is read; the entries are taken one at a time, never all held (the page alone is 24 MB)."""
+    variants = ("cpu", "cu118", "cu121", "cu124", "cu126", "cu128", "cu129", "cu130", "cu132", "rocm6.4",
+                "rocm7.2", "xpu")
+    pythons = ("cp39-cp39", "cp310-cp310", "cp311-cp311", "cp312-cp312", "cp313-cp313", "cp313-cp313t",
+               "cp314-cp314", "cp314-cp314t")
+    rows = [(v, f"torch-2.{minor}.{patch}+{v}-{py}-manylinux_2_28_x86_64.whl", ">=3.9")
+            for patch in range(100) for minor in range(16) for v in variants for py in pythons][:100_000]
+    httpserver.expect_request("/whl/torch/").respond_with_data(html_page("torch", rows), content_type="text/html")
+    target = tmp_path / "target.json"
+    target.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.39",
+                                  "nvidia_driver": "580.82.07", "gpus": [{"vendor": "nvidia", "pci_id": "10de:2684",
+                                                                         "compute_capability": "8.9"}]}))
+    plan = [sys.executable, "-m", "torch_install", "plan", "--target", str(target), "--format", "json", "--online",
+            "--index-base", httpserver.url_for("/whl"), "--allow-insecure-index"]
+    env = {**os.environ, "TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"), "TORCH_INSTALL_DEFAULT_INDEX": "none",
+           "TORCH_INSTALL_INDEX_RETRIES": "0"}
+    done = subprocess.run([sys.executable, "-c", MEASURE_PLAN, *plan], capture_output=True, text=True, env=env,
+                          timeout=300)
+    code, peak_kib, err = done.stdout.split(" ", 2)
+    assert code == "0", err
+    assert len(httpserver.log) == 1  # the page was read
+    assert int(peak_kib) / 1024 < 100, (peak_kib, err)
+
+
 # ---- wheel names ---------------------------------------------------------------------------------------------
 
 def _by_packaging(filename: str):  # noqa: ANN202
