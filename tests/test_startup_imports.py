@@ -17,7 +17,8 @@ pytestmark = pytest.mark.slow
 
 # start-up costs a plain plan or detect never needs (CPU ms on a 2-core machine: typing 9, requests 220)
 HEAVY = ("typing", "packaging", "packaging.requirements", "requests", "urllib3", "inspect", "dataclasses",
-         "tempfile", "shutil", "configparser", "html.parser", "email", "logging", "subprocess", "tomllib", "tomlkit")
+         "tempfile", "shutil", "configparser", "html.parser", "email", "logging", "subprocess", "tomllib", "tomlkit",
+         "locale")
 CONSOLE_SCRIPT = "import sys; from torch_install.cli import console; sys.exit(console())"
 
 

@@ -49,13 +49,22 @@ def build_parser(command: str | None = None) -> Parser:
 
 
 def console() -> int:
-    """The ``torch-install`` process (the console script, ``python -m torch_install``): ``main`` without the cyclic
-    garbage collector, and what it made frozen before the interpreter's last collection at exit. A command's
-    objects (modules, tables, its plan) live until the process ends, so collecting them only costs time: an eighth
-    of a plan's CPU. Reference counting still frees every object that is not in a cycle."""
+    """The ``torch-install`` process (the console script, ``python -m torch_install``): ``main``, with what a
+    short-lived process that owns its interpreter does not need taken out of its start-up:
+
+    - the cyclic garbage collector: a command's objects (modules, tables, its plan) live until the process ends,
+      so collecting them only costs time (an eighth of a plan's CPU); what it made is frozen before the
+      interpreter's last collection at exit. Reference counting still frees every object not in a cycle.
+    - argparse's message catalogue search: argparse passes each of its own messages through gettext, which looks
+      for a catalogue on disk at every call and imports locale at the first (2 % of a plan). CPython ships no
+      catalogue for them, so they read as written, as they do without one.
+    """
     import gc
 
     gc.disable()
+    import argparse
+
+    argparse._ = str  # type: ignore[attr-defined]
     try:
         return main()
     finally:
