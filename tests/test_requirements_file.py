@@ -244,7 +244,7 @@ def test_plan_reads_the_project_here_with_its_extra(tmp_path: Path, monkeypatch:
 def test_the_fast_reading_of_a_plain_requirement_agrees_with_packaging(text: str) -> None:
     from packaging.requirements import Requirement
 
-    from torch_install.project.requirements_file import plain_requirement_name, requirement_name
+    from torch_install.project.requirement_name import plain_requirement_name, requirement_name
 
     assert plain_requirement_name(text), text  # the fast path takes it
     assert requirement_name(text, "test") == canonical_name(Requirement(text).name)
@@ -255,7 +255,7 @@ def test_the_fast_reading_of_a_plain_requirement_agrees_with_packaging(text: str
 def test_what_the_fast_path_reads_packaging_reads_the_same(text: str) -> None:
     from packaging.requirements import InvalidRequirement, Requirement
 
-    from torch_install.project.requirements_file import plain_requirement_name
+    from torch_install.project.requirement_name import plain_requirement_name
 
     name = plain_requirement_name(text)
     if name is None:
@@ -271,7 +271,7 @@ def test_what_the_fast_path_reads_packaging_reads_the_same(text: str) -> None:
 @pytest.mark.parametrize("text", ["numpy<>2", "numpy==2.x", "numpy>=", "num py", "numpy[a b]",
                                   "numpy,<2", "numpy<2 >3", "numpy==1.0RCx"])
 def test_what_packaging_refuses_the_fast_path_leaves_to_it(text: str) -> None:
-    from torch_install.project.requirements_file import requirement_name
+    from torch_install.project.requirement_name import requirement_name
 
     with pytest.raises(InputError):
         requirement_name(text, "test")

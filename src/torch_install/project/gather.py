@@ -114,7 +114,7 @@ def _name_of_argument(text: str) -> str | None:
     if re.match(_PLAIN_NAME, text):
         return canonical_name(text)
     try:
-        from .requirements_file import requirement_name
+        from .requirement_name import requirement_name
 
         return requirement_name(text.strip(), f"package {text!r}")
     except InputError as exc:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from ..errors import InputError
 from ..resolver.plan import Wanted
 from ..resolver.request import canonical_name
-from .requirements_file import requirement_name
+from .requirement_name import requirement_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:

@@ -1,0 +1,67 @@
+"""The project name a requirement names: a plain one ("numpy<2", "torch[opt-einsum]>=2.8") read without
+packaging, a path or URL by its file or ``#egg=`` name, any other by packaging's parser."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ..errors import InputError
+from ..resolver.request import canonical_name
+
+URL = r"^[A-Za-z][A-Za-z0-9+.-]*://"  # patterns are compiled where first used (re's cache)
+_EGG = r"[#&]egg=([A-Za-z0-9_.-]+)"
+
+# "numpy<2", "torch[opt-einsum]>=2.8,!=2.9.0": a name, extras and PEP 440 version clauses, nothing else; read
+# without packaging (whose import costs more than the rest of a plan); anything else goes to packaging. Two small
+# patterns, the clauses lowercased (PEP 440 versions are case-insensitive): one pattern for all of it compiled
+# for 4 ms.
+_RELEASE = r"(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*"
+_SUFFIXES = r"(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
+# as packaging reads a clause: a ".*" or a local version only after == and !=; ~= needs two release numbers
+_CLAUSE = (rf"[ \t]*(?:(?:==|!=)[ \t]*{_RELEASE}(?:\.\*|{_SUFFIXES}(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?)"
+           rf"|(?:<=|>=|<|>)[ \t]*{_RELEASE}{_SUFFIXES}|~=[ \t]*(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+{_SUFFIXES})[ \t]*\Z")
+_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_NAME_AND_EXTRAS = rf"[ \t]*({_NAME})[ \t]*(?:\[[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]*\])?(.*)\Z"
+
+
+def plain_requirement_name(text: str) -> str | None:
+    """The name of a requirement that is a name, extras and version clauses only (as written); None for any other."""
+    found = re.match(_NAME_AND_EXTRAS, text)
+    if found is None:
+        return None
+    clauses = found[2].lower()
+    if clauses.strip(" \t") and not all(_release_clause(c) or re.match(_CLAUSE, c) for c in clauses.split(",")):
+        return None
+    return found[1]
+
+
+def _release_clause(clause: str) -> bool:
+    """Whether ``clause`` is the common kind, an order and a release ("<2", ">= 1.26.4"), read without a pattern."""
+    clause = clause.strip(" \t")
+    operator = clause[:2] if clause[:2] in ("==", "!=", "<=", ">=") else clause[:1] if clause[:1] in ("<", ">") else ""
+    release = clause[len(operator):].lstrip(" \t").split(".")
+    return bool(operator) and all(part.isascii() and part.isdigit() for part in release)
+
+
+def requirement_name(text: str, origin: str) -> str | None:
+    """The canonical project name a requirement names; None for a path or URL that names none. A requirement that
+    is not one is an InputError naming ``origin``."""
+    if re.match(URL, text) or text.startswith((".", "/", "~")) or os.sep in text.split(";", 1)[0].split("@", 1)[0] \
+            or text.split(";", 1)[0].strip().endswith((".whl", ".tar.gz", ".zip")):
+        egg = re.search(_EGG, text)
+        if egg:
+            return canonical_name(egg[1])
+        wheel = os.path.basename(text.split(";", 1)[0].split("#", 1)[0].strip())
+        if wheel.endswith(".whl") and "-" in wheel:
+            return canonical_name(wheel.split("-", 1)[0])
+        return None
+    plain = plain_requirement_name(text)
+    if plain:
+        return canonical_name(plain)
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return canonical_name(Requirement(text).name)
+    except InvalidRequirement as exc:
+        raise InputError(f"{origin}: {text[:80]!r} is not a requirement ({str(exc).splitlines()[0]})") from None
