@@ -10,6 +10,11 @@ page size matters), each with its ratio to ``python -c pass`` measured in the sa
 * ``doctor --python`` on a venv holding the metadata of an installed torch;
 * ``detect --sysroot`` on a generated machine with 64 and with 1,024 NVIDIA GPUs (per-GPU cost).
 
+The plans and the doctor run interleaved with ``python -c pass`` (A B C A B C …) and their CPU ratios are paired
+(the median of run-by-run ratios), so a machine whose speed drifts during the run slows both sides alike; the
+page and GPU cases run one after another, against that floor's median. The console script beside the interpreter
+is what is timed.
+
 Run it from a non-editable install with byte code written (``unset PYTHONDONTWRITEBYTECODE``):
     python bench/bench_scale.py [--runs N] [--quick]
 """
@@ -27,7 +32,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
@@ -40,11 +44,13 @@ TARGET = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.39", "n
           "gpus": [{"vendor": "nvidia", "name": "GeForce RTX 4090", "pci_id": "10de:2684",
                     "compute_capability": "8.9"}]}
 MEASURE = """
-import resource, subprocess, sys
+import resource, subprocess, sys, time
+start = time.perf_counter()
 done = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+wall = time.perf_counter() - start
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-open(sys.argv[1], "w").write(f"{usage.ru_utime + usage.ru_stime} {usage.ru_maxrss}")
-"""
+open(sys.argv[1], "w").write(f"{usage.ru_utime + usage.ru_stime} {usage.ru_maxrss} {wall}")
+"""  # the command's own wall time, CPU and peak RSS (not this wrapper's)
 
 
 def page_rows(count: int) -> list[str]:
@@ -116,21 +122,39 @@ def run(argv: list[str], env: dict[str, str], runs: int, before: list[str] | Non
         for i in range(runs):
             if callable(prepare):
                 prepare(i)
-            start = time.perf_counter()
             subprocess.run([sys.executable, "-c", MEASURE, str(out), *argv], env=env, check=False)
-            walls.append((time.perf_counter() - start) * 1000)
-            cpu, peak = out.read_text().split()
+            cpu, peak, wall = out.read_text().split()
+            walls.append(float(wall) * 1000)
             cpus.append(float(cpu) * 1000)
             rss.append(int(peak) / 1024)
     return statistics.median(walls), statistics.median(cpus), statistics.median(rss)
 
 
-def line(name: str, measured: tuple[float, float, float], floor: tuple[float, float, float],
-         rss: bool = False) -> None:
-    wall, cpu, peak = measured
+def interleaved(cases: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, tuple[float, ...]]:
+    """Each case run in turn (A B C A B C …), so a machine whose speed drifts slows them all alike: per case the
+    median (wall ms, CPU ms, peak RSS MiB) and the paired CPU ratio to the first case (median of run-by-run
+    ratios)."""
+    samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in cases}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "usage"
+        for _ in range(runs):
+            for name, argv in cases.items():
+                subprocess.run([sys.executable, "-c", MEASURE, str(out), *argv], env=env, check=False)
+                cpu, peak, wall = out.read_text().split()
+                samples[name].append((float(wall) * 1000, float(cpu) * 1000, int(peak) / 1024))
+    first = samples[next(iter(cases))]
+    return {name: (*(statistics.median(s[i] for s in got) for i in range(3)),
+                   statistics.median(s[1] / f[1] for s, f in zip(got, first, strict=True)))
+            for name, got in samples.items()}
+
+
+def line(name: str, measured: tuple[float, ...], floor: tuple[float, ...], rss: bool = False) -> None:
+    """One case: wall and CPU medians with their ratios to the floor's (the paired ratio where measured so)."""
+    wall, cpu, peak = measured[:3]
     extra = f", peak RSS {peak:.0f} MiB" if rss else ""
+    ratio = measured[3] if len(measured) > 3 else cpu / floor[1]
     print(f"  {name:<46} {wall:7.1f} ms wall ({wall / floor[0]:4.1f}x)  {cpu:7.1f} ms CPU "
-          f"({cpu / floor[1]:4.1f}x){extra}")
+          f"({ratio:4.2f}x){extra}")
 
 
 def gpu_sysroot(root: Path, count: int) -> Path:
@@ -174,16 +198,28 @@ def main() -> None:
         target.write_text(json.dumps(TARGET))
         plan = [*CLI, "plan", "--target", str(target), "--format", "json"]
         subprocess.run([*plan], env=env, stdout=subprocess.DEVNULL, check=False)  # byte code written once
-        floor = run([sys.executable, "-c", "pass"], env, runs)
-        print(f"python -c pass: {floor[0]:.1f} ms wall, {floor[1]:.1f} ms CPU ({runs} runs, medians)")
+        venv = work / "venv"  # another environment, holding the metadata of an installed torch
+        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+        site = next((venv / "lib").glob("python*/site-packages"))
+        for item in (ROOT / "tests" / "fixtures" / "site-packages" / "healthy-2.9.1-cu128").iterdir():
+            (shutil.copytree if item.is_dir() else shutil.copy)(item, site / item.name)
+        cheap = interleaved({
+            "floor": [sys.executable, "-c", "pass"],
+            "plan": plan,
+            "others": [*CLI, "plan", "torch", "torchvision", "transformers", "numpy<2", "--target", str(target),
+                       "--format", "json"],
+            "doctor": [*CLI, "doctor", "--python", str(venv / "bin" / "python")],
+        }, env, max(runs, 11))
+        floor = cheap["floor"]
+        print(f"python -c pass: {floor[0]:.1f} ms wall, {floor[1]:.1f} ms CPU ({max(runs, 11)} runs each, "
+              "interleaved with the commands below, medians; ratios paired)")
 
         print("plans:")
-        plain = run(plan, env, runs)
-        line("plan --target F --format json", plain, floor)
-        others = run([*CLI, "plan", "torch", "torchvision", "transformers", "numpy<2", "--target", str(target),
-                      "--format", "json"], env, runs)
-        line("plan torch torchvision transformers numpy<2", others, floor)
-        print(f"  {'':<46} other packages: {others[1] / plain[1]:.2f}x the plain plan's CPU")
+        line("plan --target F --format json", cheap["plan"], floor)
+        line("plan torch torchvision transformers numpy<2", cheap["others"], floor)
+        print(f"  {'':<46} other packages: {cheap['others'][3] / cheap['plan'][3]:.2f}x the plain plan's CPU")
+        print("doctor of another environment:")
+        line("doctor --python VENV (torch 2.9.1 metadata)", cheap["doctor"], floor)
 
         print("online, a loopback torch page:")
         sizes = (10_000,) if args.quick else (10_000, 100_000)
@@ -207,15 +243,6 @@ def main() -> None:
                 line(f"{size:,} files {form}: warm", warm, floor, rss=True)
                 line(f"{size:,} files {form}: revalidated (304)", again, floor, rss=True)
                 print(f"  {'':<46} revalidation: warm + {again[0] - warm[0]:.0f} ms wall")
-
-        print("doctor of another environment:")
-        venv = work / "venv"
-        subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-        site = next((venv / "lib").glob("python*/site-packages"))
-        for item in (ROOT / "tests" / "fixtures" / "site-packages" / "healthy-2.9.1-cu128").iterdir():
-            (shutil.copytree if item.is_dir() else shutil.copy)(item, site / item.name)
-        doctor = run([*CLI, "doctor", "--python", str(venv / "bin" / "python")], env, runs)
-        line("doctor --python VENV (torch 2.9.1 metadata)", doctor, floor)
 
         print("detection, many GPUs:")
         per = {}
