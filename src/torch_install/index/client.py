@@ -27,10 +27,10 @@ import os
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
-from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from ..errors import InputError
+from ..records import Record
 from ..versions import small_int
 from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, iter_page, lists_wheels_of
 from .urls import project_url, transport_allowed
@@ -54,8 +54,7 @@ MAX_TRANSFER = 600.0  # seconds one progressing transfer may take in all
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(Record):
     """A fetched page. ``status`` is 200, or 304 when a conditional request found it unchanged (no body)."""
 
     url: str
@@ -72,18 +71,19 @@ def _short(exc: BaseException) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-@dataclass
 class Fetcher:
-    """GETs simple pages under the transport rules in the module docstring."""
+    """GETs simple pages under the transport rules in the module docstring. (A plain class: dataclasses would
+    import inspect on every fetch, a tenth of a revalidation.)"""
 
-    allow_insecure: bool = False
-    connect_timeout: float = CONNECT_TIMEOUT
-    read_timeout: float = READ_TIMEOUT
-    timeout: float = TIMEOUT
-    deadline: float = DEADLINE
-    retries: int = RETRIES
-    backoff: float = BACKOFF
-    max_bytes: int = MAX_PAGE_BYTES
+    __slots__ = ("allow_insecure", "connect_timeout", "read_timeout", "timeout", "deadline", "retries", "backoff",
+                 "max_bytes")
+
+    def __init__(self, allow_insecure: bool = False, connect_timeout: float = CONNECT_TIMEOUT,
+                 read_timeout: float = READ_TIMEOUT, timeout: float = TIMEOUT, deadline: float = DEADLINE,
+                 retries: int = RETRIES, backoff: float = BACKOFF, max_bytes: int = MAX_PAGE_BYTES) -> None:
+        self.allow_insecure, self.connect_timeout, self.read_timeout = allow_insecure, connect_timeout, read_timeout
+        self.timeout, self.deadline, self.retries, self.backoff = timeout, deadline, retries, backoff
+        self.max_bytes = max_bytes
 
     def get(self, url: str, etag: str | None = None, last_modified: str | None = None,
             byte_range: str | None = None, accept: str = ACCEPT) -> Page:

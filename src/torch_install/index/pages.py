@@ -11,7 +11,6 @@ operations (checked against packaging by the tests), any other through packaging
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from bisect import bisect_right
@@ -166,6 +165,8 @@ def _hidden_spans(body: bytes | bytearray) -> tuple[list[int], list[int]]:
 def _attributes(tag: bytes) -> dict[str, str | None]:
     """A tag's attributes as html.parser gives them: names lower-cased, values unquoted and unescaped (None for
     a name without a value), the last of a repeated name kept."""
+    from html import unescape
+
     found: dict[str, str | None] = {}
     for attribute in _ATTRIBUTE.finditer(tag, 2, len(tag) - 1):
         name, value = attribute.groups()
@@ -175,13 +176,15 @@ def _attributes(tag: bytes) -> dict[str, str | None]:
         if value[:1] in (b'"', b"'"):
             value = value[1:-1]
         text = value.decode("utf-8", "replace")
-        found[name.decode("utf-8", "replace").lower()] = html.unescape(text) if "&" in text else text
+        found[name.decode("utf-8", "replace").lower()] = unescape(text) if "&" in text else text
     return found
 
 
 def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[str] | None) -> Iterator[IndexFile]:
     """PEP 503 page: the anchors linking a ``.whl``, their ``#sha256=`` fragments, ``data-requires-python`` and
     ``data-yanked``. Anchors inside comments, scripts and styles are not links."""
+    from html import unescape  # here, not at the top: a revalidated page (HTTP 304) is never read
+
     links = _Links(page_url)
     if data.count(b".whl") > MAX_PAGE_ENTRIES and sum(1 for _ in _WHEEL_ANCHOR.finditer(data)) > MAX_PAGE_ENTRIES:
         raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")  # before building any
@@ -216,7 +219,7 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
             text = values.get(value)
             if text is None:
                 text = value.decode("utf-8", "replace")
-                text = values.setdefault(value, html.unescape(text) if "&" in text else text)
+                text = values.setdefault(value, unescape(text) if "&" in text else text)
             attrs[key.decode()] = text
         item = links.file(href, attrs.get("data-requires-python"), "data-yanked" in attrs)
         if item:
