@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from index_pages import parse_row, serve_index
+from index_pages import html_page, parse_row
 from profiles import profile
 
 pytestmark = pytest.mark.slow
@@ -63,13 +63,22 @@ def test_other_packages_are_planned_without_packagings_parser(tmp_path: Path) ->
 
 
 def test_a_warm_online_plan_imports_no_http_client(httpserver, tmp_path: Path) -> None:
-    base = serve_index(httpserver, [parse_row("cu134 torch-2.16.0+cu134-cp312-cp312-manylinux_2_28_x86_64.whl "
-                                              ">=3.11")])
+    rows = [parse_row("cu134 torch-2.16.0+cu134-cp312-cp312-manylinux_2_28_x86_64.whl >=3.11")]
+    tag = '"page-1"'
+    httpserver.expect_request("/whl/torch/", headers={"If-None-Match": tag}).respond_with_data(
+        "", status=304, headers={"ETag": tag})
+    httpserver.expect_request("/whl/torch/").respond_with_data(html_page("torch", rows), content_type="text/html",
+                                                                headers={"ETag": tag})
     env = {"TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"), "TORCH_INSTALL_INDEX_RETRIES": "0"}
-    args = ["plan", "--online", "--index-base", base, "--target", profile(tmp_path), "--format", "json"]
+    args = ["plan", "--online", "--index-base", httpserver.url_for("/whl"), "--target", profile(tmp_path),
+            "--format", "json"]
     assert "requests" in imported(args, env)  # cold: the page is fetched
     requests_made = len(httpserver.log)
     warm = imported(args, env)
     assert len(httpserver.log) == requests_made
     assert "torch_install.index.learn" in warm
     assert sorted(warm.intersection(HEAVY)) == []
+    revalidated = imported(args, {**env, "TORCH_INSTALL_INDEX_TTL": "0"})  # a conditional GET, answered 304
+    assert len(httpserver.log) == requests_made + 1 and httpserver.log[-1][1].status_code == 304
+    assert "requests" in revalidated
+    assert sorted(revalidated.intersection({"dataclasses", "inspect", "html", "html.parser", "packaging"})) == []
