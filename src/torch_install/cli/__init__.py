@@ -64,7 +64,7 @@ def console() -> int:
     gc.disable()
     import argparse
 
-    argparse._ = str  # type: ignore[attr-defined]
+    setattr(argparse, "_", str)  # noqa: B010 (argparse's own name for gettext)
     try:
         return main()
     finally:

@@ -404,7 +404,9 @@ def parse_page(body: bytes | bytearray, content_type: str, page_url: str, platfo
                ) -> list[IndexFile]:
     """The wheel files of a simple page, by its Content-Type (JSON for PEP 691, HTML otherwise); of
     ``platforms`` only, when given."""
-    return list(iter_page(body, content_type, page_url, platforms))
+    if _is_json(content_type):
+        return parse_simple_json(body, page_url, platforms)
+    return parse_simple_html(body, page_url, platforms)
 
 
 def iter_page(body: bytes | bytearray, content_type: str, page_url: str, platforms: Collection[str] | None = None
