@@ -54,7 +54,9 @@ def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | No
     if request is not None and request.requirements:
         from ..resolver.companion_facts import load_packages
 
-        matrix = matrix._replace(packages=load_packages())
+        table = load_packages()
+        if any(wanted.name in table for wanted in request.requirements):  # else the search never asks it
+            matrix = matrix._replace(packages=table)
     if not getattr(args, "online", False):
         return matrix
     from ..index.learn import online_matrix

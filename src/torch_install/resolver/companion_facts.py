@@ -19,7 +19,7 @@ builds from source (the plan's ``builds-from-source`` warning names the toolchai
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -98,23 +98,43 @@ def _load() -> Mapping[str, Package]:
     return packages_from_dict(load_json("resolver/data/companions.json"))
 
 
+class _Table(Mapping[str, Package]):
+    """The table's packages by name, each made from its JSON the first time it is asked for: a plan whose other
+    packages are not in the table makes none."""
+
+    def __init__(self, entries: Mapping[str, Any]) -> None:
+        self._entries = entries
+        self._made: dict[str, Package] = {}
+
+    def __getitem__(self, name: str) -> Package:
+        made = self._made.get(name)
+        if made is None:
+            made = self._made[name] = _package(name, self._entries[name])
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 def packages_from_dict(data: Mapping[str, Any]) -> Mapping[str, Package]:
-    out: dict[str, Package] = {}
-    for name, entry in data["packages"].items():
-        releases = tuple(CompanionRelease(
-            version=r["version"], torch=r.get("torch", ""),
-            variants=tuple(r["variants"]) if r.get("variants") is not None else None,
-            platforms=tuple(r.get("platforms", ())), family=MappingProxyType(dict(r.get("family", {}))),
-            builds=tuple(WheelBuild(b["torch"], b["cuda"], b["cxx11abi"], tuple(b["pythons"]), b["platform"])
-                         for b in r.get("builds", ())),
-            confidence=r.get("conf", "verified")) for r in entry.get("releases", ()))
-        pages = {minor: MappingProxyType({os: tuple(vs) for os, vs in per_os.items()})
-                 for minor, per_os in entry.get("builds", {}).items()} if entry["from"] == "find-links" else {}
-        out[name] = Package(name=name, kind=entry["from"], releases=releases, url=entry.get("url"),
-                            pages=MappingProxyType(pages), source_build=entry.get("source_build"),
-                            default_build=bool(entry.get("default_build")), elsewhere=entry.get("elsewhere"),
-                            cxx11abi_from=entry.get("cxx11abi_from"), confidence=entry.get("conf", "verified"),
-                            sources=tuple(entry.get("src", ())))
-    return MappingProxyType(out)
+    return _Table(data["packages"])
 
 
+def _package(name: str, entry: Mapping[str, Any]) -> Package:
+    releases = tuple(CompanionRelease(
+        version=r["version"], torch=r.get("torch", ""),
+        variants=tuple(r["variants"]) if r.get("variants") is not None else None,
+        platforms=tuple(r.get("platforms", ())), family=MappingProxyType(dict(r.get("family", {}))),
+        builds=tuple(WheelBuild(b["torch"], b["cuda"], b["cxx11abi"], tuple(b["pythons"]), b["platform"])
+                     for b in r.get("builds", ())),
+        confidence=r.get("conf", "verified")) for r in entry.get("releases", ()))
+    pages = {minor: MappingProxyType({os: tuple(vs) for os, vs in per_os.items()})
+             for minor, per_os in entry.get("builds", {}).items()} if entry["from"] == "find-links" else {}
+    return Package(name=name, kind=entry["from"], releases=releases, url=entry.get("url"),
+                   pages=MappingProxyType(pages), source_build=entry.get("source_build"),
+                   default_build=bool(entry.get("default_build")), elsewhere=entry.get("elsewhere"),
+                   cxx11abi_from=entry.get("cxx11abi_from"), confidence=entry.get("conf", "verified"),
+                   sources=tuple(entry.get("src", ())))
