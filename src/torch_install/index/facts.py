@@ -62,6 +62,7 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
     found: dict[str, dict[str, Any]] = {}
     wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
     prerelease: dict[str, bool | None] = {}  # version -> pre-release (None: not a version); a page repeats each
+    floors: dict[str, tuple[str, tuple[int, int]]] = {}  # platform tag -> its floor; a page repeats each
     for wheel in wheels:
         if not any(t.rsplit("-", 1)[-1] in target.platforms for t in wheel.tags):
             continue
@@ -84,10 +85,11 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
             if python:
                 entry["python"].add(python)
             plat = tag.rsplit("-", 1)[-1]
-            if m := re.match(r"manylinux_([0-9]+)_([0-9]+)_", plat):
-                entry["glibc"].append((int(m[1]), int(m[2])))
-            elif m := re.match(r"macosx_([0-9]+)_([0-9]+)_", plat):
-                entry["macos"].append((int(m[1]), int(m[2])))
+            floor = floors.get(plat)
+            if floor is None:
+                floor = floors[plat] = _platform_floor(plat)
+            if floor[0]:
+                entry[floor[0]].append(floor[1])
         if target.tags is None or wheel.tags & target.tags:
             entry["variants"].add(variant)
             entry["rp"] = entry["rp"] or wheel.file.requires_python
@@ -105,6 +107,15 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
         releases.append(ReleaseFacts(version, tuple(sorted(entry["variants"], key=variant_order)), pythons,
                                      entry["rp"], glibc, macos, wheel_url=entry.get("url")))
     return IndexFacts(base, tuple(releases), fetched_at)
+
+
+def _platform_floor(platform: str) -> tuple[str, tuple[int, int]]:
+    """("glibc", (2, 28)) for a manylinux_2_28 tag, ("macos", (11, 0)) for a macosx_11_0 one, else ("", (0, 0))."""
+    if m := re.match(r"manylinux_([0-9]+)_([0-9]+)_", platform):
+        return "glibc", (int(m[1]), int(m[2]))
+    if m := re.match(r"macosx_([0-9]+)_([0-9]+)_", platform):
+        return "macos", (int(m[1]), int(m[2]))
+    return "", (0, 0)
 
 
 def latest_key(root: str, pre: bool, machine: Machine) -> str:

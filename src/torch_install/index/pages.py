@@ -124,7 +124,7 @@ def platform_listed(filename: str, platforms: Collection[str] | None) -> bool:
     tag = filename[:-4].rpartition("-")[2]
     if "%" in tag:
         tag = unquote(tag)
-    return any(p in platforms for p in tag.split("."))
+    return tag in platforms or ("." in tag and any(p in platforms for p in tag.split(".")))
 
 
 # ---- HTML (PEP 503) --------------------------------------------------------------------------------------------
@@ -365,14 +365,21 @@ def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) 
     if platforms is None:
         return True
     tags = _WHEEL_NAME_END.findall(text)
-    if not tags or any(b"\\" in tag for tag in tags):
+    if not tags:
         return True
-    return any(p in platforms for tag in tags for p in tag.decode("ascii", "replace").split("."))
+    for tag in tags:  # the file name's and the URL's: one that is listed, or one only decoding reads, keeps it
+        name = tag.decode("ascii", "replace")
+        if b"\\" in tag or name in platforms or ("." in name and any(p in platforms for p in name.split("."))):
+            return True
+    return False
+
+
+_DECODE = json.JSONDecoder().decode  # json.loads without its per-call encoding detection and decoder lookup
 
 
 def _json_file(text: bytes | bytearray, links: _Links) -> IndexFile | None:
     try:
-        entry = json.loads(text)
+        entry = _DECODE(text.decode("utf-8"))
     except ValueError:  # not JSON, or not UTF-8
         return None
     url = entry.get("url")
