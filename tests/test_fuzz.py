@@ -289,8 +289,8 @@ def test_a_pip_conf_edit_keeps_every_other_line_and_pip_reads_the_value(lines: l
     # only the edited key's own line and its continuation lines may be gone; the rest stays, in order
     assert all("constraint" in line.lower() or line[:1] in (" ", "\t") for line in missing), missing
     before = configparser.RawConfigParser()
-    try:
-        before.read_string(text)
+    try:  # as pip reads the file: text mode, universal newlines (a lone "\r" ends a line, as for the edit)
+        before.read_file(io.StringIO(text, newline=None))
     except configparser.Error:
         return  # pip refuses such a file too: the edit only has to keep it as it was, line by line
     after = configparser.RawConfigParser()
