@@ -130,10 +130,10 @@ def run(argv: list[str], env: dict[str, str], runs: int, before: list[str] | Non
     return statistics.median(walls), statistics.median(cpus), statistics.median(rss)
 
 
-def interleaved(cases: dict[str, list[str]], env: dict[str, str], runs: int) -> dict[str, tuple[float, ...]]:
-    """Each case run in turn (A B C A B C …), so a machine whose speed drifts slows them all alike: per case the
-    median (wall ms, CPU ms, peak RSS MiB) and the paired CPU ratio to the first case (median of run-by-run
-    ratios)."""
+def interleaved(cases: dict[str, list[str]], env: dict[str, str], runs: int
+                ) -> dict[str, list[tuple[float, float, float]]]:
+    """Each case run in turn (A B C A B C …), so a machine whose speed drifts slows them all alike: per case, its
+    runs' (wall ms, CPU ms, peak RSS MiB)."""
     samples: dict[str, list[tuple[float, float, float]]] = {name: [] for name in cases}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "usage"
@@ -142,10 +142,14 @@ def interleaved(cases: dict[str, list[str]], env: dict[str, str], runs: int) -> 
                 subprocess.run([sys.executable, "-c", MEASURE, str(out), *argv], env=env, check=False)
                 cpu, peak, wall = out.read_text().split()
                 samples[name].append((float(wall) * 1000, float(cpu) * 1000, int(peak) / 1024))
-    first = samples[next(iter(cases))]
-    return {name: (*(statistics.median(s[i] for s in got) for i in range(3)),
-                   statistics.median(s[1] / f[1] for s, f in zip(got, first, strict=True)))
-            for name, got in samples.items()}
+    return samples
+
+
+def paired(runs: list[tuple[float, float, float]], against: list[tuple[float, float, float]]
+           ) -> tuple[float, float, float, float]:
+    """Medians of ``runs`` (wall, CPU, RSS) and the median of their run-by-run CPU ratios to ``against``."""
+    return (*(statistics.median(r[i] for r in runs) for i in range(3)),
+            statistics.median(r[1] / a[1] for r, a in zip(runs, against, strict=True)))
 
 
 def line(name: str, measured: tuple[float, ...], floor: tuple[float, ...], rss: bool = False) -> None:
@@ -210,16 +214,17 @@ def main() -> None:
                        "--format", "json"],
             "doctor": [*CLI, "doctor", "--python", str(venv / "bin" / "python")],
         }, env, max(runs, 11))
-        floor = cheap["floor"]
+        floor = paired(cheap["floor"], cheap["floor"])
         print(f"python -c pass: {floor[0]:.1f} ms wall, {floor[1]:.1f} ms CPU ({max(runs, 11)} runs each, "
               "interleaved with the commands below, medians; ratios paired)")
 
         print("plans:")
-        line("plan --target F --format json", cheap["plan"], floor)
-        line("plan torch torchvision transformers numpy<2", cheap["others"], floor)
-        print(f"  {'':<46} other packages: {cheap['others'][3] / cheap['plan'][3]:.2f}x the plain plan's CPU")
+        line("plan --target F --format json", paired(cheap["plan"], cheap["floor"]), floor)
+        line("plan torch torchvision transformers numpy<2", paired(cheap["others"], cheap["floor"]), floor)
+        print(f"  {'':<46} other packages: {paired(cheap['others'], cheap['plan'])[3]:.2f}x the plain plan's CPU "
+              "(paired)")
         print("doctor of another environment:")
-        line("doctor --python VENV (torch 2.9.1 metadata)", cheap["doctor"], floor)
+        line("doctor --python VENV (torch 2.9.1 metadata)", paired(cheap["doctor"], cheap["floor"]), floor)
 
         print("online, a loopback torch page:")
         sizes = (10_000,) if args.quick else (10_000, 100_000)
