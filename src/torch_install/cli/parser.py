@@ -30,19 +30,13 @@ def _terminal_columns() -> int:
     return columns or 80
 
 
-_COLUMNS: list[int] = []  # the terminal's width, asked once (argparse makes a formatter for every option it adds)
-
-
 class HelpFormatter(argparse.HelpFormatter):
     """argparse's help layout, sized to the terminal the way argparse itself sizes it."""
 
     def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
                  width: int | None = None) -> None:
-        if width is None:
-            if not _COLUMNS:
-                _COLUMNS.append(_terminal_columns())
-            width = _COLUMNS[0] - 2
-        super().__init__(prog, indent_increment, max_help_position, width)
+        super().__init__(prog, indent_increment, max_help_position,
+                         _terminal_columns() - 2 if width is None else width)
 
 
 class Parser(argparse.ArgumentParser):
