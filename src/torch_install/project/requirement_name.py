@@ -8,6 +8,7 @@ import re
 
 from ..errors import InputError
 from ..resolver.request import canonical_name
+from ..versions import release_part
 
 URL = r"^[A-Za-z][A-Za-z0-9+.-]*://"  # patterns are compiled where first used (re's cache)
 _EGG = r"[#&]egg=([A-Za-z0-9_.-]+)"
@@ -40,8 +41,8 @@ def _release_clause(clause: str) -> bool:
     """Whether ``clause`` is the common kind, an order and a release ("<2", ">= 1.26.4"), read without a pattern."""
     clause = clause.strip(" \t")
     operator = clause[:2] if clause[:2] in ("==", "!=", "<=", ">=") else clause[:1] if clause[:1] in ("<", ">") else ""
-    release = clause[len(operator):].lstrip(" \t").split(".")
-    return bool(operator) and all(part.isascii() and part.isdigit() for part in release)
+    release = clause[len(operator):].lstrip(" \t")
+    return bool(operator and release) and release_part(release) == release
 
 
 def requirement_name(text: str, origin: str) -> str | None:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from .. import vendors
 from ..errors import InputError
 from ..records import Record
+from ..versions import release_part
 from .variants import is_variant, variant_kind
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -59,7 +60,7 @@ class ExactRelease:
 
     def contains(self, version: str, prereleases: bool | None = None) -> bool:
         public = version.split("+", 1)[0]  # PEP 440: a local label matches a pin that has none
-        if public.replace(".", "").isdigit() and public.isascii() and ".." not in f".{public}.":
+        if public and release_part(public) == public:  # a plain release: 2.9.1
             return _release_key(public) == self._key
         from packaging.specifiers import SpecifierSet
 
