@@ -12,6 +12,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from doctor_cases import FIXTURES, codes, copy_case, interpreter, run
 from resolve_cases import TEST_MATRIX
@@ -248,19 +250,44 @@ REFERENCE_METADATA = Path(__file__).resolve().parents[1] / "scripts" / "referenc
 ENVIRONMENTS = [("Linux", "x86_64"), ("Linux", "aarch64"), ("Windows", "AMD64"), ("Darwin", "arm64")]
 
 
+def _environment(system: str, machine: str) -> dict[str, str]:
+    """The marker values of a CPython 3.12.4 on ``system``/``machine`` (what the doctor reads of the interpreter)."""
+    return {"platform_system": system, "platform_machine": machine, "python_version": "3.12",
+            "python_full_version": "3.12.4", "extra": "", "os_name": "nt" if system == "Windows" else "posix",
+            "sys_platform": {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}[system],
+            "implementation_name": "cpython", "platform_python_implementation": "CPython"}
+
+
+def _read_by_packaging(requires: tuple[str, ...], env: dict[str, str]) -> list[tuple[str, str]]:
+    """(name, specifier) of each library pin packaging reads in ``requires`` whose marker holds in ``env``."""
+    from packaging.markers import InvalidMarker, Marker, UndefinedComparison, UndefinedEnvironmentName
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    pins = []
+    for line in requires:
+        try:
+            req = Requirement(line)
+            holds = req.marker is None or Marker(str(req.marker)).evaluate(env)
+        except (InvalidRequirement, InvalidMarker, UndefinedComparison, UndefinedEnvironmentName):
+            continue
+        if canonicalize_name(req.name).startswith(("nvidia-", "cuda-toolkit")) and holds:
+            pins.append((canonicalize_name(req.name), str(req.specifier)))
+    return pins
+
+
+def _installed_on(tmp_path: Path, system: str, machine: str):  # noqa: ANN202
+    empty = inspect_environment(interpreter(tmp_path))
+    return empty._replace(interpreter=empty.interpreter._replace(system=system, machine=machine, version="3.12.4"))
+
+
 @pytest.mark.parametrize(("system", "machine"), ENVIRONMENTS)
 def test_the_pins_read_without_packaging_are_the_pins_packaging_reads(system: str, machine: str,
                                                                       tmp_path: Path) -> None:
     """Every captured torch METADATA (28 releases, each platform), read by the fast path and by packaging alone."""
-    from packaging.markers import Marker
-    from packaging.requirements import Requirement
-    from packaging.utils import canonicalize_name
-
     from torch_install.environment.dists import Dist
 
-    empty = inspect_environment(interpreter(tmp_path))
-    installed = empty._replace(interpreter=empty.interpreter._replace(system=system, machine=machine,
-                                                                      version="3.12.4"))
+    installed = _installed_on(tmp_path, system, machine)
     files = sorted(REFERENCE_METADATA.glob("torch-*.metadata"))
     assert len(files) >= 28
     read = 0
@@ -268,19 +295,47 @@ def test_the_pins_read_without_packaging_are_the_pins_packaging_reads(system: st
         requires = tuple(line.split(": ", 1)[1] for line in path.read_text().splitlines()
                          if line.startswith("Requires-Dist: "))
         dist = Dist(name="torch", version="2.0", path="/x/torch.dist-info", location="/x", requires=requires)
-        env = {"platform_system": system, "platform_machine": machine, "python_version": "3.12",
-               "python_full_version": "3.12.4", "extra": "", "os_name": "nt" if system == "Windows" else "posix",
-               "sys_platform": {"Linux": "linux", "Windows": "win32", "Darwin": "darwin"}[system],
-               "implementation_name": "cpython", "platform_python_implementation": "CPython"}
-        expected = []
-        for line in requires:
-            req = Requirement(line)
-            if canonicalize_name(req.name).startswith(("nvidia-", "cuda-toolkit")) and \
-                    (req.marker is None or Marker(str(req.marker)).evaluate(env)):
-                expected.append((canonicalize_name(req.name), str(req.specifier)))
+        expected = _read_by_packaging(requires, _environment(system, machine))
         assert [(p.name, p.specifier) for p in cuda_library_pins(installed, dist)] == expected, path.name
         read += len(expected)
     assert read > 0 or system != "Linux"
+
+
+def _one_of(*choices: str) -> st.SearchStrategy[str]:
+    return st.sampled_from(choices)
+
+
+# a Requires-Dist line in torch's own shape, each part also in the spellings around it
+PIN_LINES = st.builds(
+    lambda *parts: "".join(parts),
+    _one_of("", " ", "\t"),
+    _one_of("nvidia-cudnn-cu12", "NVIDIA_Cublas.cu12", "cuda-toolkit", "nvidia-", "nvidia-x-", "nvidia..x",
+            "cudatoolkit", "nvidia-nccl-cu13", "filelock"),
+    _one_of("", "", "[cublas,cudart]", "[cublas]", "[,]", "[a b]", "[]", "[ cublas , nvrtc ]"),
+    _one_of("", " ", "\t"),
+    _one_of("==", "==", "===", "~=", ">=", "=", "<=", "!="),
+    _one_of("", " ", "\t"),
+    _one_of("9.10.2.21", "12.8", "1", "1.", ".1", "13.0.2rc1", "1!2.0", "1.0.*", "1.0+cu1", "", "12.8,<13"),
+    _one_of("", "", " ", "\t"),
+    _one_of("", "", ";", "; ", " ;", ";\t", ";;"),
+    _one_of("", 'platform_system == "Linux"', 'platform_system == "Linux" and platform_machine == "x86_64"',
+            "platform_machine != 'aarch64'", 'platform_system == "Linux" or platform_machine == "x86_64"',
+            'extra == "x"', 'python_version < "3.15"', 'platform_system=="Linux"', '(platform_system == "Linux")',
+            'platform_system == "Linux" and', 'os_name == "nt"', 'sys_platform == "Linux"'),
+    _one_of("", "", " ", "\t"))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(PIN_LINES, min_size=1, max_size=4), st.sampled_from(ENVIRONMENTS))
+def test_pins_of_any_shape_read_as_packaging_reads_them(requires: list[str], where: tuple[str, str]) -> None:
+    """Lines near torch's own shape (other spellings, extras, blanks, specifiers, markers): the fast path takes
+    only those packaging reads alike, and leaves the rest to packaging."""
+    from torch_install.environment.dists import Dist
+
+    installed = _installed_on(Path("/nonexistent"), *where)
+    dist = Dist(name="torch", version="2.0", path="/x/torch.dist-info", location="/x", requires=tuple(requires))
+    assert [(p.name, p.specifier) for p in cuda_library_pins(installed, dist)] == \
+        _read_by_packaging(tuple(requires), _environment(*where))
 
 
 @pytest.mark.parametrize("marker", [

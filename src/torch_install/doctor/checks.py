@@ -18,12 +18,13 @@ from ..environment.dists import Dist, record_paths
 from ..machine import Machine
 from ..markers import simple_marker
 from ..package_data import load_json
+from ..project.requirement_name import NAME_AND_EXTRAS
 from ..records import Record
 from ..resolver.matrix import Matrix
 from ..resolver.request import PACKAGES, canonical_name
 from ..resolver.rules import hsa_override, runs_on
 from ..resolver.variants import cuda_version
-from ..versions import numeric_key
+from ..versions import numeric_key, release_part
 from ..wheel_tags import wheel_abis, wheel_glibc
 from .fix import uninstall_command
 from .flavour import Flavour, companion_flavour, torch_flavour
@@ -591,11 +592,6 @@ class LibraryPin(Record):
             return False
 
 
-# torch's exact pin on a library, with its marker: "nvidia-cudnn-cu12==9.10.2.21; platform_system == "Linux""
-_EXACT_PIN = re.compile(r"^\s*([A-Za-z0-9._-]+)\s*(?:\[[A-Za-z0-9._,\s-]*\])?\s*(==\s*[0-9]+(?:\.[0-9]+)*)\s*"
-                        r"(?:;\s*(.*?))?\s*$")
-
-
 def cuda_library_pins(installed: Installed, dist: Dist) -> list[LibraryPin]:
     """``dist``'s ``Requires-Dist`` on nvidia-*/cuda-toolkit packages whose markers hold for the inspected
     interpreter (extras excluded). torch's own lines (an exact pin, a platform marker) are read without packaging."""
@@ -604,16 +600,30 @@ def cuda_library_pins(installed: Installed, dist: Dist) -> list[LibraryPin]:
     for line in dist.requires:
         if not line.lstrip().lower().startswith(("nvidia", "cuda")):
             continue
-        exact = _EXACT_PIN.match(line)
-        holds = simple_marker(exact[3], environment) if exact and exact[3] else True if exact else None
-        if exact and holds is not None:
-            if holds and canonical_name(exact[1]).startswith(_LIBRARY_PIN_PREFIXES):
-                pins.append(LibraryPin(canonical_name(exact[1]), exact[2].replace(" ", "")))
-            continue
-        pin = _library_pin(line, environment)
+        read, pin = _own_pin(line, environment)
+        if not read:
+            pin = _library_pin(line, environment)
         if pin is not None:
             pins.append(pin)
     return pins
+
+
+def _own_pin(line: str, environment: dict[str, str]) -> tuple[bool, LibraryPin | None]:
+    """(read, pin) of a line in torch's own shape, ``nvidia-cudnn-cu12==9.10.2.21; platform_system == "Linux"``,
+    read without packaging; the pin is None for another package or a marker that does not hold. ``read`` is False
+    for a line of any other shape, which packaging reads."""
+    found = re.match(NAME_AND_EXTRAS, line)
+    if found is None:
+        return False, None
+    spec, semicolon, marker = (part.strip(" \t") for part in found[2].partition(";"))
+    release = spec.removeprefix("==").lstrip(" \t")
+    if not spec.startswith("==") or not release or release_part(release) != release or (semicolon and not marker):
+        return False, None
+    holds = simple_marker(marker, environment) if marker else True
+    if holds is None:
+        return False, None
+    name = canonical_name(found[1])
+    return True, LibraryPin(name, f"=={release}") if holds and name.startswith(_LIBRARY_PIN_PREFIXES) else None
 
 
 def _library_pin(line: str, environment: dict[str, str]) -> LibraryPin | None:

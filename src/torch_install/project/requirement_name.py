@@ -23,12 +23,12 @@ _SUFFIXES = r"(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
 _CLAUSE = (rf"[ \t]*(?:(?:==|!=)[ \t]*{_RELEASE}(?:\.\*|{_SUFFIXES}(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?)"
            rf"|(?:<=|>=|<|>)[ \t]*{_RELEASE}{_SUFFIXES}|~=[ \t]*(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+{_SUFFIXES})[ \t]*\Z")
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_NAME_AND_EXTRAS = rf"[ \t]*({_NAME})[ \t]*(?:\[[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]*\])?(.*)\Z"
+NAME_AND_EXTRAS = rf"[ \t]*({_NAME})[ \t]*(?:\[[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]*\])?(.*)\Z"
 
 
 def plain_requirement_name(text: str) -> str | None:
     """The name of a requirement that is a name, extras and version clauses only (as written); None for any other."""
-    found = re.match(_NAME_AND_EXTRAS, text)
+    found = re.match(NAME_AND_EXTRAS, text)
     if found is None:
         return None
     clauses = found[2].lower()
