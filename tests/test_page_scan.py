@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from index_pages import html_page, json_page, load_rows
+from index_pages import JSON_TYPE, html_page, json_page, load_rows
 from reference_pages import reference_html, reference_json
 from torch_install.index.pages import (
     MAX_PAGE_ENTRIES,
@@ -210,7 +210,8 @@ print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, d
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss in KiB is Linux's")
-def test_a_cold_plan_of_a_100000_file_page_stays_under_100_mib(httpserver, tmp_path: Path) -> None:
+@pytest.mark.parametrize("form", ["html", "json"])
+def test_a_cold_plan_of_a_100000_file_page_stays_under_100_mib(form: str, httpserver, tmp_path: Path) -> None:
     """Every file is a wheel for the target's platform (8 Pythons x 12 variants per release), so every entry
     is read; the entries are taken one at a time, never all held (the page alone is 24 MB)."""
     variants = ("cpu", "cu118", "cu121", "cu124", "cu126", "cu128", "cu129", "cu130", "cu132", "rocm6.4",
@@ -219,7 +220,10 @@ def test_a_cold_plan_of_a_100000_file_page_stays_under_100_mib(httpserver, tmp_p
                "cp314-cp314", "cp314-cp314t")
     rows = [(v, f"torch-2.{minor}.{patch}+{v}-{py}-manylinux_2_28_x86_64.whl", ">=3.9")
             for patch in range(100) for minor in range(16) for v in variants for py in pythons][:100_000]
-    httpserver.expect_request("/whl/torch/").respond_with_data(html_page("torch", rows), content_type="text/html")
+    if form == "json":
+        httpserver.expect_request("/whl/torch/").respond_with_data(json_page("torch", rows), content_type=JSON_TYPE)
+    else:
+        httpserver.expect_request("/whl/torch/").respond_with_data(html_page("torch", rows), content_type="text/html")
     target = tmp_path / "target.json"
     target.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.39",
                                   "nvidia_driver": "580.82.07", "gpus": [{"vendor": "nvidia", "pci_id": "10de:2684",
