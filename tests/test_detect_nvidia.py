@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -217,22 +216,32 @@ def test_captured_nvml_answer_is_replayed(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_hung_nvidia_smi_is_killed_and_reported(tmp_path: Path) -> None:
+    pid_file = tmp_path / "sleep.pid"
     script = tmp_path / "nvidia-smi"
-    script.write_text("#!/bin/sh\n/bin/sleep 60\necho 0, never\n")
+    script.write_text(f"#!/bin/sh\n/bin/sleep 60 &\necho $! > {pid_file}\nwait $!\necho 0, never\n")
     script.chmod(0o755)
     probe = Probe(env={"PATH": str(tmp_path), "TORCH_INSTALL_NO_NVML": "1"}, timeout=0.3)
     found = Found(values={"os": "linux"})
     nvidia._from_smi(probe, found)
     assert found.notes == ["nvidia-smi: timed out after 0.3 s and was killed"]
     assert "nvidia_driver" not in found.values
-    assert not any("/bin/sleep 60" in _cmdline(pid) for pid in os.listdir("/proc") if pid.isdigit())
+    assert _gone_within(pid_file.read_text().strip(), seconds=5.0)  # without the group kill it sleeps for 60 s
 
 
-def _cmdline(pid: str) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
+def _gone_within(pid: str, seconds: float) -> bool:
+    """True once the process has exited (a zombie has exited too): SIGKILL is delivered asynchronously."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+        except OSError:
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.02)
+    return False
 
 
 @pytest.mark.parametrize("driver, os_name, cuda", [
