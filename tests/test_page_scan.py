@@ -154,6 +154,31 @@ def test_the_platform_prefilter_keeps_exactly_the_wheels_of_those_platforms() ->
     assert 0 < len(filtered) < len(everything)
 
 
+PREFILTER_PLATFORMS = frozenset({"manylinux_2_28_x86_64", "linux_x86_64"})
+PLATFORM_TAGS = st.sampled_from(["manylinux_2_28_x86_64", "linux_x86_64", "win_amd64", "LINUX_X86_64",
+                                 "manylinux_2_28_x86_64.win_amd64", "win_amd64.linux_x86_64", "linux%5Fx86_64",
+                                 "linux_x86-64", "any"])
+WHEEL_NAMES = st.builds("torch-2.9.1{}-cp312-cp312-{}{}".format, st.sampled_from(["", "+cpu", "%2Bcu128"]),
+                        PLATFORM_TAGS, st.sampled_from([".whl", ".WHL", ".whl?x=1", ".tar.gz"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(WHEEL_NAMES, WHEEL_NAMES, st.booleans()), max_size=6))
+def test_the_platform_prefilter_passes_over_only_what_the_wheel_reading_drops(entries: list) -> None:  # noqa: ANN001
+    """Whatever the file name and URL say (case, escapes, compressed tags, one platform in each), the wheels
+    read from a page scanned for some platforms are those read from the whole page for them."""
+    def escaped(text: str) -> str:  # a JSON string that spells its underscores as \u005f
+        return json.dumps(text).replace("_", "\\u005f")
+
+    files = ",".join(f'{{"filename": {escaped(name) if escape else json.dumps(name)}, "url": "../f/{url}"}}'
+                     for name, url, escape in entries)
+    page = f'{{"name": "torch", "files": [{files}]}}'.encode()
+    anchors = "".join(f'<a href="../f/{url}">{name}</a>' for name, url, _ in entries).encode()
+    for body, read in ((page, parse_simple_json), (anchors, parse_simple_html)):
+        whole = parse_wheels(read(body, PAGE_URL), "torch", PREFILTER_PLATFORMS)
+        assert parse_wheels(read(body, PAGE_URL, PREFILTER_PLATFORMS), "torch", PREFILTER_PLATFORMS) == whole
+
+
 # ---- memory ----------------------------------------------------------------------------------------------------
 
 SIZE = 64 * 1024 * 1024

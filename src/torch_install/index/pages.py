@@ -356,12 +356,13 @@ class _Json:
         self.pos = pos
 
 
-_WHEEL_NAME_END = re.compile(rb'-([^-"/\\]*)\.whl"', re.IGNORECASE)
+_WHEEL_NAME_END = re.compile(rb'-([^-"/]*)\.whl"', re.IGNORECASE)  # a tag may hold an escape
 
 
 def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) -> bool:
-    """Whether a JSON file entry names a wheel of one of ``platforms``, by its text (a wheel name in no plain
-    string, which only decoding finds, is kept)."""
+    """Whether a JSON file entry names a wheel of one of ``platforms``, by its text: the file name's and the URL's
+    platform tags are tested, and one that is listed keeps the entry. An entry where only decoding reads a tag (it
+    holds an escape, or no string ends in ``-TAG.whl``) is kept."""
     if platforms is None:
         return True
     tags = _WHEEL_NAME_END.findall(text)
