@@ -61,36 +61,47 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
 
     found: dict[str, dict[str, Any]] = {}
     wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
-    prerelease: dict[str, bool | None] = {}  # version -> pre-release (None: not a version); a page repeats each
-    floors: dict[str, tuple[str, tuple[int, int]]] = {}  # platform tag -> its floor; a page repeats each
+    # a page repeats a few versions, labels and tag sets over its thousands of files: each is read once
+    prerelease: dict[str, bool | None] = {}  # version -> pre-release (None: not a version)
+    variants: dict[str, str | None] = {}  # label -> variant
+    tag_sets: dict[frozenset[str], _TagFacts | None] = {}  # tags -> what they say (None: not the target's platform)
     for wheel in wheels:
-        if not any(t.rsplit("-", 1)[-1] in target.platforms for t in wheel.tags):
+        tags = wheel.tags
+        if tags in tag_sets:
+            said = tag_sets[tags]
+        else:
+            said = tag_sets[tags] = _tag_facts(tags, target)
+        if said is None:
             continue
-        if wheel.version not in prerelease:
+        version = wheel.version
+        if version in prerelease:
+            pre = prerelease[version]
+        else:
             try:
-                prerelease[wheel.version] = Version(wheel.version).is_prerelease
+                pre = prerelease[version] = Version(version).is_prerelease
             except InvalidVersion:
-                prerelease[wheel.version] = None
-        pre = prerelease[wheel.version]
+                pre = prerelease[version] = None
         if pre is None or (pre and not pre_releases):
             continue
-        variant = unlabelled if unlabelled and not wheel.label else variant_of_label(wheel.label, platform)
+        label = wheel.label
+        if unlabelled and not label:
+            variant: str | None = unlabelled
+        elif label in variants:
+            variant = variants[label]
+        else:
+            variant = variants[label] = variant_of_label(label, platform)
         if variant is None:
             continue
-        entry = found.setdefault(wheel.version, {"variants": set(), "python": set(), "rp": None, "glibc": [],
-                                                 "macos": [], "any_python": set()})
+        entry = found.get(version)
+        if entry is None:
+            entry = found[version] = {"variants": set(), "python": set(), "rp": None, "glibc": set(), "macos": set(),
+                                      "any_python": set()}
         entry["any_python"].add(variant)
-        for tag in wheel.tags:
-            python = python_of_tag(tag)
-            if python:
-                entry["python"].add(python)
-            plat = tag.rsplit("-", 1)[-1]
-            floor = floors.get(plat)
-            if floor is None:
-                floor = floors[plat] = _platform_floor(plat)
-            if floor[0]:
-                entry[floor[0]].append(floor[1])
-        if target.tags is None or wheel.tags & target.tags:
+        pythons, floors, matches = said
+        entry["python"].update(pythons)
+        for kind, floor in floors:
+            entry[kind].add(floor)
+        if matches:
             entry["variants"].add(variant)
             entry["rp"] = entry["rp"] or wheel.file.requires_python
             entry["url"] = entry.get("url") or wheel.file.url
@@ -107,6 +118,23 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
         releases.append(ReleaseFacts(version, tuple(sorted(entry["variants"], key=variant_order)), pythons,
                                      entry["rp"], glibc, macos, wheel_url=entry.get("url")))
     return IndexFacts(base, tuple(releases), fetched_at)
+
+
+class _TagFacts(Record):
+    """What one wheel's tag set says for the target: its Pythons, its platform floors, whether it installs there."""
+
+    pythons: tuple[str, ...]
+    floors: tuple[tuple[str, tuple[int, int]], ...]  # ("glibc", (2, 28)), ("macos", (11, 0))
+    matches: bool  # one of the tags is the target's (or the target has no tags)
+
+
+def _tag_facts(tags: frozenset[str], target: TargetTags) -> _TagFacts | None:
+    """What ``tags`` say for the target, or None when none of them is of the target's platforms."""
+    if not any(t.rsplit("-", 1)[-1] in target.platforms for t in tags):
+        return None
+    pythons = tuple(python for python in map(python_of_tag, tags) if python)
+    floors = tuple(floor for floor in (_platform_floor(t.rsplit("-", 1)[-1]) for t in tags) if floor[0])
+    return _TagFacts(pythons, floors, target.tags is None or not tags.isdisjoint(target.tags))
 
 
 def _platform_floor(platform: str) -> tuple[str, tuple[int, int]]:
