@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
@@ -130,14 +130,15 @@ def platform_listed(filename: str, platforms: Collection[str] | None) -> bool:
 # ---- HTML (PEP 503) --------------------------------------------------------------------------------------------
 
 # An anchor's start, where the text up to the next "<" (its tag, and its text) mentions ".whl": each byte is
-# looked at by one start, so a page costs one pass whatever it holds.
-_WHEEL_ANCHOR = re.compile(rb"<a\s(?=[^<]*?\.whl)", re.IGNORECASE)
+# looked at by one start, so a page costs one pass whatever it holds. The shape index servers write (href first,
+# then double-quoted data-* attributes) is read whole by the same match: its groups are the href and the data-*
+# attributes. Any other shape leaves them None, for ``_TAG``.
+_WHEEL_ANCHOR = re.compile(rb"<a\s(?=[^<]*?\.whl)(?-i:(?<=<a )href=\"([^\"&]*)\"((?: data-[a-z-]+=\"[^\"<>]*\")*)>)?",
+                           re.IGNORECASE)
 _QUOTED = rb'"[^"]{0,65536}"|\'[^\']{0,65536}\''
 # The whole tag: any text, quoted values (which may hold "<" and ">") read as a whole, up to 64 of them.
 _TAG = re.compile(rb"<a\s[^<>\"']*(?:(?:" + _QUOTED + rb")[^<>\"']*){0,64}>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(rb"([^\s\"'<>/=]+)(?:\s*=\s*(" + _QUOTED + rb"|[^\s\"'<>`]*))?")
-# The shape index servers write: href first, then double-quoted data-* attributes.
-_PLAIN_TAG = re.compile(rb'<a href="([^"&]*)"((?: data-[a-z-]+="[^"<>]*")*)>')
 _DATA_ATTRIBUTE = re.compile(rb' (data-[a-z-]+)="([^"]*)"')
 # What is never markup: comments, and the text of scripts and styles.
 _HIDDEN = re.compile(rb"<!--|<(script|style)(?=[\s/>])", re.IGNORECASE)
@@ -189,24 +190,24 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
     if data.count(b".whl") > MAX_PAGE_ENTRIES and sum(1 for _ in _WHEEL_ANCHOR.finditer(data)) > MAX_PAGE_ENTRIES:
         raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")  # before building any
     hidden_starts, hidden_ends = _hidden_spans(data) if _HIDDEN.search(data) else ([], [])
-    values: dict[bytes, str] = {}  # data-* values as text, decoded once per distinct value
+    data_attributes: dict[bytes, dict[str, str]] = {}  # a plain tag's data-* attributes, read once per text
     count = 0
-    for start in _WHEEL_ANCHOR.finditer(data):
-        at = start.start()
+    for anchor in _WHEEL_ANCHOR.finditer(data):
+        at = anchor.start()
         if hidden_starts:
             i = bisect_right(hidden_starts, at) - 1
             if i >= 0 and at < hidden_ends[i]:
                 continue
-        plain = _PLAIN_TAG.match(data, at)
-        if plain is not None:
-            attrs: dict[str, str | None] = {"href": plain[1].decode("utf-8", "replace")}
-            data_attributes = plain[2]
+        plain_href = anchor[1]
+        if plain_href is not None:
+            href = plain_href.decode("utf-8", "replace")
+            attrs: dict[str, str | None] | None = None
         else:
             tag = _TAG.match(data, at)
             if tag is None:
                 continue
-            attrs, data_attributes = _attributes(tag[0]), b""
-        href = attrs.get("href") or ""
+            attrs = _attributes(tag[0])
+            href = attrs.get("href") or ""
         name = href.partition("#")[0].partition("?")[0].strip()
         if not name.lower().endswith(".whl"):
             continue
@@ -215,15 +216,27 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
             raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")
         if not platform_listed(name.rpartition("/")[2], platforms):
             continue
-        for key, value in _DATA_ATTRIBUTE.findall(data_attributes):
-            text = values.get(value)
-            if text is None:
-                text = value.decode("utf-8", "replace")
-                text = values.setdefault(value, unescape(text) if "&" in text else text)
-            attrs[key.decode()] = text
-        item = links.file(href, attrs.get("data-requires-python"), "data-yanked" in attrs)
+        if attrs is None:
+            text = anchor[2]
+            found = data_attributes.get(text)
+            if found is None:
+                found = _data_attributes(text, unescape)
+                if len(data_attributes) < 1024:  # a page whose every tag differs (metadata hashes) keeps a few
+                    data_attributes[text] = found
+            item = links.file(href, found.get("data-requires-python"), "data-yanked" in found)
+        else:
+            item = links.file(href, attrs.get("data-requires-python"), "data-yanked" in attrs)
         if item:
             yield item
+
+
+def _data_attributes(text: bytes, unescape: Callable[[str], str]) -> dict[str, str]:
+    """The ``data-*="…"`` attributes of a plain tag, their values unescaped (the last of a repeated name kept)."""
+    found: dict[str, str] = {}
+    for key, value in _DATA_ATTRIBUTE.findall(text):
+        decoded = value.decode("utf-8", "replace")
+        found[key.decode()] = unescape(decoded) if "&" in decoded else decoded
+    return found
 
 
 def parse_simple_html(body: bytes | bytearray | str, page_url: str, platforms: Collection[str] | None = None
@@ -450,23 +463,30 @@ class Wheel(Record):
 
 
 # A wheel file name already in packaging's normal form (lower-case name, a release of plain numbers, a local label
-# of lower-case words, no build tag): read by string operations, to the same answer packaging gives.
+# of lower-case words and numbers without leading zeros, no build tag): read by string operations, to the same
+# answer packaging gives.
 _NORMAL_WHEEL = re.compile(r"([a-z0-9]+(?:_[a-z0-9]+)*)-((?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*))*)"
-                           r"(?:\+([a-z0-9]+(?:\.[a-z0-9]+)*))?-([a-z0-9_.]+)-([a-z0-9_.]+)-([a-z0-9_.]+)\.whl")
+                           r"(?:\+((?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*)"
+                           r"(?:\.(?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*))*))?"
+                           r"-(([a-z0-9_.]+)-([a-z0-9_.]+)-([a-z0-9_.]+))\.whl")
 
 
-def _normal_wheel(filename: str) -> tuple[str, str, str, frozenset[str]] | None:
-    """(canonical name, public version, local label, tags) of a wheel name in normal form, else None."""
+def _normal_wheel(filename: str, tag_sets: dict[str, frozenset[str]] | None = None
+                  ) -> tuple[str, str, str, frozenset[str]] | None:
+    """(canonical name, public version, local label, tags) of a wheel name in normal form, else None.
+    ``tag_sets`` keeps each tag set made, for the next name with the same tags (a page repeats a few)."""
     found = _NORMAL_WHEEL.fullmatch(filename)
     if found is None:
         return None
-    name, version, label, python, abi, platform = found.groups()
-    if label and any(part.isdigit() and part[0] == "0" and len(part) > 1 for part in label.split(".")):
-        return None  # packaging writes "007" as "7"
-    if "." in python or "." in abi or "." in platform:
-        tags = frozenset("-".join(tag) for tag in expand_tag(python, abi, platform))
-    else:
-        tags = frozenset((f"{python}-{abi}-{platform}",))
+    name, version, label, tag, python, abi, platform = found.groups()
+    tags = tag_sets.get(tag) if tag_sets is not None else None
+    if tags is None:
+        if "." in tag:
+            tags = frozenset("-".join(parts) for parts in expand_tag(python, abi, platform))
+        else:
+            tags = frozenset((tag,))
+        if tag_sets is not None:
+            tag_sets[tag] = tags
     return name.replace("_", "-"), version, label or "", tags
 
 
@@ -484,13 +504,16 @@ def iter_wheels(files: Iterable[IndexFile], project: str, platforms: Collection[
     from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
     wanted = canonicalize_name(project)
+    tag_sets: dict[str, frozenset[str]] = {}
     for item in files:
         filename = item.filename
         if item.yanked or not filename.endswith(".whl"):
             continue
-        if platforms is not None and not any(p in platforms for p in filename[:-4].rpartition("-")[2].split(".")):
-            continue
-        normal = _normal_wheel(filename)
+        if platforms is not None:
+            tag = filename[:-4].rpartition("-")[2]
+            if tag not in platforms and ("." not in tag or not any(p in platforms for p in tag.split("."))):
+                continue
+        normal = _normal_wheel(filename, tag_sets)
         if normal is not None:
             name, version, label, tags = normal
         else:
