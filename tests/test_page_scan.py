@@ -75,6 +75,8 @@ MARKUP = [
     '<a href="torch-2.9.1%2Bcpu-cp312-cp312-linux_x86_64.whl" data-requires-python="&lt;4,&gt;=3.9">pct</a>',
     '<a href="javascript:torch.whl">js</a><a href="">empty</a><a>none</a><abbr title="x.whl">',
     '<a href="torch-2.9.1-cp312-cp312-win_arm64.whl" href="torch-1.0.0-cp312-cp312-win_arm64.whl">dup</a>',
+    '<a href="torch-2.9.2-cp312-cp312-win_amd64.whl?<a href=torch-1.0.1-cp312-cp312-win_amd64.whl>">in a value</a>',
+    "<a data-x='1' href='torch-2.9.3-cp312-cp312-win_amd64.whl?<a href=torch-1.0.2-cp312-cp312-win_amd64.whl>'>",
 ]
 
 
@@ -85,6 +87,7 @@ def test_markup_variations_read_as_the_reference() -> None:
     names = [r[0] for r in scan]
     assert "torch-9.9.9-cp312-cp312-win_amd64.whl" not in names and "torch-8.8.8-cp312-cp312-win_amd64.whl" not in names
     assert names.count("torch-1.0.0-cp312-cp312-win_arm64.whl") == 1  # the last of a repeated attribute
+    assert not any(name.startswith("torch-1.0.") and name != "torch-1.0.0-cp312-cp312-win_arm64.whl" for name in names)
     assert next(r for r in scan if r[0].startswith("torch-2.9.1-cp312-cp312-manylinux"))[3] == ">=3.10"
 
 

@@ -191,9 +191,10 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
         raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")  # before building any
     hidden_starts, hidden_ends = _hidden_spans(data) if _HIDDEN.search(data) else ([], [])
     data_attributes: dict[bytes, dict[str, str]] = {}  # a plain tag's data-* attributes, read once per text
-    count = 0
-    for anchor in _WHEEL_ANCHOR.finditer(data):
-        at = anchor.start()
+    count = pos = 0
+    search = _WHEEL_ANCHOR.search
+    while (anchor := search(data, pos)) is not None:
+        at, pos = anchor.span()  # the search goes on after the tag: a "<a " in a value is no anchor
         if hidden_starts:
             i = bisect_right(hidden_starts, at) - 1
             if i >= 0 and at < hidden_ends[i]:
@@ -206,6 +207,7 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
             tag = _TAG.match(data, at)
             if tag is None:
                 continue
+            pos = tag.end()
             attrs = _attributes(tag[0])
             href = attrs.get("href") or ""
         name = href.partition("#")[0].partition("?")[0].strip()
