@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from console import CLI
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "site-packages" / "healthy-2.9.1-cu128"
 
@@ -50,7 +52,7 @@ def main() -> None:
         site = next(venv.glob("lib/python*/site-packages"))
         shutil.copytree(FIXTURE, site, dirs_exist_ok=True)
         python = str(venv / "bin" / "python")
-        doctor = [sys.executable, "-m", "torch_install", "doctor", "--python", python]
+        doctor = [*CLI, "doctor", "--python", python]
         wall(doctor, 2)  # warm the file cache
         median, code = wall(doctor, args.runs)
         print(f"torch-install doctor --python <venv with torch 2.9.1 metadata>: median {median:.0f} ms "
@@ -65,7 +67,7 @@ def main() -> None:
         return
     median, code = wall([with_torch, "-m", "torch.utils.collect_env"], max(3, args.runs // 5))
     print(f"python -m torch.utils.collect_env ({with_torch}): median {median:.0f} ms (exit code {code})")
-    median, code = wall([sys.executable, "-m", "torch_install", "doctor", "--python", with_torch], args.runs)
+    median, code = wall([*CLI, "doctor", "--python", with_torch], args.runs)
     print(f"torch-install doctor --python {with_torch}: median {median:.0f} ms")
 
 

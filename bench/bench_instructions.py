@@ -17,6 +17,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from console import CLI
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "sysroots" / "nvidia-8xh100"
 RTX_4090 = {"vendor": "nvidia", "name": "GeForce RTX 4090", "pci_id": "10de:2684", "compute_capability": "8.9"}
@@ -46,22 +48,21 @@ def main() -> int:
         target = Path(tmp) / "target.json"
         target.write_text(json.dumps(TARGET))
         commands = {
-            "python -c pass": ["-c", "pass"],
-            "--version": ["-m", "torch_install", "--version"],
-            "--help": ["-m", "torch_install", "--help"],
-            "detect --json --sysroot <8xH100>": ["-m", "torch_install", "detect", "--json", "--sysroot", str(FIXTURE)],
-            "plan --target F --format json": ["-m", "torch_install", "plan", "--target", str(target), "--format",
-                                              "json"],
-            "plan --sysroot <8xH100>": ["-m", "torch_install", "plan", "--sysroot", str(FIXTURE)],
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "--version": [*CLI, "--version"],
+            "--help": [*CLI, "--help"],
+            "detect --json --sysroot <8xH100>": [*CLI, "detect", "--json", "--sysroot", str(FIXTURE)],
+            "plan --target F --format json": [*CLI, "plan", "--target", str(target), "--format", "json"],
+            "plan --sysroot <8xH100>": [*CLI, "plan", "--sysroot", str(FIXTURE)],
         }
         print(f"{'command':34}" + "".join(f"{str(s)[-28:]:>30}" for s in sources))
         base: dict[Path, int] = {}
-        for name, tail in commands.items():
+        for name, argv in commands.items():
             cells = []
             for i, src in enumerate(sources):
                 env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
                 env.update(PYTHONPATH=str(src), PYTHONPYCACHEPREFIX=str(Path(tmp) / f"pyc{i}"))
-                count = instructions([sys.executable, *tail], env)
+                count = instructions(argv, env)
                 base.setdefault(src, count)
                 cells.append(f"{count / 1e6:10.1f} M ({count / base[src]:4.2f}x)")
             print(f"{name:34}" + "".join(f"{c:>30}" for c in cells))

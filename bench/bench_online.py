@@ -22,9 +22,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from pytest_httpserver import HTTPServer  # noqa: E402
 
+from console import CLI  # noqa: E402
 from index_pages import serve_index  # noqa: E402
 
-CLI = [sys.executable, "-m", "torch_install"]
 PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_28_aarch64", "win_amd64")
 PYTHONS = ("cp310-cp310", "cp311-cp311", "cp312-cp312", "cp313-cp313", "cp313-cp313t", "cp314-cp314")
 VARIANTS = ("cpu", "cu126", "cu128", "cu129", "cu130", "cu132", "cu134", "rocm6.4", "rocm7.2", "rocm7.14", "xpu")

@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from console import CLI
+
 BUDGET_MS = 100.0
 TARGET = {
     "os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.39", "nvidia_driver": "570.133.07",
@@ -41,9 +43,8 @@ def main() -> int:
         target.write_text(json.dumps(TARGET))
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
-            "plan --target F --format json": [sys.executable, "-m", "torch_install", "plan", "--target", str(target),
-                                              "--format", "json"],
-            "plan --target F (text)": [sys.executable, "-m", "torch_install", "plan", "--target", str(target)],
+            "plan --target F --format json": [*CLI, "plan", "--target", str(target), "--format", "json"],
+            "plan --target F (text)": [*CLI, "plan", "--target", str(target)],
         }
         check = subprocess.run(commands["plan --target F --format json"], capture_output=True, text=True, env=env,
                                check=False)

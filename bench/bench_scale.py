@@ -36,10 +36,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
+from console import CLI
+
 ROOT = Path(__file__).resolve().parents[1]
-# the console script beside the interpreter, as a user runs it (``python -m`` adds runpy's imports)
-_SCRIPT = Path(sys.executable).with_name("torch-install")
-CLI = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "torch_install"]
 TARGET = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.39", "nvidia_driver": "580.82.07",
           "gpus": [{"vendor": "nvidia", "name": "GeForce RTX 4090", "pci_id": "10de:2684",
                     "compute_capability": "8.9"}]}
