@@ -160,23 +160,30 @@ def test_the_platform_prefilter_keeps_exactly_the_wheels_of_those_platforms() ->
 PREFILTER_PLATFORMS = frozenset({"manylinux_2_28_x86_64", "linux_x86_64"})
 PLATFORM_TAGS = st.sampled_from(["manylinux_2_28_x86_64", "linux_x86_64", "win_amd64", "LINUX_X86_64",
                                  "manylinux_2_28_x86_64.win_amd64", "win_amd64.linux_x86_64", "linux%5Fx86_64",
-                                 "linux_x86-64", "any"])
-WHEEL_NAMES = st.builds("torch-2.9.1{}-cp312-cp312-{}{}".format, st.sampled_from(["", "+cpu", "%2Bcu128"]),
-                        PLATFORM_TAGS, st.sampled_from([".whl", ".WHL", ".whl?x=1", ".tar.gz"]))
+                                 "win_amd64%2Elinux_x86_64", "linux_x86-64", "any"])
+WHEEL_NAMES = st.builds("torch-2.9.1{}-cp312-cp312{}{}".format, st.sampled_from(["", "+cpu", "%2Bcu128"]),
+                        st.sampled_from(["-", "%2D"]).flatmap(lambda dash: PLATFORM_TAGS.map(lambda tag: dash + tag)),
+                        st.sampled_from([".whl", ".WHL", ".tar.gz"]))
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(WHEEL_NAMES, WHEEL_NAMES, st.booleans()), max_size=6))
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.none(), WHEEL_NAMES), st.sampled_from(["", "a/"]), st.booleans(),
+                          WHEEL_NAMES, st.sampled_from(["", "?x=1", "#sha256=" + "c" * 64])), max_size=6))
 def test_the_platform_prefilter_passes_over_only_what_the_wheel_reading_drops(entries: list) -> None:  # noqa: ANN001
-    """Whatever the file name and URL say (case, escapes, compressed tags, one platform in each), the wheels
-    read from a page scanned for some platforms are those read from the whole page for them."""
+    """Whatever the file name and URL say (case, escapes, percent-escapes, compressed tags, one platform in each,
+    no file name, a file name the reading does not take), the wheels read from a page scanned for some platforms
+    are those read from the whole page for them."""
     def escaped(text: str) -> str:  # a JSON string that spells its underscores as \u005f
         return json.dumps(text).replace("_", "\\u005f")
 
-    files = ",".join(f'{{"filename": {escaped(name) if escape else json.dumps(name)}, "url": "../f/{url}"}}'
-                     for name, url, escape in entries)
-    page = f'{{"name": "torch", "files": [{files}]}}'.encode()
-    anchors = "".join(f'<a href="../f/{url}">{name}</a>' for name, url, _ in entries).encode()
+    files = []
+    for name, folder, escape, url, suffix in entries:
+        entry = [f'"url": "../f/{url}{suffix}"']
+        if name is not None:
+            entry.insert(0, f'"filename": {(escaped if escape else json.dumps)(folder + name)}')
+        files.append("{" + ", ".join(entry) + "}")
+    page = f'{{"name": "torch", "files": [{",".join(files)}]}}'.encode()
+    anchors = "".join(f'<a href="../f/{url}{suffix}">{name}</a>' for name, _, _, url, suffix in entries).encode()
     for body, read in ((page, parse_simple_json), (anchors, parse_simple_html)):
         whole = parse_wheels(read(body, PAGE_URL), "torch", PREFILTER_PLATFORMS)
         assert parse_wheels(read(body, PAGE_URL, PREFILTER_PLATFORMS), "torch", PREFILTER_PLATFORMS) == whole

@@ -122,8 +122,8 @@ def platform_listed(filename: str, platforms: Collection[str] | None) -> bool:
     if platforms is None:
         return True
     tag = filename[:-4].rpartition("-")[2]
-    if "%" in tag:
-        tag = unquote(tag)
+    if "%" in tag:  # as the file name is read: unquoted, then its last "-" part
+        tag = unquote(tag).rpartition("-")[2]
     return tag in platforms or ("." in tag and any(p in platforms for p in tag.split(".")))
 
 
@@ -371,21 +371,28 @@ class _Json:
         self.pos = pos
 
 
-_WHEEL_NAME_END = re.compile(rb'-([^-"/]*)\.whl"', re.IGNORECASE)  # a tag may hold an escape
+# A string's "-TAG.whl": the TAG after its last "-" (which may hold an escape or a percent-escape).
+_WHEEL_NAME_END = re.compile(rb'-([^-"/]*)\.whl', re.IGNORECASE)
 
 
 def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) -> bool:
-    """Whether a JSON file entry names a wheel of one of ``platforms``, by its text: the file name's and the URL's
-    platform tags are tested, and one that is listed keeps the entry. An entry where only decoding reads a tag (it
-    holds an escape, or no string ends in ``-TAG.whl``) is kept."""
+    """Whether a JSON file entry may name a wheel of one of ``platforms``, by its text. The name the entry is read
+    by (its file name, else its URL's last segment) ends in one of the ``-TAG.whl`` the text holds: one whose TAG
+    is listed keeps the entry, and so does one that only decoding reads (an escape), or a text with none."""
     if platforms is None:
         return True
     tags = _WHEEL_NAME_END.findall(text)
     if not tags:
         return True
-    for tag in tags:  # the file name's and the URL's: one that is listed, or one only decoding reads, keeps it
+    for tag in tags:
+        if b"\\" in tag:
+            return True
+        if b"%" in tag:  # as the URL's file name is read: unquoted, then its last "-" part
+            from urllib.parse import unquote_to_bytes
+
+            tag = unquote_to_bytes(tag).rpartition(b"-")[2]
         name = tag.decode("ascii", "replace")
-        if b"\\" in tag or name in platforms or ("." in name and any(p in platforms for p in name.split("."))):
+        if name in platforms or ("." in name and any(p in platforms for p in name.split("."))):
             return True
     return False
 
