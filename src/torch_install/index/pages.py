@@ -15,6 +15,7 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from json.scanner import make_scanner
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
@@ -397,13 +398,18 @@ def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) 
     return False
 
 
-_DECODE = json.JSONDecoder().decode  # json.loads without its per-call encoding detection and decoder lookup
+# json.loads' own scanner, called on each entry's text: no per-call encoding detection, decoder lookup or
+# whitespace skipping (an entry's text is one object, from its "{" to its "}")
+_SCAN_VALUE = make_scanner(json.JSONDecoder())
 
 
 def _json_file(text: bytes | bytearray, links: _Links) -> IndexFile | None:
     try:
-        entry = _DECODE(text.decode("utf-8"))
-    except ValueError:  # not JSON, or not UTF-8
+        string = text.decode("utf-8")
+        entry, end = _SCAN_VALUE(string, 0)
+    except (ValueError, StopIteration):  # not UTF-8, or not JSON
+        return None
+    if end != len(string):
         return None
     url = entry.get("url")
     if not isinstance(url, str):
