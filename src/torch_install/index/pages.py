@@ -15,7 +15,6 @@ import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from json.scanner import make_scanner
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
@@ -400,7 +399,7 @@ def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) 
 
 # json.loads' own scanner, called on each entry's text: no per-call encoding detection, decoder lookup or
 # whitespace skipping (an entry's text is one object, from its "{" to its "}")
-_SCAN_VALUE = make_scanner(json.JSONDecoder())
+_SCAN_VALUE = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set by __init__, not in the stubs
 
 
 def _json_file(text: bytes | bytearray, links: _Links) -> IndexFile | None:
