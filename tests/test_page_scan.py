@@ -189,6 +189,23 @@ def test_the_platform_prefilter_passes_over_only_what_the_wheel_reading_drops(en
         assert parse_wheels(read(body, PAGE_URL, PREFILTER_PLATFORMS), "torch", PREFILTER_PLATFORMS) == whole
 
 
+def test_a_page_of_more_distinct_tags_than_are_remembered_reads_each_wheel_by_its_own() -> None:
+    from torch_install.index.facts import facts_from_wheels
+    from torch_install.index.pages import MEMO_LIMIT
+    from torch_install.machine import Machine
+    from torch_install.wheel_tags import target_tags
+
+    count = MEMO_LIMIT + 500
+    page = "".join(f'<a href="/f/torch-2.9.{i % 3}+cpu-cp3{i}-cp3{i}-linux_x86_64.whl">w</a>' for i in range(count))
+    wheels = parse_wheels(parse_simple_html(page.encode(), PAGE_URL, {"linux_x86_64"}), "torch", {"linux_x86_64"})
+    assert [(w.version, w.tags) for w in wheels] == [(f"2.9.{i % 3}", frozenset({f"cp3{i}-cp3{i}-linux_x86_64"}))
+                                                     for i in range(count)]
+    machine = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35")
+    facts = facts_from_wheels(wheels, target_tags(machine), "linux_x86_64", PAGE_URL, 0.0)
+    assert {r.version: set(r.python) for r in facts.releases} == {
+        f"2.9.{n}": {f"3.{i}" for i in range(count) if i % 3 == n} for n in range(3)}
+
+
 # ---- memory ----------------------------------------------------------------------------------------------------
 
 SIZE = 64 * 1024 * 1024

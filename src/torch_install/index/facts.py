@@ -59,9 +59,12 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
     default index's: "default"), else those are skipped off macOS."""
     from packaging.version import InvalidVersion, Version  # only when pages are parsed, not on a warm lookup
 
+    from .pages import MEMO_LIMIT
+
     found: dict[str, dict[str, Any]] = {}
     wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
-    # a page repeats a few versions, labels and tag sets over its thousands of files: each is read once
+    # a page repeats a few versions, labels and tag sets over its thousands of files: each is read once (up to
+    # MEMO_LIMIT distinct labels and tag sets; the versions are kept in ``found`` anyway)
     prerelease: dict[str, bool | None] = {}  # version -> pre-release (None: not a version)
     variants: dict[str, str | None] = {}  # label -> variant
     tag_sets: dict[frozenset[str], _TagFacts | None] = {}  # tags -> what they say (None: not the target's platform)
@@ -70,7 +73,9 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
         if tags in tag_sets:
             said = tag_sets[tags]
         else:
-            said = tag_sets[tags] = _tag_facts(tags, target)
+            said = _tag_facts(tags, target)
+            if len(tag_sets) < MEMO_LIMIT:
+                tag_sets[tags] = said
         if said is None:
             continue
         version = wheel.version
@@ -89,7 +94,9 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
         elif label in variants:
             variant = variants[label]
         else:
-            variant = variants[label] = variant_of_label(label, platform)
+            variant = variant_of_label(label, platform)
+            if len(variants) < MEMO_LIMIT:
+                variants[label] = variant
         if variant is None:
             continue
         entry = found.get(version)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from urllib.parse import unquote, urljoin, urlsplit
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
 from ..records import Record
@@ -31,6 +31,7 @@ MAX_PAGE_BYTES = 64 * 1024 * 1024  # the full /whl/torch/ page is a few MiB; nig
 MAX_PAGE_ENTRIES = 500_000  # wheel anchors of an HTML page, entries of a JSON page's files (the largest real: ~10^4)
 MAX_ENTRY_BYTES = 64 * 1024  # a JSON file entry larger than this is no file of an index
 MAX_DEPTH = 512  # JSON nesting outside the file entries
+MEMO_LIMIT = 1024  # what a page repeats (tag sets, data-* attributes) is worked out once, for this many distinct
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -184,8 +185,6 @@ def _attributes(tag: bytes) -> dict[str, str | None]:
 def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[str] | None) -> Iterator[IndexFile]:
     """PEP 503 page: the anchors linking a ``.whl``, their ``#sha256=`` fragments, ``data-requires-python`` and
     ``data-yanked``. Anchors inside comments, scripts and styles are not links."""
-    from html import unescape  # here, not at the top: a revalidated page (HTTP 304) is never read
-
     links = _Links(page_url)
     if data.count(b".whl") > MAX_PAGE_ENTRIES and sum(1 for _ in _WHEEL_ANCHOR.finditer(data)) > MAX_PAGE_ENTRIES:
         raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")  # before building any
@@ -222,8 +221,8 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
             text = anchor[2]
             found = data_attributes.get(text)
             if found is None:
-                found = _data_attributes(text, unescape)
-                if len(data_attributes) < 1024:  # a page whose every tag differs (metadata hashes) keeps a few
+                found = _data_attributes(text)
+                if len(data_attributes) < MEMO_LIMIT:  # a page whose every tag differs (metadata hashes) keeps a few
                     data_attributes[text] = found
             item = links.file(href, found.get("data-requires-python"), "data-yanked" in found)
         else:
@@ -232,8 +231,10 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
             yield item
 
 
-def _data_attributes(text: bytes, unescape: Callable[[str], str]) -> dict[str, str]:
+def _data_attributes(text: bytes) -> dict[str, str]:
     """The ``data-*="…"`` attributes of a plain tag, their values unescaped (the last of a repeated name kept)."""
+    from html import unescape
+
     found: dict[str, str] = {}
     for key, value in _DATA_ATTRIBUTE.findall(text):
         decoded = value.decode("utf-8", "replace")
@@ -388,8 +389,6 @@ def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) 
         if b"\\" in tag:
             return True
         if b"%" in tag:  # as the URL's file name is read: unquoted, then its last "-" part
-            from urllib.parse import unquote_to_bytes
-
             tag = unquote_to_bytes(tag).rpartition(b"-")[2]
         name = tag.decode("ascii", "replace")
         if name in platforms or ("." in name and any(p in platforms for p in name.split("."))):
@@ -499,7 +498,7 @@ def _normal_wheel(filename: str, tag_sets: dict[str, frozenset[str]] | None = No
             tags = frozenset("-".join(parts) for parts in expand_tag(python, abi, platform))
         else:
             tags = frozenset((tag,))
-        if tag_sets is not None:
+        if tag_sets is not None and len(tag_sets) < MEMO_LIMIT:
             tag_sets[tag] = tags
     return name.replace("_", "-"), version, label or "", tags
 
