@@ -44,6 +44,28 @@ def test_windows_line_ends_and_underscore_spellings() -> None:
         "[install] Constraint"]
 
 
+def test_each_line_keeps_its_own_line_end() -> None:
+    text = "[global]\r\ntimeout = 1\n[install]\rConstraint = a.txt\n  b.txt\r\nno-deps = 1"
+    assert set_option(text, "install", "constraint", ["a.txt", "p.txt"]) == (
+        "[global]\r\ntimeout = 1\n[install]\rConstraint = a.txt p.txt\nno-deps = 1\r\n")
+    assert set_option("[global]\ntimeout = 1\r[install]\rno-deps = 1\r", "install", "constraint", ["p.txt"]) == (
+        "[global]\ntimeout = 1\r[install]\rno-deps = 1\rconstraint = p.txt\n")
+
+
+@pytest.mark.parametrize("inside", ["\x0c", "\x0b", "\x1c", "\x85", "\u2028"])
+def test_a_line_holding_a_character_only_str_splitlines_breaks_at_is_kept_whole(inside: str) -> None:
+    """pip reads its configuration in text mode, where only \\n, \\r\\n and \\r end a line: "a\\x0c= 1" is one key."""
+    import configparser
+
+    text = f"[global]\na{inside}= 1\n"
+    edited = set_option(text, "install", "constraint", ["p.txt"])
+    assert edited == f"[global]\na{inside}= 1\n\n[install]\nconstraint = p.txt\n"
+    before, after = configparser.RawConfigParser(), configparser.RawConfigParser()
+    before.read_string(text)
+    after.read_string(edited)
+    assert dict(after.items("global")) == dict(before.items("global"))
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(["# note", "; note", "[global]", "[install]", "timeout = 1", "Constraint = x.txt",
                                  "  y.txt", "", "no_deps=1"]), max_size=12))

@@ -129,6 +129,22 @@ class _Entry(Record):
     last: int  # its last continuation line
 
 
+def _lines(text: str) -> list[str]:
+    """The lines of an INI text as pip reads them, in text mode: "\\n", "\\r\\n" and "\\r" end a line, and nothing
+    else does (``str.splitlines`` also splits at a form feed or U+2028, which configparser keeps inside a line)."""
+    return _lines_and_ends(text)[0]
+
+
+def _lines_and_ends(text: str) -> tuple[list[str], list[str]]:
+    """``_lines(text)``, and what ends each of them ("" for a last line without a line end)."""
+    parts = re.split(r"(\r\n|\r|\n)", text)
+    lines, ends = parts[0::2], parts[1::2] + [""]
+    if lines[-1] == "":
+        lines.pop()  # the end of the last line, or an empty text
+        ends.pop()
+    return lines, ends
+
+
 def _entries(lines: list[str]) -> tuple[list[_Entry], dict[str, int]]:
     """The keys of an INI text with their lines, and the last line of each section (its header for an empty one)."""
     entries: list[_Entry] = []
@@ -156,7 +172,7 @@ def _entries(lines: list[str]) -> tuple[list[_Entry], dict[str, int]]:
 
 def option_values(text: str, section: str, option: str) -> list[str] | None:
     """The whitespace-separated values of one option of one section of an INI text (None: not set there)."""
-    lines = text.splitlines()
+    lines = _lines(text)
     entries, _ = _entries(lines)
     for entry in entries:
         if entry.section == section and normalize_key(entry.key) == normalize_key(option):
@@ -169,30 +185,36 @@ def option_values(text: str, section: str, option: str) -> list[str] | None:
 def set_option(text: str, section: str, option: str, values: list[str]) -> str:
     """``text`` with one option of one section set to ``values``: the key's line (and its continuation lines)
     replaced where it is, as the user spelled the key; else a new key at the end of the section; else a new
-    section at the end. Every other line (comments, order, other keys, line ends) stays as it was. The values
-    must hold no whitespace."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    lines = text.splitlines()
+    section at the end. Every other line (comments, order, other keys, each line's own line end) stays as it was;
+    added lines end as the file's lines do ("\\r\\n" when any does). The values must hold no whitespace."""
+    newline = "\r\n" if "\r\n" in text else "\n"  # for the lines added
+    lines, line_ends = _lines_and_ends(text)
+    if line_ends and not line_ends[-1]:
+        line_ends[-1] = newline  # the file ends with a line end
     entries, ends = _entries(lines)
     found = [e for e in entries if e.section == section and normalize_key(e.key) == normalize_key(option)]
     value = " ".join(values)
     if found:
         entry = found[0]
         lines[entry.first:entry.last + 1] = [f"{entry.key} = {value}"]
+        line_ends[entry.first:entry.last + 1] = [line_ends[entry.first]]
     elif section in ends:
         lines.insert(ends[section] + 1, f"{option} = {value}")
+        line_ends.insert(ends[section] + 1, newline)
     else:
+        added = [f"[{section}]", f"{option} = {value}"]
         if lines and lines[-1].strip():
-            lines.append("")
-        lines += [f"[{section}]", f"{option} = {value}"]
-    return newline.join(lines) + newline
+            added.insert(0, "")
+        lines += added
+        line_ends += [newline] * len(added)
+    return "".join(line + end for line, end in zip(lines, line_ends, strict=True))
 
 
 def duplicate_keys(text: str) -> list[str]:
     """Keys set twice in one section (pip refuses such a file): "[install] constraint"."""
     seen: set[tuple[str, str]] = set()
     twice = []
-    for entry in _entries(text.splitlines())[0]:
+    for entry in _entries(_lines(text))[0]:
         key = (entry.section, normalize_key(entry.key))
         if key in seen:
             twice.append(f"[{entry.section}] {entry.key}")
