@@ -4,6 +4,11 @@ serves a loopback replica of it.
 Two lanes: tests marked ``slow`` build virtual environments, run real pip or uv, start processes or wait out real
 time limits; ``pytest -m "not slow"`` is the lane to run while working, ``pytest`` runs both.
 
+The property tests (hypothesis) draw the same examples on every run, from a fixed seed per test, so a lane passes
+or fails for the code and not for the draw; ``TORCH_INSTALL_EXPLORE=1`` draws new ones each run (and
+``TORCH_INSTALL_FUZZ_SCALE=N`` draws N times as many in ``tests/test_fuzz.py``). An input a search finds goes in
+as an ``@example``.
+
 Virtual environments come from one template per session (``make_venv``): building a venv with pip costs about
 2 s of ensurepip, copying the template a fraction of that.
 """
@@ -18,6 +23,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("explore" if os.environ.get("TORCH_INSTALL_EXPLORE") else "repeatable")
 
 
 @pytest.fixture(autouse=True)

@@ -269,6 +269,7 @@ CONF_LINES = st.one_of(
 
 
 @FAST
+@example(["[global]", "0\x0c="], "\n", ["A"])  # found by this test: a form feed is no line end for pip
 @given(st.lists(CONF_LINES, max_size=12), st.sampled_from(["\n", "\r\n"]),
        st.lists(st.text(string.ascii_letters + "/._-", min_size=1, max_size=12), min_size=1, max_size=3))
 def test_a_pip_conf_edit_keeps_every_other_line_and_pip_reads_the_value(lines: list[str], newline: str,
