@@ -45,3 +45,33 @@ def test_every_release_of_the_matrix_is_pinned_alike() -> None:
         assert [v for v in versions if fast.torch.contains(v, prereleases=True)] == \
             [v for v in versions if slow.torch.contains(v, prereleases=True)]
         assert fast.pinned and slow.pinned and set(fast.companions) == set(slow.companions) == {"torchvision"}
+
+
+REQUEST_TEXTS = st.builds("{}{}{}{}{}".format, st.sampled_from(["", " ", "\t", "\u00a0", "\n"]),
+                          st.sampled_from(["torch", "Torch", "torchvision", "torch_audio", "torchaudio"]),
+                          st.sampled_from(["", "-", ".", "_", "-x"]),
+                          st.sampled_from(["", "==2.9.1", " == 2.9", "==2.9.1rc1", "==02.9"]),
+                          st.sampled_from(["", " ", "\t", "\n", "\u2028"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(REQUEST_TEXTS, min_size=1, max_size=3))
+def test_a_request_read_without_packaging_reads_as_packaging_reads_it(texts: list[str]) -> None:
+    """Bare names and pinned releases are read by patterns (no constraint given); with a constraint the same
+    texts go through packaging. Both refuse the same texts, and read the others alike."""
+    from torch_install.errors import InputError
+
+    machine = Machine(os="linux", arch="x86_64", python="3.12")
+    readings = []
+    for constraints in ((), ("torchaudio",)):
+        try:
+            request = parse_request(Request(packages=tuple(texts), constraints=constraints), machine)
+        except InputError:
+            readings.append(None)
+        else:
+            readings.append((str(request.torch), sorted(request.companions), request.pinned))
+    fast, slow = readings
+    assert (fast is None) == (slow is None), (texts, fast, slow)
+    if fast is not None and slow is not None:
+        assert fast[0] == slow[0] and fast[2] == slow[2], (texts, fast, slow)
+        assert set(fast[1]) - {"torchaudio"} == set(slow[1]) - {"torchaudio"}, (texts, fast, slow)

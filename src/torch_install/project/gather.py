@@ -17,7 +17,6 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from ..resolver.plan import Request
 
-_PLAIN_NAME = r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$"
 COMMAND_LINE = "command line"
 
 
@@ -109,9 +108,9 @@ def _torch_build_lines(entries: list[Wanted]) -> list[Wanted]:
 
 def _name_of_argument(text: str) -> str | None:
     """The canonical name of a requirement given on the command line (a bare name without packaging's parser)."""
-    from ..resolver.request import canonical_name
+    from ..resolver.request import NAME, canonical_name
 
-    if re.match(_PLAIN_NAME, text):
+    if re.match(rf"{NAME}\Z", text):
         return canonical_name(text)
     try:
         from .requirement_name import requirement_name

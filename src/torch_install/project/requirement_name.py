@@ -7,7 +7,7 @@ import os
 import re
 
 from ..errors import InputError
-from ..resolver.request import canonical_name
+from ..resolver.request import NAME, canonical_name
 from ..versions import release_part
 
 URL = r"^[A-Za-z][A-Za-z0-9+.-]*://"  # patterns are compiled where first used (re's cache)
@@ -22,8 +22,7 @@ _SUFFIXES = r"(?:(?:a|b|rc)[0-9]+)?(?:\.post[0-9]+)?(?:\.dev[0-9]+)?"
 # as packaging reads a clause: a ".*" or a local version only after == and !=; ~= needs two release numbers
 _CLAUSE = (rf"[ \t]*(?:(?:==|!=)[ \t]*{_RELEASE}(?:\.\*|{_SUFFIXES}(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?)"
            rf"|(?:<=|>=|<|>)[ \t]*{_RELEASE}{_SUFFIXES}|~=[ \t]*(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)+{_SUFFIXES})[ \t]*\Z")
-_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-NAME_AND_EXTRAS = rf"[ \t]*({_NAME})[ \t]*(?:\[[ \t]*{_NAME}(?:[ \t]*,[ \t]*{_NAME})*[ \t]*\])?(.*)\Z"
+NAME_AND_EXTRAS = rf"[ \t]*({NAME})[ \t]*(?:\[[ \t]*{NAME}(?:[ \t]*,[ \t]*{NAME})*[ \t]*\])?(.*)\Z"
 
 
 def plain_requirement_name(text: str) -> str | None:

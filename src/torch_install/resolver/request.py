@@ -46,8 +46,11 @@ class AnyVersion:
 
 
 ANY = AnyVersion()
-_BARE_NAME = r"^\s*[A-Za-z0-9][A-Za-z0-9._-]*\s*$"
-_EXACT_RELEASE = r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9]{1,9}(?:\.[0-9]{1,9}){0,4})\s*$"
+# A project name as PEP 508 spells it: the one pattern of the fast paths that read a name without packaging
+# (packaging also reads a trailing "_": such a name is left to it). Blanks around it are spaces and tabs only.
+NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_BARE_NAME = rf"[ \t]*{NAME}[ \t]*\Z"
+_EXACT_RELEASE = rf"[ \t]*({NAME})[ \t]*==[ \t]*([0-9]{{1,9}}(?:\.[0-9]{{1,9}}){{0,4}})[ \t]*\Z"
 
 
 class ExactRelease:
