@@ -198,9 +198,9 @@ def test_a_grandchild_that_leaves_the_group_and_holds_the_pipes_is_not_waited_fo
     from torch_install.child_process import run_captured
 
     started = time.monotonic()
-    done = run_captured([_script(tmp_path, "setsid", "setsid sleep 20 &\necho answer\n")], 60)
+    done = run_captured([_script(tmp_path, "setsid", "setsid sleep 20.25 &\necho answer\n")], 60)
     took = time.monotonic() - started
-    subprocess.run(["pkill", "-f", "sleep 20"], check=False)
+    subprocess.run(["pkill", "-f", "sleep 20\\.25"], check=False)
     assert done.returncode == 0 and done.stdout == "answer\n" and took < 5
 
 
