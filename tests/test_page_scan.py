@@ -190,20 +190,34 @@ def test_the_platform_prefilter_passes_over_only_what_the_wheel_reading_drops(en
 
 
 def test_a_page_of_more_distinct_tags_than_are_remembered_reads_each_wheel_by_its_own() -> None:
+    """More distinct tag sets (plain and compressed), labels and data-* texts than a page's memos keep, in both
+    forms: each wheel is read by its own."""
     from torch_install.index.facts import facts_from_wheels
     from torch_install.index.pages import MEMO_LIMIT
     from torch_install.machine import Machine
     from torch_install.wheel_tags import target_tags
 
     count = MEMO_LIMIT + 500
-    page = "".join(f'<a href="/f/torch-2.9.{i % 3}+cpu-cp3{i}-cp3{i}-linux_x86_64.whl">w</a>' for i in range(count))
-    wheels = parse_wheels(parse_simple_html(page.encode(), PAGE_URL, {"linux_x86_64"}), "torch", {"linux_x86_64"})
-    assert [(w.version, w.tags) for w in wheels] == [(f"2.9.{i % 3}", frozenset({f"cp3{i}-cp3{i}-linux_x86_64"}))
-                                                     for i in range(count)]
+    platforms = {"linux_x86_64", "manylinux_2_28_x86_64"}
+
+    def tags(i: int) -> frozenset[str]:
+        return frozenset(f"cp3{i}-cp3{i}-{p}" for p in (platforms if i % 2 else {"linux_x86_64"}))
+
+    names = [f"torch-2.9.{i % 3}+cpu-cp3{i}-cp3{i}-{'manylinux_2_28_x86_64.' if i % 2 else ''}linux_x86_64.whl"
+             for i in range(count)]
+    html = "".join(f'<a href="/f/{n}" data-requires-python="&gt;=3.{i}">w</a>' for i, n in enumerate(names))
+    json_page = json.dumps({"files": [{"filename": n, "url": f"/f/{n}", "requires-python": f">=3.{i}"}
+                                      for i, n in enumerate(names)]})
     machine = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35")
-    facts = facts_from_wheels(wheels, target_tags(machine), "linux_x86_64", PAGE_URL, 0.0)
-    assert {r.version: set(r.python) for r in facts.releases} == {
-        f"2.9.{n}": {f"3.{i}" for i in range(count) if i % 3 == n} for n in range(3)}
+    for files in (parse_simple_html(html.encode(), PAGE_URL, platforms),
+                  parse_simple_json(json_page.encode(), PAGE_URL, platforms)):
+        assert [f.requires_python for f in files] == [f">=3.{i}" for i in range(count)]
+        wheels = parse_wheels(files, "torch", platforms)
+        assert [(w.version, w.tags) for w in wheels] == [(f"2.9.{i % 3}", tags(i)) for i in range(count)]
+        facts = facts_from_wheels(wheels, target_tags(machine), "linux_x86_64", PAGE_URL, 0.0)
+        assert {r.version: set(r.python) for r in facts.releases} == {
+            f"2.9.{n}": {f"3.{i}" for i in range(count) if i % 3 == n} for n in range(3)}
+        assert {r.version: r.glibc for r in facts.releases} == {"2.9.0": "2.28", "2.9.1": "2.28", "2.9.2": "2.28"}
 
 
 # ---- memory ----------------------------------------------------------------------------------------------------

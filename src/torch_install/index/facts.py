@@ -59,44 +59,30 @@ def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str
     default index's: "default"), else those are skipped off macOS."""
     from packaging.version import InvalidVersion, Version  # only when pages are parsed, not on a warm lookup
 
-    from .pages import MEMO_LIMIT
+    from .pages import Memo
+
+    def is_prerelease(version: str) -> bool | None:  # None: not a version
+        try:
+            return Version(version).is_prerelease
+        except InvalidVersion:
+            return None
 
     found: dict[str, dict[str, Any]] = {}
     wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
-    # a page repeats a few versions, labels and tag sets over its thousands of files: each is read once (up to
-    # MEMO_LIMIT distinct labels and tag sets; the versions are kept in ``found`` anyway)
-    prerelease: dict[str, bool | None] = {}  # version -> pre-release (None: not a version)
-    variants: dict[str, str | None] = {}  # label -> variant
-    tag_sets: dict[frozenset[str], _TagFacts | None] = {}  # tags -> what they say (None: not the target's platform)
+    # a page repeats a few versions, labels and tag sets over its thousands of files: each is read once
+    prerelease = Memo(is_prerelease)
+    variants = Memo(lambda label: variant_of_label(label, platform))
+    tag_sets = Memo(lambda tags: _tag_facts(tags, target))  # None: not of the target's platforms
     for wheel in wheels:
-        tags = wheel.tags
-        if tags in tag_sets:
-            said = tag_sets[tags]
-        else:
-            said = _tag_facts(tags, target)
-            if len(tag_sets) < MEMO_LIMIT:
-                tag_sets[tags] = said
+        said = tag_sets[wheel.tags]
         if said is None:
             continue
         version = wheel.version
-        if version in prerelease:
-            pre = prerelease[version]
-        else:
-            try:
-                pre = prerelease[version] = Version(version).is_prerelease
-            except InvalidVersion:
-                pre = prerelease[version] = None
+        pre = prerelease[version]
         if pre is None or (pre and not pre_releases):
             continue
         label = wheel.label
-        if unlabelled and not label:
-            variant: str | None = unlabelled
-        elif label in variants:
-            variant = variants[label]
-        else:
-            variant = variant_of_label(label, platform)
-            if len(variants) < MEMO_LIMIT:
-                variants[label] = variant
+        variant = unlabelled if unlabelled and not label else variants[label]
         if variant is None:
             continue
         entry = found.get(version)

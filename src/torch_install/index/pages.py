@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
 
 from ..errors import EnvironmentFailure
@@ -31,7 +31,7 @@ MAX_PAGE_BYTES = 64 * 1024 * 1024  # the full /whl/torch/ page is a few MiB; nig
 MAX_PAGE_ENTRIES = 500_000  # wheel anchors of an HTML page, entries of a JSON page's files (the largest real: ~10^4)
 MAX_ENTRY_BYTES = 64 * 1024  # a JSON file entry larger than this is no file of an index
 MAX_DEPTH = 512  # JSON nesting outside the file entries
-MEMO_LIMIT = 1024  # what a page repeats (tag sets, data-* attributes) is worked out once, for this many distinct
+MEMO_LIMIT = 1024  # distinct keys a Memo keeps
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -43,6 +43,22 @@ class IndexUnavailable(EnvironmentFailure):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class Memo(dict):  # keys and values of any type, as each use has them
+    """What a page repeats over its thousands of files (tag sets, labels, data-* attribute texts): ``compute`` of a
+    key is worked out once. At most ``MEMO_LIMIT`` keys are kept, so a page whose every file differs costs no more
+    memory; past that, each is worked out again."""
+
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, key: Any) -> Any:
+        value = self.compute(key)
+        if len(self) < MEMO_LIMIT:
+            self[key] = value
+        return value
 
 
 class IndexFile(Record):
@@ -125,6 +141,11 @@ def platform_listed(filename: str, platforms: Collection[str] | None) -> bool:
     tag = filename[:-4].rpartition("-")[2]
     if "%" in tag:  # as the file name is read: unquoted, then its last "-" part
         tag = unquote(tag).rpartition("-")[2]
+    return _tag_listed(tag, platforms)
+
+
+def _tag_listed(tag: str, platforms: Collection[str]) -> bool:
+    """Whether a platform tag (``.``-joined when compressed) is, or holds, one of ``platforms``."""
     return tag in platforms or ("." in tag and any(p in platforms for p in tag.split(".")))
 
 
@@ -189,7 +210,7 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
     if data.count(b".whl") > MAX_PAGE_ENTRIES and sum(1 for _ in _WHEEL_ANCHOR.finditer(data)) > MAX_PAGE_ENTRIES:
         raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")  # before building any
     hidden_starts, hidden_ends = _hidden_spans(data) if _HIDDEN.search(data) else ([], [])
-    data_attributes: dict[bytes, dict[str, str]] = {}  # a plain tag's data-* attributes, read once per text
+    data_attributes = Memo(_data_attributes)  # a plain tag's data-* attributes, by its text
     count = pos = 0
     search = _WHEEL_ANCHOR.search
     while (anchor := search(data, pos)) is not None:
@@ -218,12 +239,7 @@ def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[st
         if not platform_listed(name.rpartition("/")[2], platforms):
             continue
         if attrs is None:
-            text = anchor[2]
-            found = data_attributes.get(text)
-            if found is None:
-                found = _data_attributes(text)
-                if len(data_attributes) < MEMO_LIMIT:  # a page whose every tag differs (metadata hashes) keeps a few
-                    data_attributes[text] = found
+            found = data_attributes[anchor[2]]
             item = links.file(href, found.get("data-requires-python"), "data-yanked" in found)
         else:
             item = links.file(href, attrs.get("data-requires-python"), "data-yanked" in attrs)
@@ -391,7 +407,7 @@ def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) 
         if b"%" in tag:  # as the URL's file name is read: unquoted, then its last "-" part
             tag = unquote_to_bytes(tag).rpartition(b"-")[2]
         name = tag.decode("ascii", "replace")
-        if name in platforms or ("." in name and any(p in platforms for p in name.split("."))):
+        if _tag_listed(name, platforms):
             return True
     return False
 
@@ -481,26 +497,26 @@ class Wheel(Record):
 _NORMAL_WHEEL = re.compile(r"([a-z0-9]+(?:_[a-z0-9]+)*)-((?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*))*)"
                            r"(?:\+((?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*)"
                            r"(?:\.(?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*))*))?"
-                           r"-(([a-z0-9_.]+)-([a-z0-9_.]+)-([a-z0-9_.]+))\.whl")
+                           r"-([a-z0-9_.]+-[a-z0-9_.]+-[a-z0-9_.]+)\.whl")
 
 
-def _normal_wheel(filename: str, tag_sets: dict[str, frozenset[str]] | None = None
-                  ) -> tuple[str, str, str, frozenset[str]] | None:
+def _normal_wheel(filename: str, tag_sets: Memo | None = None) -> tuple[str, str, str, frozenset[str]] | None:
     """(canonical name, public version, local label, tags) of a wheel name in normal form, else None.
-    ``tag_sets`` keeps each tag set made, for the next name with the same tags (a page repeats a few)."""
+    ``tag_sets``: a ``Memo(_tag_set)`` of the page, whose names repeat a few tag sets."""
     found = _NORMAL_WHEEL.fullmatch(filename)
     if found is None:
         return None
-    name, version, label, tag, python, abi, platform = found.groups()
-    tags = tag_sets.get(tag) if tag_sets is not None else None
-    if tags is None:
-        if "." in tag:
-            tags = frozenset("-".join(parts) for parts in expand_tag(python, abi, platform))
-        else:
-            tags = frozenset((tag,))
-        if tag_sets is not None and len(tag_sets) < MEMO_LIMIT:
-            tag_sets[tag] = tags
+    name, version, label, tag = found.groups()
+    tags = tag_sets[tag] if tag_sets is not None else _tag_set(tag)
     return name.replace("_", "-"), version, label or "", tags
+
+
+def _tag_set(tag: str) -> frozenset[str]:
+    """The tags a wheel name's "python-abi-platform" part names: itself, or each of a compressed one."""
+    if "." not in tag:
+        return frozenset((tag,))
+    python, abi, platform = tag.split("-")
+    return frozenset("-".join(parts) for parts in expand_tag(python, abi, platform))
 
 
 def parse_wheels(files: Iterable[IndexFile], project: str, platforms: Collection[str] | None = None
@@ -517,15 +533,13 @@ def iter_wheels(files: Iterable[IndexFile], project: str, platforms: Collection[
     from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
     wanted = canonicalize_name(project)
-    tag_sets: dict[str, frozenset[str]] = {}
+    tag_sets = Memo(_tag_set)
     for item in files:
         filename = item.filename
         if item.yanked or not filename.endswith(".whl"):
             continue
-        if platforms is not None:
-            tag = filename[:-4].rpartition("-")[2]
-            if tag not in platforms and ("." not in tag or not any(p in platforms for p in tag.split("."))):
-                continue
+        if platforms is not None and not _tag_listed(filename[:-4].rpartition("-")[2], platforms):
+            continue
         normal = _normal_wheel(filename, tag_sets)
         if normal is not None:
             name, version, label, tags = normal
