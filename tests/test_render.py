@@ -12,7 +12,8 @@ from resolve_cases import TEST_MATRIX
 from torch_install.machine import Gpu, Machine
 from torch_install.render import FORMATS, render
 from torch_install.render.project import render_pyproject
-from torch_install.resolver.plan import Choice, Plan, PlanWarning, Rejection, Request, command_lines
+from torch_install.resolver.plan import Choice, Plan, PlanWarning, Rejection, Request
+from torch_install.resolver.steps import command_lines
 
 CU128 = "https://download.pytorch.org/whl/cu128"
 RTX_4090 = Gpu(vendor="nvidia", name="NVIDIA GeForce RTX 4090", pci_id="10de:2684", compute_capability="8.9")

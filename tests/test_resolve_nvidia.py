@@ -6,6 +6,7 @@ import pytest
 
 from resolve_cases import ARM, LINUX, WINDOWS, check, check_index_build, nvidia, plan_for, rejected, warning
 from torch_install.machine import Machine
+from torch_install.resolver.steps import command_lines
 
 H100 = nvidia("NVIDIA H100 80GB HBM3", "9.0")
 H200 = nvidia("NVIDIA H200", "9.0", count=8)
@@ -84,7 +85,7 @@ def test_pascal_rejection_names_the_gpu_and_the_builds():
 def test_blackwell_needs_r570():
     plan = plan_for(Machine(**LINUX, nvidia_driver="560.35.03", gpus=(RTX5090,)))
     assert "needs driver ≥ 570" in rejected(plan, "2.13.0", "cu129")
-    assert plan.commands["pip"].endswith("--index-url https://download.pytorch.org/whl/cpu")
+    assert command_lines(plan)["pip"].endswith("--index-url https://download.pytorch.org/whl/cpu")
 
 
 def test_volta_dropped_from_cu128_in_2_11():
@@ -184,7 +185,7 @@ def test_channels_change_index_and_open_versions():
     nightly = plan_for(machine, channel="nightly")
     assert nightly.choice.index_url == "https://download.pytorch.org/whl/nightly/cu130"
     assert nightly.choice.packages["torch"] == ""
-    assert "--pre" in nightly.commands["pip"]
+    assert "--pre" in command_lines(nightly)["pip"]
     test = plan_for(machine, channel="test")
     assert test.choice.index_url == "https://download.pytorch.org/whl/test/cu130"
 

@@ -7,7 +7,9 @@ import pytest
 from resolve_cases import ARM, LINUX, TEST_MATRIX, WINDOWS, check, nvidia, plan_for, rejected, warning
 from torch_install.errors import InputError
 from torch_install.machine import Gpu, Machine
+from torch_install.render.plan import plan_document
 from torch_install.resolver import Request, resolve
+from torch_install.resolver.steps import command_lines
 
 M2 = Gpu("apple", "Apple M2", integrated=True)
 MAC = {"os": "macos", "arch": "arm64", "python": "3.12"}
@@ -56,7 +58,7 @@ def test_apple_silicon_uses_the_default_index_with_mps():
     plan = plan_for(Machine(**MAC, os_version="15.1", gpus=(M2,)), "torch", "torchvision")
     assert plan.choice.index_url is None and plan.gpu_accelerated is True
     assert dict(plan.choice.packages) == {"torch": "2.15.0", "torchvision": "0.29.2"}
-    assert "--index-url" not in plan.commands["pip"]
+    assert "--index-url" not in command_lines(plan)["pip"]
 
 
 def test_apple_nightly_uses_the_nightly_cpu_index():
@@ -78,7 +80,7 @@ def test_cpu_machine_never_gets_the_default_index_cuda_wheel():
     plan = plan_for(Machine(**LINUX))
     assert plan.choice.index_url == "https://download.pytorch.org/whl/cpu"
     assert plan.choice.packages["torch"] == "2.15.0+cpu"
-    assert plan.commands["pip"] == ("python -m pip install torch==2.15.0+cpu "
+    assert command_lines(plan)["pip"] == ("python -m pip install torch==2.15.0+cpu "
                                     "--index-url https://download.pytorch.org/whl/cpu")
 
 
@@ -86,7 +88,7 @@ def test_jetson_points_to_nvidia_wheels_and_rejects_index_cuda_builds():
     plan = plan_for(Machine(**ARM, jetson="36.4.3", gpus=(ORIN,)))
     assert "Jetson" in warning(plan, "platform-unsupported")
     assert "not the Jetson L4T 36.4.3 driver stack" in rejected(plan, "2.15.0", "cu130")
-    assert plan.commands == {}
+    assert command_lines(plan) == {}
 
 
 def test_jetson_cpu_on_request():
@@ -177,7 +179,7 @@ def test_machine_without_os_is_an_input_error():
 
 def test_plan_json_round_trip_has_the_contract_keys():
     plan = plan_for(Machine(**LINUX, nvidia_driver="550.54.15", gpus=(nvidia("NVIDIA H100", "9.0"),)))
-    data = plan.to_dict()
+    data = plan_document(plan)
     assert data["choice"]["variant"] == "cu126" and data["rejected"][0]["reason"]
     assert data["warnings"][0]["code"] == "driver-too-old"
     assert set(data["commands"]) == {"pip", "uv"}

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from .errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS
 from .machine import Machine
 from .render import render as render_plan
-from .render.plan import gpu_description
+from .render.plan import gpu_description, plan_document
 from .resolver.choose import resolve as resolve_plan
 from .resolver.matrix import Matrix, version_key
 from .resolver.plan import Plan, Request
+from .resolver.steps import command_lines
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -167,8 +168,9 @@ def render(result: FleetPlan, fmt: str) -> str:
             "the default index"
         lines.append(f"Shared:   torch {result.choice.torch}, variant {result.choice.variant}, from {where}: "
                      "runs on every target (one image or environment for all)")
-        if common is not None and common.commands.get("pip"):
-            lines.append(f"Command:  {common.commands['pip']}")
+        command = command_lines(common).get("pip") if common is not None else None
+        if command:
+            lines.append(f"Command:  {command}")
         if result.choice.variant == "cpu" and any(p.gpu_accelerated for p in own):
             lines.append("Note:     the shared build is the CPU build: the GPU targets get their own build above")
     else:
@@ -223,8 +225,8 @@ def to_dict(result: FleetPlan) -> dict[str, Any]:
 
     return {"choice": cand(result.choice) if result.choice else None,
             "candidates": [cand(c) for c in result.candidates],
-            "plans": [p.to_dict() for p in result.plans],
-            "targets": [p.to_dict() for p in (result.own or result.plans)]}
+            "plans": [plan_document(p) for p in result.plans],
+            "targets": [plan_document(p) for p in (result.own or result.plans)]}
 
 
 def exit_code(result: FleetPlan, strict: bool = False, shared: bool = False) -> int:

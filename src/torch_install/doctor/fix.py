@@ -16,7 +16,8 @@ from .. import vendors
 from ..records import Record
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import Matrix, version_key
-from ..resolver.plan import Plan, install_args
+from ..resolver.plan import Plan
+from ..resolver.steps import install_args
 from ..resolver.variants import variant_kind
 from .flavour import Flavour
 from .inspect import Installed

@@ -23,7 +23,16 @@ from collections.abc import Sequence
 
 from ..errors import EXIT_INTERRUPTED, EnvironmentFailure, InputError, NoBuild
 from ..resolver.commands import INSTALLERS, installer_argv
-from ..resolver.plan import Plan, install_args, install_steps
+from ..resolver.plan import Plan
+from ..resolver.steps import (
+    Inexpressible,
+    family_extras,
+    install_args,
+    install_steps,
+    passthrough,
+    pins_for_ride_along,
+    source_build_args,
+)
 from .dists import Dist
 from .interpreter import MARKER, Interpreter
 
@@ -56,12 +65,37 @@ def choose_installer(asked: str | None, interpreter: Interpreter, dry_run: bool 
     raise EnvironmentFailure(advice)
 
 
+def ride_along_files(plan: Plan) -> tuple[str, str]:
+    """What rides along as files an installer reads, for where a command line cannot carry it (``--hash``
+    options): (a requirements file: every line written out with its hashes and its file's options, the files given
+    as they are (``-r``/``-c`` with absolute paths), the requested packages from elsewhere; a constraints file:
+    the chosen build's pins, which need no hash there)."""
+    if plan.choice is None:
+        return "", ""
+    request = plan.request
+    given = {f.path for f in passthrough(plan)}
+    taken = {p.name for p in plan.choice.companions}
+    lines = [f"{option.option}{f' {option.value}' if option.value is not None else ''}" for option in request.options
+             if option.file not in given]
+    for wanted in request.requirements:
+        if wanted.file in given or wanted.constraint or wanted.name in taken:
+            continue
+        text = f"-e {wanted.text}" if wanted.editable else wanted.text
+        lines.append(" ".join([text, *(f"--hash={h}" for h in wanted.hashes)]))
+    lines += [f"{'-c' if f.constraint else '-r'} {os.path.abspath(f.path)}" for f in passthrough(plan)]
+    for picked in plan.choice.companions:
+        if picked.kind in ("default", "find-links", "url"):
+            lines.append(picked.requirement)
+            if picked.url:
+                lines.append(f"--find-links {picked.url}")
+    lines += [f"{name}{extras}" for name, extras in family_extras(plan).items()]  # versions: the constraints
+    return "\n".join(lines) + "\n", "\n".join(pins_for_ride_along(plan, with_extras=False)) + "\n"
+
+
 def plan_steps_with_files(plan: Plan, interpreter: Interpreter, installer: str, directory: str,
                           need_uv: bool = True) -> list[list[str]]:
     """``plan_steps``; where a command line cannot carry what rides along (its ``--hash`` options), the second
-    step reads it from files written into ``directory`` (``resolver.plan.ride_along_files``)."""
-    from ..resolver.plan import Inexpressible, ride_along_files, source_build_args
-
+    step reads it from files written into ``directory`` (``ride_along_files``)."""
     try:
         return plan_steps(plan, interpreter, installer, need_uv)
     except Inexpressible:
@@ -82,7 +116,7 @@ def plan_steps_with_files(plan: Plan, interpreter: Interpreter, installer: str, 
 
 def plan_steps(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True
                ) -> list[list[str]]:
-    """The exact argv of each step that installs the plan into ``interpreter`` (``resolver.plan.install_steps``:
+    """The exact argv of each step that installs the plan into ``interpreter`` (``resolver.steps.install_steps``:
     the chosen build from its index, then what rides along from the user's own index).
 
     uv is looked up on PATH; without ``need_uv`` (a dry run) a missing uv is written as plain ``uv``.

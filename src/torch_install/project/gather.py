@@ -123,7 +123,8 @@ def _name_of_argument(text: str) -> str | None:
 
 def request_of(found: Gathered, variant: str | None, channel: str, index_base: str,
                installer_options: Sequence[str] = ()) -> Request:
-    from ..resolver.plan import Request, torch_step_options
+    from ..resolver.plan import Request
+    from ..resolver.steps import torch_step_options
 
     notes = list(found.notes)
     named = [o for o in installer_options if o not in torch_step_options(installer_options)]

@@ -74,7 +74,7 @@ def _copies_and_runs(plan: Plan) -> list[str]:
     every Linux image has python3), after a ``COPY`` of each file or directory of the build context a step reads
     (``-r FILE``, ``-e ./pkg``, a local path), at the same place under /tmp/torch-install in the image."""
     from ..errors import InputError
-    from ..resolver.plan import Inexpressible, install_steps
+    from ..resolver.steps import Inexpressible, install_steps
 
     try:
         steps = install_steps(plan, "pip")
@@ -107,7 +107,7 @@ def render_variant_env(plan: Plan) -> str:
     lines += [f"# {note}" for note in env.notes]
     packages = [*plan.request.packages, *(w.text for w in plan.request.requirements if not w.constraint)]
     if plan.choice is not None and packages != ["torch"]:  # the project beyond the bare torch it is for
-        from ..resolver.plan import ride_along_args
+        from ..resolver.steps import ride_along_args
 
         lines.append(f"# then install the project with the variant-aware installer: {shlex.join(packages)}")
         if ride_along_args(plan):

@@ -12,6 +12,11 @@ from ..display import one_line
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
 from ..resolver.plan import Plan
 from ..resolver.platforms import musl_of
+from ..resolver.steps import command_lines
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def render_url(plan: Plan) -> str:
@@ -29,21 +34,27 @@ def render_uv(plan: Plan) -> str:
 
 def _command(plan: Plan, installer: str) -> str:
     """The plan's command line; an InputError when a command line cannot carry the project."""
-    if plan.choice is not None and not plan.commands:
+    commands = command_lines(plan)
+    if plan.choice is not None and not commands:
         from ..errors import InputError
-        from ..resolver.plan import Inexpressible, install_steps
+        from ..resolver.steps import Inexpressible, install_steps
 
         try:
             install_steps(plan, installer)
         except Inexpressible as exc:
             raise InputError(f"--format {installer}: {exc}; 'torch-install install' installs it with them, "
                              "and --format requirements --hashes writes a file that keeps them") from None
-    return plan.commands.get(installer, "")
+    return commands.get(installer, "")
 
 
 def render_json(plan: Plan) -> str:
     """The documented Plan JSON (docs/plan-json.md)."""
-    return json.dumps(plan.to_dict(), indent=2)
+    return json.dumps(plan_document(plan), indent=2)
+
+
+def plan_document(plan: Plan) -> dict[str, Any]:
+    """The Plan JSON as a dict: the plan's fields, then its ready command lines (``{"pip": ..., "uv": ...}``)."""
+    return {**plan.to_dict(), "commands": command_lines(plan)}
 
 
 def gpu_description(gpu: Gpu) -> str:
@@ -117,7 +128,7 @@ def render_text(plan: Plan, with_warnings: bool = True, every_rejection: bool = 
     if with_warnings:
         lines += [f"Warning:  [{w.code}] {w.message}" for w in plan.warnings]
     lines += [f"Note:     {note}" for note in plan.notes]
-    command = plan.commands.get("pip", "")
+    command = command_lines(plan).get("pip", "")
     if command:
         lines.append(f"Command:  {command}")
     elif plan.choice is not None:

@@ -16,7 +16,8 @@ from ..errors import InputError
 from ..hosts import insecure_host
 from ..markers import platform_marker
 from ..resolver.commands import PRE_RELEASE_CHANNEL
-from ..resolver.plan import RIDE_ALONG_OPTIONS, Plan, Wanted, family_extras, requirement_lines
+from ..resolver.plan import Plan, Wanted
+from ..resolver.steps import RIDE_ALONG_OPTIONS, family_extras, requirement_lines
 from .plan import machine_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)

@@ -3,7 +3,7 @@
 Entry points: ``resolve(machine, request, matrix)`` and ``load_matrix()``. Modules: ``variants`` (variant ids),
 ``request`` (the checked request), ``matrix`` (the embedded compatibility matrix), ``rules`` (per-vendor usability
 checks and the vendor policy table), ``choose`` (the search and its warnings), ``plan`` (Request, Plan, warning
-codes, the plan's commands) and ``commands`` (the installer argv builder).
+codes), ``steps`` (the plan as installer steps and command lines) and ``commands`` (the installer argv builder).
 
 The entry points are loaded when first asked for (PEP 562), so that a front end importing one small module of
 the package (the channel list, a variant id check) does not load the whole resolver: ``torch-install --version``

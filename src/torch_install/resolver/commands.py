@@ -1,5 +1,5 @@
 """Installer command lines, built in one place: the argv of pip or uv acting on an interpreter. The plan's
-``commands`` (part of the plan JSON, with the arguments of ``plan.install_args``), ``install``, the doctor's fixes
+``commands`` (part of the plan JSON, with the arguments of ``steps.install_args``), ``install``, the doctor's fixes
 and the Dockerfile step all build their commands here.
 """
 

@@ -1,18 +1,16 @@
 """What the resolver returns: the chosen build, why, what was rejected, and warnings with stable codes.
 
-The JSON form (``Plan.to_dict``) is a documented contract: docs/plan-json.md.
+The JSON form (``Plan.to_dict``, with the commands of ``steps.command_lines``: ``render.plan.plan_document``) is
+a documented contract: docs/plan-json.md. How a plan is installed, step by step, is ``steps.py``.
 """
 
 from __future__ import annotations
 
-import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from types import MappingProxyType
 
-from ..hosts import insecure_host
 from ..machine import Machine
 from ..records import Record
-from .commands import INSTALLERS, PRE_RELEASE_CHANNEL, installer_argv
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -186,16 +184,13 @@ class Plan(Record):
     notes: tuple[str, ...] = ()  # caveats: facts the choice rests on that are inferred/unverified
     upgrade: Upgrade | None = None  # what would get the newest matching release (on the GPU); None: the choice is it
 
-    @property
-    def commands(self) -> dict[str, str]:
-        """``{"pip": ..., "uv": ...}``: the ready command lines (none without a choice)."""
-        return command_lines(self)
-
     def blocking_warnings(self) -> tuple[PlanWarning, ...]:
         """Warnings that mean the chosen build does not run (or cannot be installed) on the machine."""
         return tuple(w for w in self.warnings if w.blocking)
 
     def to_dict(self) -> dict[str, Any]:
+        """The plan's fields in their JSON form; the Plan JSON adds the commands derived from them
+        (``render.plan.plan_document``)."""
         choice = None
         if self.choice:
             choice = {"variant": self.choice.variant, "torch": self.choice.torch,
@@ -213,207 +208,4 @@ class Plan(Record):
             "upgrade": self.upgrade.to_dict() if self.upgrade else None,
             "machine": self.machine.to_dict(),
             "request": self.request.to_dict(),
-            "commands": dict(self.commands),
         }
-
-
-# -- the plan as installer arguments: every command pins the exact version with its local label
-# (``torch==2.9.1+cu128``), so an installer can neither keep an installed build of another flavour nor pull one
-# from another index
-
-def requirement_lines(plan: Plan) -> list[str]:
-    """The first step's requirements: one pin per chosen package of the torch family, ``name==version``, then the
-    requested packages built against torch that come from its index (``xformers==0.0.35``); where the version is
-    left to the installer (a pre-release channel), the requirement as the user gave it (``torch>=2.9``)."""
-    if plan.choice is None:
-        return []
-    packages = plan.choice.packages
-    from_index = [p.requirement for p in plan.choice.from_index()]
-    if all(packages.values()):  # every version chosen: packaging's parser is not needed (nor imported)
-        return [f"{name}=={version}" for name, version in packages.items()] + from_index
-    given = {name: str(req) for name, req in _family_requirements(plan).items()}
-    return [f"{name}=={version}" if version else given.get(name, name) for name, version in packages.items()] + \
-        from_index
-
-
-def _family_requirements(plan: Plan) -> dict[str, Any]:
-    """The family requirements as given (packaging ``Requirement``s, by name; a name given twice keeps the first,
-    with the extras of both), markers left out."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    out: dict[str, Any] = {}
-    for text in plan.request.packages:
-        try:
-            req = Requirement(text)
-        except InvalidRequirement:
-            continue
-        req.marker = None
-        first = out.setdefault(req.name.lower().replace("_", "-"), req)
-        first.extras |= req.extras
-    return out
-
-
-def family_extras(plan: Plan) -> dict[str, str]:
-    """``{"torch": "[opt-einsum]"}``: the extras asked of the family (none for bare names, without parsing)."""
-    if not any("[" in text for text in plan.request.packages):
-        return {}
-    return {name: "[" + ",".join(sorted(req.extras)) + "]" for name, req in _family_requirements(plan).items()
-            if req.extras}
-
-
-def install_args(plan: Plan, installer: str = "pip") -> list[str]:
-    """Arguments after ``pip install`` / ``uv pip install``: pins, pre-release switch, index."""
-    args = requirement_lines(plan)
-    if plan.request.channel == PRE_RELEASE_CHANNEL:
-        args += ["--pre"] if installer == "pip" else ["--prerelease", "allow"]
-    if plan.choice is not None and plan.choice.index_url:
-        # uv's --default-index: its --index-url loses to a UV_DEFAULT_INDEX the user exported
-        args += ["--index-url" if installer == "pip" else "--default-index", plan.choice.index_url]
-        trusted = insecure_host(plan.choice.index_url)  # a plain-http mirror the user allowed (--allow-insecure-index)
-        if trusted:
-            args += ["--trusted-host", trusted] if installer == "pip" else ["--allow-insecure-host", trusted]
-    return args
-
-
-class Inexpressible(ValueError):
-    """What a command line cannot carry: the other packages' ``--hash`` options (one line naming the file)."""
-
-
-def passthrough(plan: Plan) -> list[RequirementsSource]:
-    """The -r/-c files given to the installer as they are: constraint files, and requirement files none of whose
-    lines torch-install took over (torch lines, a lock's own torch build's packages)."""
-    return [f for f in plan.request.files if f.passthrough]
-
-
-def pins_for_ride_along(plan: Plan, with_extras: bool = True) -> list[str]:
-    """The chosen build pinned in a later step: the family (with the extras asked of it, unless a constraints
-    file is to hold them: it cannot) and the packages that came from its index, so nothing a later step installs
-    can replace them."""
-    assert plan.choice is not None
-    extras = family_extras(plan) if with_extras else {}
-    pins = [f"{name}{extras.get(name, '')}=={version}" for name, version in plan.choice.packages.items() if version]
-    return pins + [p.requirement for p in plan.choice.from_index()]
-
-
-def ride_along_args(plan: Plan) -> list[str]:
-    """The second step's arguments: what rides along (the other requirements as written, ``-r``/``-c`` files
-    given as they are, the options of files whose lines are written out, the requested packages built against
-    torch that come from elsewhere: the user's index, a find-links page, a wheel URL), then the chosen build
-    pinned (``pins_for_ride_along``), and no index option of its own, so they come from the user's own index.
-    Empty when nothing rides along. Inexpressible when a written-out line has ``--hash`` options."""
-    if plan.choice is None:
-        return []
-    request = plan.request
-    given = {f.path for f in passthrough(plan)}
-    taken = {p.name for p in plan.choice.companions}
-    args: list[str] = []
-    for wanted in request.requirements:
-        if wanted.file in given or wanted.constraint or wanted.name in taken:
-            continue
-        if wanted.hashes:
-            raise Inexpressible(f"{wanted.origin}: {wanted.text} has --hash options, which a command line cannot "
-                                "carry")
-        args += ["-e", wanted.text] if wanted.editable else [wanted.text]
-    for option in request.options:
-        if option.file not in given and option.option in RIDE_ALONG_OPTIONS:
-            args += [option.option, *([option.value] if option.value is not None else [])]
-    for source in passthrough(plan):
-        args += ["-c" if source.constraint else "-r", source.path]
-    for picked in plan.choice.companions:
-        if picked.kind in ("default", "find-links", "url"):
-            args.append(picked.requirement)
-            if picked.url:
-                args += ["--find-links", picked.url]
-    if not args and not family_extras(plan):
-        return []
-    return [*args, *pins_for_ride_along(plan), *request.installer_options]
-
-
-# Options of a requirements file that carry over to the command of the packages riding along (the others --
-# --require-hashes, --no-binary … -- only mean something beside the file's own lines)
-RIDE_ALONG_OPTIONS = ("--index-url", "--extra-index-url", "--no-index", "--find-links", "--trusted-host", "--pre",
-                      "--prefer-binary", "--only-binary", "--no-binary")
-
-
-def ride_along_files(plan: Plan) -> tuple[str, str]:
-    """What rides along as files an installer reads, for where a command line cannot carry it (``--hash``
-    options): (a requirements file: every line written out with its hashes and its file's options, the files given
-    as they are (``-r``/``-c`` with absolute paths), the requested packages from elsewhere; a constraints file:
-    the chosen build's pins, which need no hash there)."""
-    import os
-
-    if plan.choice is None:
-        return "", ""
-    request = plan.request
-    given = {f.path for f in passthrough(plan)}
-    taken = {p.name for p in plan.choice.companions}
-    lines = [f"{option.option}{f' {option.value}' if option.value is not None else ''}" for option in request.options
-             if option.file not in given]
-    for wanted in request.requirements:
-        if wanted.file in given or wanted.constraint or wanted.name in taken:
-            continue
-        text = f"-e {wanted.text}" if wanted.editable else wanted.text
-        lines.append(" ".join([text, *(f"--hash={h}" for h in wanted.hashes)]))
-    lines += [f"{'-c' if f.constraint else '-r'} {os.path.abspath(f.path)}" for f in passthrough(plan)]
-    for picked in plan.choice.companions:
-        if picked.kind in ("default", "find-links", "url"):
-            lines.append(picked.requirement)
-            if picked.url:
-                lines.append(f"--find-links {picked.url}")
-    lines += [f"{name}{extras}" for name, extras in family_extras(plan).items()]  # versions: the constraints
-    return "\n".join(lines) + "\n", "\n".join(pins_for_ride_along(plan, with_extras=False)) + "\n"
-
-
-def source_build_args(plan: Plan) -> list[str]:
-    """The last step's arguments when a requested package builds from source: it, without build isolation (its
-    build imports the installed torch), with the chosen build pinned."""
-    if plan.choice is None:
-        return []
-    sources = [p.requirement for p in plan.choice.companions if p.kind == "source"]
-    if not sources:
-        return []
-    return ["--no-build-isolation", *sources, *pins_for_ride_along(plan), *plan.request.installer_options]
-
-
-# installer options naming an index: the step of a build from the PyTorch index keeps its own (--find-links and
-# --no-index stay: an offline install from local wheels takes the build from them too)
-INDEX_OPTIONS = ("--index-url", "-i", "--extra-index-url", "--default-index", "--index")  # each takes a value
-
-
-def torch_step_options(options: Sequence[str]) -> list[str]:
-    """The options given after "--" that the chosen build's step takes: all but those naming an index."""
-    out: list[str] = []
-    skip = False
-    for option in options:
-        if skip:
-            skip = False
-            continue
-        name = option.split("=", 1)[0]
-        if name in INDEX_OPTIONS:
-            skip = "=" not in option
-            continue
-        out.append(option)
-    return out
-
-
-def install_steps(plan: Plan, installer: str = "pip") -> list[list[str]]:
-    """The arguments after ``pip install`` of each step: the chosen build from its index, then (when other
-    packages ride along) the others from the user's index (``ride_along_args``), then what builds from source."""
-    if plan.choice is None:
-        return []
-    options = plan.request.installer_options
-    first = [*install_args(plan, installer), *(torch_step_options(options) if plan.choice.index_url else options)]
-    return [step for step in (first, ride_along_args(plan), source_build_args(plan)) if step]
-
-
-def command_lines(plan: Plan) -> dict[str, str]:
-    """Ready command lines ``{"pip": ..., "uv": ...}`` (shell-quoted, POSIX rules; steps joined with ``&&``); empty
-    without a choice, or when a command line cannot carry the project (``Inexpressible``: the plan's notes say
-    what to run instead)."""
-    if plan.choice is None:
-        return {}
-    try:
-        return {installer: " && ".join(shlex.join(installer_argv(installer, "install", step))
-                                       for step in install_steps(plan, installer)) for installer in INSTALLERS}
-    except Inexpressible:
-        return {}
