@@ -101,3 +101,56 @@ def test_the_environment_wing_imports_no_doctor_render_or_index(module: str) -> 
     """What acts on an environment (interpreter, distributions, install, guard, pin) is below the doctor."""
     above = ("torch_install.doctor", "torch_install.render", "torch_install.index", "torch_install.fleet")
     assert sorted(t for t in GRAPH[module] if t.startswith(above)) == []
+
+
+# What a resolver module may import from outside the package: the resolver reads no file, directory, environment,
+# network or process (the shipped tables come through package_data.load_json, a front end hands it the rest).
+RESOLVER_OUTSIDE_IMPORTS = ("__future__", "collections", "functools", "importlib", "itertools", "packaging", "re",
+                            "shlex", "types", "typing")
+# Names that reach the file system or the working directory, whatever module they would come from: the builtin
+# open, os's and os.path's functions, a path object's methods (os.walk is left out: the search has a walk of its own).
+FILE_SYSTEM_NAMES = frozenset({
+    "open", "Path", "abspath", "realpath", "relpath", "expanduser", "getcwd", "getcwdb", "chdir", "listdir",
+    "scandir", "stat", "lstat", "exists", "isfile", "isdir", "islink", "read_text", "read_bytes", "write_text",
+    "write_bytes", "glob", "iglob", "environ", "getenv", "system", "popen", "__import__"})
+
+
+def _outside_imports(tree: ast.AST) -> list[str]:
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names.append(node.module or "")
+    return [n for n in names if not n.startswith("torch_install")]
+
+
+def _file_system_uses(tree: ast.AST) -> list[str]:
+    uses = [(node.lineno, node.id) for node in ast.walk(tree) if isinstance(node, ast.Name)
+            and node.id in FILE_SYSTEM_NAMES]
+    uses += [(node.lineno, node.attr) for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+             and node.attr in FILE_SYSTEM_NAMES]
+    return [f"line {line}: {name}" for line, name in sorted(uses)]
+
+
+RESOLVER_FILES = sorted((PACKAGE / "resolver").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", RESOLVER_FILES, ids=lambda p: p.name)
+def test_the_resolver_touches_no_file_system(path: Path) -> None:
+    """Nothing in resolver/ reads a file, a directory or the working directory (``os.path.abspath`` included):
+    no import of os, pathlib, io, shutil, subprocess …, and no name that reaches them."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    assert sorted({n for n in _outside_imports(tree) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS}) == []
+    assert _file_system_uses(tree) == []
+
+
+@pytest.mark.parametrize("source", [
+    "import os\n", "from pathlib import Path\n", "import io\n", "from os import path\n",
+    "def f(x):\n    return open(x).read()\n", "def f(m, x):\n    return m.path.abspath(x)\n",
+    "def f(m):\n    return m.getcwd()\n", "def f(p):\n    return p.read_text()\n",
+])
+def test_the_file_system_rule_sees_each_way_in(source: str) -> None:
+    tree = ast.parse(source)
+    assert [n for n in _outside_imports(tree) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS] or \
+        _file_system_uses(tree)
