@@ -35,6 +35,7 @@ def named_references() -> list[str]:
     from torch_install.render import _RENDERERS
 
     hooks = [ref for row in vendors.VENDORS for ref in (row.check, row.preference, row.plan_rules, row.pci_facts,
+                                                        row.pci_names,
                                                         row.wheelnext_properties, *row.doctor_checks) if ref]
     return sorted({ref.partition(":")[2] for ref in hooks} | {name for _, name in _RENDERERS.values()})
 

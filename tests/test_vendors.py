@@ -15,8 +15,10 @@ from resolve_cases import TEST_MATRIX_FILE
 from sysroot import FIXTURES, PCI_3D, PCI_HOST, SysrootBuilder, host_facts
 from torch_install import vendors
 from torch_install.detectors import detect
+from torch_install.detectors.names import gpu_from_name
 from torch_install.doctor import diagnose
 from torch_install.doctor.inspect import inspect_environment
+from torch_install.errors import InputError
 from torch_install.machine import Gpu, Machine, machine_from_dict
 from torch_install.machine_completion import complete_machine
 from torch_install.probe import Probe
@@ -30,7 +32,7 @@ from torch_install.resolver.vendor_rules import VendorRules
 @pytest.mark.parametrize("row", vendors.VENDORS, ids=lambda r: r.name)
 def test_every_hook_of_every_row_exists(row: vendors.Vendor) -> None:
     hooks = [row.check, row.preference, row.plan_rules, *row.doctor_checks,
-             *(h for h in (row.pci_facts, row.wheelnext_properties) if h)]
+             *(h for h in (row.pci_facts, row.pci_names, row.wheelnext_properties) if h)]
     assert all(callable(vendors.hook(ref)) for ref in hooks)
     assert issubclass(vendors.hook(row.plan_rules), VendorRules)
     if row.detector:
@@ -151,6 +153,19 @@ def test_a_registered_vendor_is_detected_completed_and_resolved(tmp_path: Path, 
                       Request(), matrix)
     assert "NPU generation unknown for acme GPU: not checked against the builds' NPU lists" in [
         w.message for w in unknown.warnings]
+
+
+def test_a_registered_vendors_gpu_is_known_by_the_names_of_its_pci_table(acme) -> None:
+    """--gpu NAME reads every vendor's PCI table through the registry: a row and its table are enough."""
+    matrix, newest = acme
+    assert gpu_from_name("Acme N1 Accelerator") == Gpu("acme", "Acme N1 Accelerator", family="n1", integrated=False)
+    assert gpu_from_name("acme n3 accelerator").family == "n3"
+    with pytest.raises(InputError, match="close matches: Acme N3 Accelerator, Acme N1 Accelerator"):
+        gpu_from_name("Acme N2 Accelerator")
+    machine = complete_machine(Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35",
+                                       gpus=(Gpu("acme", "Acme N1 Accelerator"),)))
+    plan = resolve(machine, Request(), matrix)
+    assert plan.choice is not None and (plan.choice.torch, plan.choice.variant) == (newest, "npu31")
 
 
 def test_a_registered_vendors_selection_variable_hides_it(tmp_path: Path, acme) -> None:

@@ -67,6 +67,8 @@ class Vendor(Record):
     pci_facts: str | None = None  # hook: (device id) -> ({Gpu field: value}, source) or None; default: pci_table
     pci_fields: tuple[str, ...] = ()  # the Gpu fields its table gives (a GPU with all of them is not looked up);
     # default: name, its arch_field, integrated
+    pci_names: str | None = "torch_install.detectors.names:table_names"  # hook: (row) -> [(product names, {Gpu
+    # field: value})], the GPU names its PCI table gives (--gpu NAME); None: its table's names are no GPU's
     check: str = "torch_install.resolver.rules:check_arch_list"  # hook: does one of its variants run on the GPUs
     preference: str = "torch_install.resolver.rules:no_preference"  # hook: the order of its usable variants
     plan_rules: str = "torch_install.resolver.vendor_rules:VendorRules"  # hook: its own steps and plan warnings
@@ -84,6 +86,7 @@ NVIDIA = Vendor(
     runtime_prefixes=("nvidia-", "cuda-toolkit", "cuda-bindings", "triton"), runtime_device="cuda",
     wheelnext="nvidia",
     detector="nvidia", pci_table="nvidia-pci.json", pci_facts="torch_install.detectors.nvidia:pci_facts",
+    pci_names="torch_install.detectors.nvidia:pci_names",
     pci_fields=("name", "compute_capability"),
     check="torch_install.resolver.rules:check_cuda", preference="torch_install.resolver.rules:cuda_preference",
     plan_rules="torch_install.resolver.vendor_rules:CudaRules",
@@ -122,6 +125,8 @@ INTEL = Vendor(
     runtime_prefixes=("intel-", "pytorch-triton-xpu", "triton-xpu"), runtime_device="xpu",
     wheelnext="intel",
     detector="intel", pci_table="intel-pci.json", pci_facts="torch_install.detectors.intel:pci_facts",
+    pci_names=None,  # pci.ids names Intel's devices by platform ("Intel UHD Graphics", "… Graphics Controller"),
+    # several families alike: its names are gpu-names.json's
     check="torch_install.resolver.rules:check_xpu", plan_rules="torch_install.resolver.vendor_rules:XpuRules",
     doctor_checks=("torch_install.doctor.checks:check_xpu_runtime_missing",),
     wheelnext_properties="torch_install.wheelnext.properties:intel_namespace",

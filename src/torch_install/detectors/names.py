@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from .. import vendors
 from ..errors import InputError
 from ..machine import Gpu
 from ..package_data import load_json
@@ -56,9 +57,14 @@ def name_key(name: str, drop: frozenset[str] = frozenset()) -> str:
     return "".join(w for w in words if w and w not in _BRAND_WORDS and w not in drop and not re.match(_MEMORY, w))
 
 
-@cache
 def _index() -> tuple[dict[str, Gpu], dict[str, str]]:
     """key -> Gpu, and key -> the canonical name shown in suggestions."""
+    return _index_of(vendors.generation)
+
+
+@cache
+def _index_of(generation: int) -> tuple[dict[str, Gpu], dict[str, str]]:
+    """``_index`` for one state of the vendor registry (``vendors.generation``: each vendor's PCI table)."""
     by_key: dict[str, Gpu] = {}
     shown: dict[str, str] = {}
     entries = list(load_json(f"detectors/data/{NAMES_FILE}")["gpus"])
@@ -89,20 +95,32 @@ def _index() -> tuple[dict[str, Gpu], dict[str, str]]:
 
 
 def _pci_entries() -> list[dict[str, object]]:
-    """Name entries from the PCI tables' product names (after the names file's own: those win)."""
-    nvidia = load_json("detectors/data/nvidia-pci.json")
+    """Name entries from the product names of every vendor's PCI table (its ``pci_names`` hook), each model of a
+    "/"-joined list its own (after the names file's own: those win)."""
     out: list[dict[str, object]] = []
-    for chip, product in (v for v in nvidia["devices"].values() if len(v) == 2):
-        cc = nvidia["chips"].get(chip)
-        for name in _alternatives(product):
-            if cc and re.search(r"[A-Za-z]", name) and not re.fullmatch(r"G[A-Z]{1,2}[0-9]{2,3}\w*", name):
-                out.append({"vendor": "nvidia", "name": name, "compute_capability": cc})
-    for device in load_json("detectors/data/amd-pci.json")["devices"].values():
-        if not device.get("gfx"):
+    for row in vendors.VENDORS:
+        if row.pci_table and row.pci_names:
+            for text, facts in vendors.hook(row.pci_names)(row):
+                out += [{"vendor": row.name, "name": name, **facts} for name in _alternatives(text)
+                        if re.search(r"[A-Za-z]", name)]
+    return out
+
+
+def table_names(row: vendors.Vendor) -> list[tuple[str, dict[str, object]]]:
+    """The GPU names a PCI table of the common shape gives (the registry's default ``pci_names``): each device's
+    chip (or its name before the brackets) and the products pci.ids lists in its name's last brackets ("Navi 31
+    [Radeon RX 7900 XT/7900 XTX]"), with the device's architecture; a device of unknown architecture gives none."""
+    from .pci import pci_table
+
+    out: list[tuple[str, dict[str, object]]] = []
+    for device in pci_table(row)["devices"].values():
+        if not device.get(row.arch_field):
             continue
-        inner = re.findall(r"\[([^\[\]]+)\]", device["name"])
-        for name in [device["chip"], *(_alternatives(inner[-1]) if inner else ())]:  # "Navi 31", its products
-            out.append({"vendor": "amd", "name": name, "gfx": device["gfx"], "integrated": device["integrated"]})
+        facts = {f: device[f] for f in (row.arch_field, "integrated") if f in device}
+        name = device.get("name") or ""
+        products = re.findall(r"\[([^\[\]]+)\]", name)[-1:]
+        chip = device.get("chip") or re.sub(r"\s*\[[^\[\]]*\]", "", name).strip()
+        out += [(text, facts) for text in (chip, *products) if text]
     return out
 
 

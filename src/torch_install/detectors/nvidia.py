@@ -30,6 +30,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..vendors import Vendor
+
 MODULE_VERSION = "/sys/module/nvidia/version"
 PROC_VERSION = "/proc/driver/nvidia/version"
 PROC_GPUS = "/proc/driver/nvidia/gpus"
@@ -41,6 +43,7 @@ _PROC_VERSION = r"^NVRM version:.*?Kernel Module(?: for \S+)?\s{2,}([0-9]{2,4}\.
 _SMI_DRIVER = r"(?:Driver|KMD) Version:\s*([0-9]{2,4}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)"
 _SMI_CUDA = r"CUDA (?:UMD )?Version:\s*([0-9]{1,2}\.[0-9]{1,2})"
 _CC = r"^[0-9]{1,2}\.[0-9]$"
+_CHIP_CODE = r"G[A-Z]{1,2}[0-9]{2,3}\w*"  # GA102, GK104GLM: pci.ids names some devices by their chip
 _MISSING = ("", "N/A", "[N/A]", "ERR!", "[ERR!]", "[Unknown Error]", "Unknown Error")
 
 
@@ -58,6 +61,15 @@ def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
         return None
     chip = entry[0]
     return chip, (entry[1] if len(entry) > 1 else None), table["chips"].get(chip)
+
+
+def pci_names(row: Vendor) -> list[tuple[str, dict[str, Any]]]:
+    """The GPU names the PCI id table gives, with their compute capability (the registry's ``pci_names`` hook):
+    the product names of the devices of a known chip, but a chip's code name ("GP104M") is no product's."""
+    table = _pci_table()
+    return [(product, {row.arch_field: table["chips"][chip]})
+            for chip, product in (entry for entry in table["devices"].values() if len(entry) == 2)
+            if table["chips"].get(chip) and not re.fullmatch(_CHIP_CODE, product)]
 
 
 # ---- parsers: text in, value or None out, never an exception ------------------------------------------------

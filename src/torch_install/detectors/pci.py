@@ -62,12 +62,19 @@ def pci_facts(row: vendors.Vendor, device_id: str) -> tuple[dict[str, Any], str]
         return found
     if not row.pci_table:
         return None
-    entry = load_json(row.pci_table if row.pci_table.startswith("/") else f"detectors/data/{row.pci_table}"
-                      )["devices"].get(device_id.lower())
+    entry = pci_table(row)["devices"].get(device_id.lower())
     if not isinstance(entry, dict):
         return None
     fields = ("name", row.arch_field, "integrated")
     return {f: entry.get(f) for f in fields}, f"{row.pci_table.rsplit('/', 1)[-1]} ({device_id.lower()})"
+
+
+def pci_table(row: vendors.Vendor) -> dict[str, Any]:
+    """The vendor's PCI id table (``pci_table``: a file of detectors/data/, or a path)."""
+    assert row.pci_table is not None
+    table: dict[str, Any] = load_json(row.pci_table if row.pci_table.startswith("/")
+                                      else f"detectors/data/{row.pci_table}")
+    return table
 
 
 def enrich(found: Found, vendor: str) -> None:
