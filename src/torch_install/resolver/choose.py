@@ -43,6 +43,7 @@ from .rules import (
     Verdict,
     Walk,
     driver_need,
+    driver_of,
     gates,
     policy_of_kind,
     vendor_policies,
@@ -432,7 +433,8 @@ class Search:
         driver_blocked = [v for v in verdicts if v.arch_ok and v.driver_needed]
         if driver_blocked:
             need = min((v.driver_needed for v in driver_blocked if v.driver_needed), key=numeric_key)
-            message = (f"driver {self.machine.nvidia_driver} is too old for torch {newest.version} (its builds for "
+            driver = driver_of(self.machine, policy.row)
+            message = (f"driver {driver} is too old for torch {newest.version} (its builds for "
                        f"this GPU need ≥ {need})")
             passed_over = [(r, v) for r, vs in found.per_release if r is not found.release and r is not newest
                            for v in vs if v.arch_ok and v.driver_needed]
@@ -441,7 +443,7 @@ class Search:
                 if numeric_key(low_v.driver_needed or "") < numeric_key(need):
                     message += f"; ≥ {low_v.driver_needed} would enable torch {low_r.version}+{low_v.variant}"
             self.plan.warn("driver-too-old", message, "newest")
-            self.plan.need(driver_need(self.machine.nvidia_driver, need))
+            self.plan.need(driver_need(driver, need, policy.row))
         elif not any(v.arch_ok for v in verdicts):
             unusable = sorted({g.label_with_arch for v in verdicts for g in v.unusable_gpus})
             self.plan.warn("gpu-arch-unsupported", f"torch {newest.version} has no kernels for {', '.join(unusable)}; "
@@ -470,7 +472,7 @@ class Search:
     def no_gpu_variant(self, releases: list[Release], found: Walk, policy: VendorPolicy, gpus: list[Gpu]) -> Plan:
         """CPU for the newest matching release, saying why and what would use the GPU."""
         chosen = releases[0]
-        driver = self.machine.nvidia_driver
+        driver = driver_of(self.machine, policy.row)
         labels = ", ".join(g.label_with_arch for g in gpus)
         first = next((vs for r, vs in found.per_release if r is chosen), [])
         upgrade = [v.driver_needed for v in first if v.arch_ok and v.driver_needed]
@@ -492,14 +494,14 @@ class Search:
             if nearest:
                 parts.append(f"nearest release that would use the GPU: torch {nearest[0].version}+{nearest[1]}")
             if need:
-                parts.append(f"upgrading the NVIDIA driver to ≥ {need} would enable {chosen.version}")
+                parts.append(f"upgrading the {policy.brand} driver to ≥ {need} would enable {chosen.version}")
             elif first and (hint := self.rules(policy).no_driver_helps()):
                 parts.append(hint)
             self.plan.warn("no-gpu-variant-for-version", "; ".join(parts))
         if need:
-            self.plan.warn("driver-too-old", f"driver {driver} is below every CUDA build of torch {chosen.version} "
-                                             f"that has kernels for {labels} (needs ≥ {need})")
-            self.plan.need(driver_need(driver, need))
+            self.plan.warn("driver-too-old", f"driver {driver} is below every {policy.build} build of torch "
+                                             f"{chosen.version} that has kernels for {labels} (needs ≥ {need})")
+            self.plan.need(driver_need(driver, need, policy.row))
         elif first and not any(v.arch_ok for v in first):
             self.plan.warn("gpu-arch-unsupported", f"torch {chosen.version} has no GPU build for {labels}")
             self.plan.why_not = self.plan.why_not or f"has no kernels for {labels}"

@@ -334,9 +334,15 @@ class Walk:
         self.per_release: list[tuple[Release, list[Verdict]]] = [] if per_release is None else per_release
 
 
-def driver_need(driver: str | None, need: str) -> Need:
-    """The change "NVIDIA driver ≥ X" an upgrade names."""
-    return Need("nvidia_driver", driver, f">={need}", f"NVIDIA driver ≥ {need}")
+def driver_need(driver: str | None, need: str, row: vendors.Vendor = vendors.NVIDIA) -> Need:
+    """The change "NVIDIA driver ≥ X" an upgrade names (the driver of ``row``: its first driver field)."""
+    return Need(row.driver_fields[0], driver, f">={need}", f"{row.brand} driver ≥ {need}")
+
+
+def driver_of(machine: Machine, row: vendors.Vendor) -> str | None:
+    """The machine's driver version for the vendor's builds (its row's first driver field), None if unknown."""
+    driver: str | None = getattr(machine, row.driver_fields[0]) if row.driver_fields else None
+    return driver
 
 
 class Blocker(Record):
