@@ -336,6 +336,15 @@ def _xpu(ref_minor: dict[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
+def _targets(r: dict[str, Any]) -> dict[str, Any]:
+    """A release's ``targets`` of any vendor's kind: variant -> the architectures its build is compiled for, as the
+    reference's generic ``targets`` field states them (``{"npu31": {"arches": [...], "confidence": ...}}``); none
+    when the reference has none (CUDA, ROCm and XPU lists have fields of their own)."""
+    targets = {variant: {"arches": entry.get("arches"), "conf": entry.get("confidence", "unverified")}
+               for variant, entry in (r.get("targets") or {}).items()}
+    return {"targets": targets} if targets else {}
+
+
 def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dict[str, Any]:
     r = releases[i]
     py = r["python"]["pypi_wheels_by_platform"]
@@ -400,6 +409,7 @@ def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dic
         "cuda": cuda,
         "rocm": rocm,
         "xpu": _xpu(ref["xpu"]["per_minor"].get(r["minor"])),
+        **_targets(r),
         "companions": companions,
         "companion_gaps": _companion_gaps(files, companions, py),
     }
