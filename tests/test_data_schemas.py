@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from schemas import registry_defs, schema_of, schema_path
+
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_install"
 TABLES = sorted(p for p in PACKAGE.rglob("*.json") if not p.name.endswith(".schema.json"))
 
@@ -23,13 +25,24 @@ def _load(path: Path) -> Any:
 
 
 def _validator(table: Path) -> Draft202012Validator:
-    schema = _load(table.with_name(table.name.removesuffix(".json") + ".schema.json"))
+    schema = schema_of(table)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
 def test_every_table_has_a_schema() -> None:
-    assert TABLES and all(t.with_name(t.name.removesuffix(".json") + ".schema.json").is_file() for t in TABLES)
+    assert TABLES and all(schema_path(t).is_file() for t in TABLES)
+
+
+def test_the_registry_decides_every_vendor_part_of_the_schemas() -> None:
+    """The entries the registry fills are placeholders in the schema files (a kind's ids only for a kind of the
+    registry), and no file writes a variant pattern of its own: the variant ids a table may hold are the
+    registry's."""
+    files = {p.name: p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.schema.json")}
+    placeholders = {name for text in files.values() for name in json.loads(text).get("$defs", {})}
+    assert {"variant", "vendor", "vendor_namespaces"} <= placeholders
+    assert {name for name in placeholders if name.endswith("_variant")} <= set(registry_defs())
+    assert [name for name, text in files.items() if "cu[0-9]" in text or "rocm[0-9]" in text] == []
 
 
 @pytest.mark.parametrize("table", TABLES, ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -71,6 +84,7 @@ MUTATIONS: dict[str, tuple[str, Callable[[Any], None]]] = {
     "a toolkit driver with a letter": (
         "data/cuda-toolkit-drivers.json", lambda d: d["toolkits"][0].update(linux="535.x")),
     "a ROCm release as a number": ("data/amdgpu-dkms-rocm.json", lambda d: d["drivers"][0].update(rocm=6.4)),
+    "a vendor's WheelNext namespace left out": ("data/variant-providers.json", lambda d: d.pop("intel")),
     "an override variable in lower case": (
         "data/variant-providers.json", lambda d: d["nvidia"]["overrides"].update(sm_arch="nv_force_sm")),
     "a companion's torch written as a bare version": (
