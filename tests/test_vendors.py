@@ -4,16 +4,22 @@ and doctored: the recipe of docs/architecture.md, "Adding a vendor", run."""
 
 from __future__ import annotations
 
+import copy
+import importlib.util
 import json
 import shutil
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from doctor_cases import codes, interpreter
-from resolve_cases import TEST_MATRIX_FILE
+from schemas import schema_of
 from sysroot import FIXTURES, PCI_3D, PCI_HOST, SysrootBuilder, host_facts
 from torch_install import vendors
+from torch_install.cli import main
 from torch_install.detectors import detect
 from torch_install.detectors.names import gpu_from_name
 from torch_install.doctor import diagnose
@@ -22,11 +28,16 @@ from torch_install.errors import InputError
 from torch_install.machine import Gpu, Machine, machine_from_dict
 from torch_install.machine_completion import complete_machine
 from torch_install.probe import Probe
+from torch_install.render import FORMATS
+from torch_install.resolver import matrix as matrix_module
 from torch_install.resolver.choose import resolve
 from torch_install.resolver.matrix import load_matrix, matrix_from_dict
 from torch_install.resolver.plan import Request
 from torch_install.resolver.variants import variant_kind, variant_order
 from torch_install.resolver.vendor_rules import VendorRules
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "torch_install"
 
 
 @pytest.mark.parametrize("row", vendors.VENDORS, ids=lambda r: r.name)
@@ -106,30 +117,56 @@ ACME = vendors.Vendor(
 NPU_VERSION_PY = "__version__ = '{v}'\ndebug = False\ncuda = None\nhip = None\nxpu = None\nnpu = {npu}\n"
 
 
+REFERENCE = ROOT / "scripts" / "reference" / "torch-matrix.json"
+LINUX_FLAGS = ("--os", "linux", "--arch", "x86_64", "--python", "3.12")
+
+
+def _build_matrix() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("build_matrix", ROOT / "scripts" / "build_matrix.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def acme_matrix_data() -> dict[str, Any]:
+    """The matrix build (scripts/build_matrix.py) run on the reference's newest release with Acme's build added as
+    data: npu31 among the index's variants, and its NPU list in the reference's generic ``targets`` field."""
+    reference = json.loads(REFERENCE.read_text(encoding="utf-8"))
+    newest = copy.deepcopy(max(reference["releases"], key=lambda r: tuple(map(int, r["version"].split(".")))))
+    newest["index_variants"]["linux_x86_64"].append("npu31")
+    newest["targets"] = {"npu31": {"arches": ["n1", "n2"], "confidence": "verified", "sources": ["acme release notes"]}}
+    built: dict[str, Any] = _build_matrix().build({**reference, "releases": [newest]})
+    return built
+
+
 @pytest.fixture
-def acme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """The registry with ACME in it (its PCI table kept beside the test), and a matrix whose newest release has an
-    npu31 build for Acme's n1 and n2 generations."""
+def acme(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, acme_matrix_data: dict[str, Any]):
+    """The registry with ACME in it (its PCI table kept beside the test), and the matrix built with its npu31
+    build for Acme's n1 and n2 generations; the CLI reads that matrix too."""
     table = tmp_path / "acme-pci.json"
     table.write_text(json.dumps({"devices": {"0a01": {"name": "Acme N1 Accelerator", "family": "n1",
                                                       "integrated": False},
                                              "0a03": {"name": "Acme N3 Accelerator", "family": "n3",
                                                       "integrated": False}}}))
-    data = json.loads(TEST_MATRIX_FILE.read_text())
-    newest = data["releases"][0]
-    newest["variants"]["linux_x86_64"] = [*newest["variants"]["linux_x86_64"], "npu31"]
-    newest["targets"] = {"npu31": {"arches": ["n1", "n2"], "conf": "verified"}}
     *gpu_vendors, apple = vendors.VENDORS  # the row goes with the vendors that have builds
     monkeypatch.setattr(vendors, "VENDORS", (*gpu_vendors, ACME._replace(pci_table=str(table)), apple))
     monkeypatch.setattr(vendors, "generation", vendors.generation + 1)
-    return matrix_from_dict(data), newest["v"]
+    matrix = matrix_from_dict(acme_matrix_data)
+    monkeypatch.setattr(matrix_module, "load_matrix", lambda: matrix)
+    return matrix, acme_matrix_data["releases"][0]["v"]
 
 
-def _acme_box(tmp_path: Path, env: dict[str, str] | None = None) -> Probe:
+def _acme_root(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
     b = SysrootBuilder(tmp_path / "acme-box", host_facts(), env or {})
     b.pci("0000:00:00.0", "8086", "09a2", PCI_HOST)
     b.pci("0000:41:00.0", "1f1f", "0a01", PCI_3D, "acme")
-    return Probe(root=b.root)
+    return b.root
+
+
+def _acme_box(tmp_path: Path, env: dict[str, str] | None = None) -> Probe:
+    return Probe(root=_acme_root(tmp_path, env))
 
 
 def test_a_registered_vendor_is_detected_completed_and_resolved(tmp_path: Path, acme) -> None:
@@ -203,3 +240,70 @@ def test_a_registered_vendors_build_is_doctored(tmp_path: Path, acme) -> None:
                       environ={"ACME_VISIBLE_DEVICES": ""})
     (finding,) = [f for f in hidden.findings if f.code == "visible-devices-hide-all"]
     assert finding.fix == "unset ACME_VISIBLE_DEVICES" and "the NPU runtime see no device" in finding.evidence[1]
+
+
+def test_the_matrix_build_and_the_schemas_take_a_new_vendors_data(acme, acme_matrix_data: dict[str, Any],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build writes the new kind's arch lists from the reference's generic field, and every schema takes the
+    vendor's data with no edit of its own: the registry decides the variant ids and vendor names they accept."""
+    matrix, newest = acme
+    assert acme_matrix_data["releases"][0]["targets"] == {"npu31": {"arches": ["n1", "n2"], "conf": "verified"}}
+    assert matrix.arch_targets(newest, "npu31").arches == ("n1", "n2")
+    names = json.loads((PACKAGE / "detectors" / "data" / "gpu-names.json").read_text(encoding="utf-8"))
+    names["gpus"].append({"name": "Acme N2 Accelerator", "vendor": "acme", "family": "n2", "source": "acme"})
+    companions = json.loads((PACKAGE / "resolver" / "data" / "companions.json").read_text(encoding="utf-8"))
+    next(iter(companions["packages"]["xformers"]["releases"]))["variants"].append("npu31")
+    tables = {"resolver/data/torch-matrix.json": acme_matrix_data, "detectors/data/gpu-names.json": names,
+              "resolver/data/companions.json": companions}
+
+    def errors() -> list[str]:
+        return [f"{name}: {error.message}" for name, data in tables.items()
+                for error in Draft202012Validator(schema_of(PACKAGE / name)).iter_errors(data)]
+
+    assert errors() == []
+    monkeypatch.setattr(vendors, "VENDORS", tuple(row for row in vendors.VENDORS if row.name != "acme"))
+    refused = errors()  # without its row, each table's new facts are refused
+    assert {e.split(":")[0] for e in refused} == set(tables) and all("npu31" in e or "acme" in e for e in refused)
+
+
+def test_a_registered_vendor_is_planned_in_every_format(tmp_path: Path, acme, capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """``--gpu NAME`` of the new vendor through the CLI, in every plan format; the JSON's machine, given back as
+    a target, plans the same build."""
+    _, newest = acme
+    pin = f"torch=={newest}+npu31"
+    for fmt in FORMATS:
+        code = main(["plan", "--gpu", "Acme N1 Accelerator", *LINUX_FLAGS, "--format", fmt])
+        out, err = capsys.readouterr()
+        assert code == 0, (fmt, err)
+        assert "npu31" in out, fmt
+        assert pin in out or fmt in ("url", "variant-env"), fmt  # those two name the index, or the variant
+    assert main(["plan", "--gpu", "Acme N1 Accelerator", *LINUX_FLAGS, "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["choice"]["variant"] == "npu31" and plan["machine"]["gpus"][0]["family"] == "n1"
+    target = tmp_path / "acme.json"
+    target.write_text(json.dumps(plan["machine"]))
+    assert main(["plan", "--target", str(target), "--format", "url"]) == 0
+    assert capsys.readouterr().out.strip() == "https://download.pytorch.org/whl/npu31"
+    assert main(["matrix", *LINUX_FLAGS, "--gpu", "Acme N1 Accelerator", "--limit", "1", "--json"]) == 0
+    assert "npu31" in capsys.readouterr().out
+
+
+def test_a_registered_vendor_is_detected_through_the_cli_and_planned_in_a_fleet(
+        tmp_path: Path, acme, capsys: pytest.CaptureFixture[str]) -> None:
+    _, newest = acme
+    box = _acme_root(tmp_path)
+    assert main(["detect", "--sysroot", str(box)]) == 0
+    assert "Acme N1 Accelerator" in capsys.readouterr().out
+    assert main(["detect", "--sysroot", str(box), "--json"]) == 0
+    profile = json.loads(capsys.readouterr().out)
+    assert [(g["vendor"], g["family"]) for g in profile["gpus"]] == [("acme", "n1")]
+    assert main(["detect", "--sysroot", str(box), "--format", "nfd"]) == 0
+    assert "npu31" in capsys.readouterr().out
+    n1, n3 = tmp_path / "n1.json", tmp_path / "n3.json"
+    n1.write_text(json.dumps(profile))
+    n3.write_text(json.dumps({**profile, "gpus": [{"vendor": "acme", "pci_id": "1f1f:0a03"}]}))
+    assert main(["plan", "--target", str(n1), "--target", str(n3), "--format", "json"]) == 0
+    fleet = json.loads(capsys.readouterr().out)
+    assert [t["choice"]["variant"] for t in fleet["targets"]] == ["npu31", "cpu"]
+    assert fleet["choice"] == {"torch": newest, "variant": "cpu", "problems": []}
