@@ -1,9 +1,9 @@
 """The dead-code check of CI: vulture over src/, held at zero findings.
 
 Code that is called by name rather than by an import counts as used, and is read from where it is named, never
-listed by hand: the hooks of the vendor registry (``vendors.py``: ``"module:name"``), the renderer table of
-``render/`` and the methods that the standard library calls (an HTMLParser's ``handle_starttag``, a raw file's
-``readinto`` …). Everything else must be referenced by code.
+listed by hand: the hooks of the vendor registry (``vendors.py``: ``"module:name"``, read through each kind's
+``vendors.Hook``), the renderer table of ``render/`` and the methods that the standard library calls (an
+HTMLParser's ``handle_starttag``, a raw file's ``readinto`` …). Everything else must be referenced by code.
 
     python scripts/dead_code.py          # exit 1 and the findings when there is dead code
 """
@@ -25,19 +25,27 @@ CALLED_BY_PYTHON = (
     "mtime",  # tarfile.TarInfo, read by tarfile when it writes the member
     "optionxform",  # configparser, its key normaliser
     "prereleases",  # the keyword of packaging's SpecifierSet.contains, which AnyVersion stands in for
+    "__class_getitem__",  # Class[...], the vendor hooks' type parameter
 )
 
 
 def named_references() -> list[str]:
-    """The names the code calls by name: registry hooks and renderers."""
+    """The names the code calls by name: the registry's hook fields and the code each row's hooks name (every kind
+    of hook, as the modules that declare one register it), and the renderers."""
     sys.path.insert(0, str(ROOT / "src"))
+    import importlib
+    import pkgutil
+
+    import torch_install
     from torch_install import vendors
     from torch_install.render import _RENDERERS
 
-    hooks = [ref for row in vendors.VENDORS for ref in (row.check, row.preference, row.plan_rules, row.pci_facts,
-                                                        row.pci_names,
-                                                        row.wheelnext_properties, *row.doctor_checks) if ref]
-    return sorted({ref.partition(":")[2] for ref in hooks} | {name for _, name in _RENDERERS.values()})
+    for module in pkgutil.walk_packages(torch_install.__path__, "torch_install."):
+        if not module.name.endswith("__main__"):
+            importlib.import_module(module.name)
+    hooks = {name for kind in vendors.HOOKS
+             for name in (kind.field, *(kind.target(ref)[1] for row in vendors.VENDORS for ref in kind.refs(row)))}
+    return sorted(hooks | {name for _, name in _RENDERERS.values()})
 
 
 def main() -> int:

@@ -1,6 +1,7 @@
 """The house rules, checked on the source: imports point down the floors and never form a cycle.
 
-Every ``import`` counts, at module level or inside a function, type-only ones too.
+Every ``import`` counts, at module level or inside a function, type-only ones too, and so does each vendor hook:
+the import a hook's caller makes of the code a registry row names (``vendors.Hook``).
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from hook_kinds import hook_kinds
+from torch_install import vendors
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_install"
 
@@ -44,7 +48,17 @@ def _imports() -> dict[str, set[str]]:
     return graph
 
 
+def _hook_edges() -> set[tuple[str, str]]:
+    """(caller, code's module) for every hook of every row: a kind's caller is the module that declares it."""
+    return {(kind.protocol.__module__, kind.target(ref)[0]) for kind in hook_kinds() for row in vendors.VENDORS
+            for ref in kind.refs(row)}
+
+
 GRAPH = _imports()
+HOOK_EDGES = _hook_edges()
+for _caller, _code in HOOK_EDGES:
+    if _code != _caller:
+        GRAPH[_caller].add(_code)
 
 
 def _reachable(start: str) -> set[str]:
@@ -63,9 +77,56 @@ def test_the_graph_is_read() -> None:
     assert "torch_install.machine" in GRAPH["torch_install.resolver.plan"]
 
 
+def test_the_hooks_are_edges() -> None:
+    assert ("torch_install.resolver.choose", "torch_install.resolver.vendor_rules") in HOOK_EDGES
+    assert ("torch_install.detectors.pci", "torch_install.detectors.nvidia") in HOOK_EDGES
+    assert "torch_install.detectors.amd" in GRAPH["torch_install.detectors"]  # its detector, a hook
+
+
 def test_no_import_cycle() -> None:
     cycles = sorted(name for name in GRAPH if name in _reachable(name))
     assert cycles == []
+
+
+# The floors of the house, from the ground up (docs/architecture.md draws them): a room imports only rooms on
+# floors below its own, hooks counted.
+FLOORS = (
+    ("errors", "versions", "records", "package_data", "user_dirs", "display", "hosts", "torch_install"),
+    ("vendors", "drivers", "progress"),
+    ("child_process",),
+    ("probe",),
+    ("machine", "capture"),
+    ("detectors", "wheel_tags", "markers"),
+    ("resolver", "container", "machine_completion"),
+    ("environment", "project", "wheelnext"),
+    ("doctor", "index", "render"),
+    ("fleet",),
+    ("cli",),
+    ("__main__",),
+)
+FLOOR_OF = {room: floor for floor, rooms in enumerate(FLOORS) for room in rooms}
+
+
+def _room(module: str) -> str:
+    return module.split(".")[1] if "." in module else module
+
+
+def test_every_room_has_a_floor() -> None:
+    assert sorted({_room(m) for m in GRAPH} - set(FLOOR_OF)) == []
+
+
+def _not_down(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{source} -> {target}" for source, targets in graph.items() for target in targets
+                  if _room(source) != _room(target) and FLOOR_OF[_room(target)] >= FLOOR_OF[_room(source)])
+
+
+def test_no_import_points_up_or_across() -> None:
+    """Between two rooms, every import (hooks counted) goes to a lower floor."""
+    assert _not_down(GRAPH) == []
+    # the registry naming the resolver's code (a hook written as a path from vendors.py) would point up
+    assert _not_down({"torch_install.vendors": {"torch_install.resolver.rules"}}) != []
+    assert _not_down({"torch_install.fleet": {"torch_install.render"}, "torch_install.render": {"torch_install.index"}}
+                     ) == ["torch_install.render -> torch_install.index"]
 
 
 RESOLVER_MAY_IMPORT = ("torch_install.resolver", "torch_install.machine", "torch_install.versions",

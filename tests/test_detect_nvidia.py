@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from sysroot import FIXTURES, OPEN, PCI_3D, PCI_VGA, PROPRIETARY, SMI_QUERY, SysrootBuilder, host_facts
-from torch_install.detectors import Found, detect, nvidia
+from torch_install.detectors import detect, nvidia
+from torch_install.detectors.found import Found
 from torch_install.drivers import cuda_for_driver
 from torch_install.probe import Probe, command_slug
 

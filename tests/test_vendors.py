@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import inspect
 import json
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -16,12 +18,14 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from doctor_cases import codes, interpreter
+from hook_kinds import hook_kinds
 from schemas import schema_of
 from sysroot import FIXTURES, PCI_3D, PCI_HOST, SysrootBuilder, host_facts
 from torch_install import vendors
 from torch_install.cli import main
 from torch_install.detectors import detect
 from torch_install.detectors.names import gpu_from_name
+from torch_install.detectors.pci import PciFacts
 from torch_install.doctor import diagnose
 from torch_install.doctor.inspect import inspect_environment
 from torch_install.errors import InputError
@@ -30,7 +34,7 @@ from torch_install.machine_completion import complete_machine
 from torch_install.probe import Probe
 from torch_install.render import FORMATS
 from torch_install.resolver import matrix as matrix_module
-from torch_install.resolver.choose import resolve
+from torch_install.resolver.choose import PLAN_RULES, resolve
 from torch_install.resolver.matrix import load_matrix, matrix_from_dict
 from torch_install.resolver.plan import Request
 from torch_install.resolver.variants import variant_kind, variant_order
@@ -40,16 +44,53 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "src" / "torch_install"
 
 
+HOOK_KINDS = hook_kinds()
+
+
+def _signature(code: Any) -> tuple[list[tuple[str, Any, Any]], Any]:
+    """(each parameter's name, kind and annotation as written; the return annotation) of a function, a class (its
+    constructor) or a Protocol's ``__call__`` (without self)."""
+    parameters = list(inspect.signature(code).parameters.values())
+    if parameters and parameters[0].name == "self":
+        parameters = parameters[1:]
+    return [(p.name, p.kind, p.annotation) for p in parameters], inspect.signature(code).return_annotation
+
+
+def test_each_kind_of_hook_is_declared_where_it_is_called() -> None:
+    """One kind per hook field of the row, each in the package whose code it names."""
+    assert sorted(kind.field for kind in HOOK_KINDS) == sorted(
+        ["detector", "pci_facts", "pci_names", "check", "preference", "plan_rules", "doctor_checks",
+         "wheelnext_properties"])
+    assert all(kind.protocol.__module__.startswith(kind.package) for kind in HOOK_KINDS)
+
+
 @pytest.mark.parametrize("row", vendors.VENDORS, ids=lambda r: r.name)
-def test_every_hook_of_every_row_exists(row: vendors.Vendor) -> None:
-    hooks = [row.check, row.preference, row.plan_rules, *row.doctor_checks,
-             *(h for h in (row.pci_facts, row.pci_names, row.wheelnext_properties) if h)]
-    assert all(callable(vendors.hook(ref)) for ref in hooks)
-    assert issubclass(vendors.hook(row.plan_rules), VendorRules)
-    if row.detector:
-        assert (Path(vendors.__file__).parent / "detectors" / f"{row.detector}.py").is_file()
+def test_every_hook_of_every_row_has_its_kinds_signature(row: vendors.Vendor) -> None:
+    """Each hook a row names is imported and its signature compared with its kind's Protocol: the parameters
+    (names, kinds, annotations as written) and the return type; a class named as a hook is made by calling it,
+    so its constructor takes the parameters and it is the Protocol's return type."""
+    for kind in HOOK_KINDS:
+        parameters, returns = _signature(kind.protocol.__call__)
+        for code in kind.load_all(row):
+            if isinstance(code, type):
+                declared = vars(sys.modules[kind.protocol.__module__])[returns]
+                assert issubclass(code, declared) and _signature(code)[0] == parameters, (kind.field, code)
+            else:
+                assert _signature(code) == (parameters, returns), (kind.field, code)
+    assert issubclass(PLAN_RULES.load(row), VendorRules)
     if row.pci_table:
         assert (Path(vendors.__file__).parent / "detectors" / "data" / row.pci_table).is_file()
+
+
+def test_a_hook_of_another_shape_is_told_apart() -> None:
+    """The comparison sees a parameter too many, a renamed one and another return type."""
+    def good(device_id: str) -> tuple[dict[str, Any], str] | None: ...
+    def extra(device_id: str, more: int) -> tuple[dict[str, Any], str] | None: ...
+    def renamed(pci_id: str) -> tuple[dict[str, Any], str] | None: ...
+    def returns(device_id: str) -> dict[str, Any]: ...
+    wanted = _signature(PciFacts.__call__)
+    assert _signature(good) == wanted
+    assert all(_signature(f) != wanted for f in (extra, renamed, returns))
 
 
 def test_ids_and_kinds_are_each_one_vendors() -> None:

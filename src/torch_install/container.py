@@ -153,7 +153,8 @@ def override_target(probe: Probe) -> Machine | None:
     """The hardware the user's override variables state (``UV_CUDA_DRIVER_VERSION``, ``CONDA_OVERRIDE_CUDA``,
     ``TORCH_INSTALL_*``, … as ``detectors/hints.py`` reads them), with a GPU of the vendor they imply; None when
     none is set. On a GPU-less build host these describe the target as much as a base image does."""
-    from .detectors import Found, build_machine, hints
+    from .detectors import hints
+    from .detectors.found import Found, build_machine
 
     if not any((probe.env(name) or "").strip() for name in hints.HARDWARE_VARS):
         return None

@@ -3,9 +3,11 @@ WheelNext read a vendor's row here and keep no vendor table of their own; no flo
 
 A row holds the vendor's facts (PCI vendor ids, the variant kind of its builds and the syntax of their ids, the
 device-selection variables its runtimes read and how, the profile fields of its driver stack, its
-``torch/version.py`` field, WheelNext namespace, words for messages) and its code hooks. A hook is written
-``"module:name"`` and imported only when used, so importing this table costs nothing and no floor imports a
-floor above it: a detector never loads the resolver, the resolver never loads the doctor.
+``torch/version.py`` field, WheelNext namespace, words for messages) and its code hooks. A hook names code of the
+floor that calls it, ``"module:name"`` inside that floor's package (``check="rules:check_cuda"``: the resolver's
+``rules.check_cuda``), and each kind of hook is a ``Hook`` declared where it is called, with the Protocol its
+code fulfils: the import of a vendor's code points from its caller across or down, never up from this table, and
+happens only when used, so importing this table costs nothing (docs/architecture.md, "Vendor hooks").
 
 Adding a vendor is one row here plus its data (a PCI id table, the matrix's builds of its variant kind); see
 docs/architecture.md, "Adding a vendor". ``VENDORS`` is read at each call, and ``generation`` counts changes made
@@ -22,7 +24,22 @@ from .versions import small_int
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Generic, TypeVar
+    from typing import Protocol as Protocol  # a hook kind's Protocol: typing's to type checkers
+
+    _Code = TypeVar("_Code")
+
+    class _Typed(Generic[_Code]):
+        """``Hook``'s type parameter, which only type checkers see."""
+else:  # when running, no typing: a hook's Protocol is a plain class, and Hook[...] is Hook
+    Protocol = object
+    _Code = None
+
+    class _Typed:
+        __slots__ = ()
+
+        def __class_getitem__(cls, item):
+            return cls
 
 
 class Selector(Record):
@@ -39,7 +56,8 @@ class Selector(Record):
 
 
 class Vendor(Record):
-    """One GPU vendor: its facts, and its hooks (``"module:name"``, imported when used)."""
+    """One GPU vendor: its facts, and its hooks (``"module:name"`` in the package of the floor that calls them, named
+    beside each field: ``resolver.rules.CHECK`` reads ``check``)."""
 
     name: str  # the profile's value: "nvidia"
     brand: str  # in messages: "NVIDIA"
@@ -61,19 +79,21 @@ class Vendor(Record):
     runtime_prefixes: tuple[str, ...] = ()  # distributions its builds bring along: "nvidia-"
     runtime_device: str | None = None  # torch's device for its GPUs: "cuda", "xpu", "mps"
     wheelnext: str | None = None  # WheelNext provider namespace
-    detector: str | None = None  # detection after the PCI scan: a module of detectors/ with detect(probe, found)
+    detector: str | None = None  # hook (detectors.DETECTOR): a module of detectors/, its detect(probe, found)
     detector_system: str | None = None  # the only OS (platform.system()) its detector has anything to read on
     pci_table: str | None = None  # device id -> facts table (detectors/data/), read by pci_facts (or by the default)
-    pci_facts: str | None = None  # hook: (device id) -> ({Gpu field: value}, source) or None; default: pci_table
+    pci_facts: str | None = None  # hook (detectors.pci.PCI_FACTS): (device id) -> ({Gpu field: value}, source) or
+    # None; default: pci_table read in the common shape
     pci_fields: tuple[str, ...] = ()  # the Gpu fields its table gives (a GPU with all of them is not looked up);
     # default: name, its arch_field, integrated
-    pci_names: str | None = "torch_install.detectors.names:table_names"  # hook: (row) -> [(product names, {Gpu
-    # field: value})], the GPU names its PCI table gives (--gpu NAME); None: its table's names are no GPU's
-    check: str = "torch_install.resolver.rules:check_arch_list"  # hook: does one of its variants run on the GPUs
-    preference: str = "torch_install.resolver.rules:no_preference"  # hook: the order of its usable variants
-    plan_rules: str = "torch_install.resolver.vendor_rules:VendorRules"  # hook: its own steps and plan warnings
-    doctor_checks: tuple[str, ...] = ()  # hooks: doctor checks that concern its builds only
-    wheelnext_properties: str | None = None  # hook: (machine, notes) -> its provider's feature configs
+    pci_names: str | None = "names:table_names"  # hook (detectors.names.PCI_NAMES): (row) -> [(product names,
+    # {Gpu field: value})], the GPU names its PCI table gives (--gpu NAME); None: its table's names are no GPU's
+    check: str = "rules:check_arch_list"  # hook (resolver.rules.CHECK): does one of its variants run on the GPUs
+    preference: str = "rules:no_preference"  # hook (resolver.rules.PREFERENCE): the order of its usable variants
+    plan_rules: str = "vendor_rules:VendorRules"  # hook (resolver.choose.PLAN_RULES): its own steps and warnings
+    doctor_checks: tuple[str, ...] = ()  # hooks (doctor.checks.VENDOR_CHECKS): checks that concern its builds only
+    wheelnext_properties: str | None = None  # hook (wheelnext.properties.PROPERTIES): (machine, notes) -> its
+    # provider's feature configs
 
 
 NVIDIA = Vendor(
@@ -85,16 +105,14 @@ NVIDIA = Vendor(
     space_gb=6.0, version_field="cuda", build_variant="cu{major}{minor}",
     runtime_prefixes=("nvidia-", "cuda-toolkit", "cuda-bindings", "triton"), runtime_device="cuda",
     wheelnext="nvidia",
-    detector="nvidia", pci_table="nvidia-pci.json", pci_facts="torch_install.detectors.nvidia:pci_facts",
-    pci_names="torch_install.detectors.nvidia:pci_names",
+    detector="nvidia", pci_table="nvidia-pci.json", pci_facts="nvidia:pci_facts", pci_names="nvidia:pci_names",
     pci_fields=("name", "compute_capability"),
-    check="torch_install.resolver.rules:check_cuda", preference="torch_install.resolver.rules:cuda_preference",
-    plan_rules="torch_install.resolver.vendor_rules:CudaRules",
-    doctor_checks=tuple(f"torch_install.doctor.checks:{name}" for name in (
+    check="rules:check_cuda", preference="rules:cuda_preference", plan_rules="vendor_rules:CudaRules",
+    doctor_checks=tuple(f"checks:{name}" for name in (
         "check_cuda_build_driver_too_old", "check_gpu_arch_not_in_build", "check_cuda_wheel_on_cpu_machine",
         "check_driver_library_mismatch", "check_nvidia_libs_shadowed", "check_nvidia_libs_missing",
         "check_nvidia_libs_stale_major", "check_cuda_compat_forward", "check_wsl_gpu_driver_missing")),
-    wheelnext_properties="torch_install.wheelnext.properties:nvidia_namespace",
+    wheelnext_properties="properties:nvidia_namespace",
 )
 AMD = Vendor(
     name="amd", brand="AMD", pci_vendor_ids=("1002",), kind="rocm", variant_id=r"rocm[0-9]+(?:\.[0-9]+){1,2}",
@@ -110,11 +128,10 @@ AMD = Vendor(
     space_gb=10.0, version_field="hip", build_variant="rocm{major}.{minor}",
     runtime_prefixes=("rocm-", "amd-torch-device-", "pytorch-triton-rocm"), runtime_device="cuda",
     wheelnext="amd",
-    detector="amd", pci_table="amd-pci.json", pci_facts="torch_install.detectors.amd:pci_facts",
-    preference="torch_install.resolver.rules:rocm_preference",
-    plan_rules="torch_install.resolver.vendor_rules:RocmRules",
-    doctor_checks=("torch_install.doctor.checks:check_rocm_gfx_not_in_build",),
-    wheelnext_properties="torch_install.wheelnext.properties:amd_namespace",
+    detector="amd", pci_table="amd-pci.json", pci_facts="amd:pci_facts",
+    preference="rules:rocm_preference", plan_rules="vendor_rules:RocmRules",
+    doctor_checks=("checks:check_rocm_gfx_not_in_build",),
+    wheelnext_properties="properties:amd_namespace",
 )
 INTEL = Vendor(
     name="intel", brand="Intel", pci_vendor_ids=("8086",), kind="xpu", variant_id="xpu", build="XPU",
@@ -124,12 +141,12 @@ INTEL = Vendor(
     space_gb=4.0, version_field="xpu", build_variant="xpu",
     runtime_prefixes=("intel-", "pytorch-triton-xpu", "triton-xpu"), runtime_device="xpu",
     wheelnext="intel",
-    detector="intel", pci_table="intel-pci.json", pci_facts="torch_install.detectors.intel:pci_facts",
+    detector="intel", pci_table="intel-pci.json", pci_facts="intel:pci_facts",
     pci_names=None,  # pci.ids names Intel's devices by platform ("Intel UHD Graphics", "… Graphics Controller"),
     # several families alike: its names are gpu-names.json's
-    check="torch_install.resolver.rules:check_xpu", plan_rules="torch_install.resolver.vendor_rules:XpuRules",
-    doctor_checks=("torch_install.doctor.checks:check_xpu_runtime_missing",),
-    wheelnext_properties="torch_install.wheelnext.properties:intel_namespace",
+    check="rules:check_xpu", plan_rules="vendor_rules:XpuRules",
+    doctor_checks=("checks:check_xpu_runtime_missing",),
+    wheelnext_properties="properties:intel_namespace",
 )
 APPLE = Vendor(
     name="apple", brand="Apple", pci_vendor_ids=(), kind=None, variant_id=None, build="MPS", arch_field="family",
@@ -170,12 +187,55 @@ def gpu_kinds() -> tuple[str, ...]:
     return tuple(v.kind for v in VENDORS if v.kind is not None)
 
 
-def hook(ref: str) -> Any:
-    """The object a hook names: ``"package.module:name"`` (imported now, cached by the import system)."""
-    from importlib import import_module
+# -- hooks -----------------------------------------------------------------------------------------------------
 
-    module, _, name = ref.partition(":")
-    return getattr(import_module(module), name)
+HOOKS: list[Hook[Any]] = []  # every kind of hook, as the modules that call them are imported
+
+
+class Hook(_Typed[_Code]):
+    """One kind of vendor hook, declared by the module that calls it: the row field that names each vendor's code
+    (``"module:name"`` inside ``package``; or ``"module"``, whose ``attribute`` it is), and ``protocol``, the class
+    that states the code's signature (a ``typing.Protocol`` to type checkers, a plain class when running; a test
+    compares every hook of every row with it). The caller's import of the code is the edge the import graph
+    counts, from the caller's module (``protocol``'s) to the code's."""
+
+    __slots__ = ("field", "protocol", "package", "attribute")
+
+    def __init__(self, field: str, protocol: type, package: str, attribute: str | None = None) -> None:
+        self.field = field
+        self.protocol = protocol
+        self.package = package
+        self.attribute = attribute
+        HOOKS.append(self)
+
+    def refs(self, row: Vendor) -> tuple[str, ...]:
+        """The row's references of this kind: none, one, or several (``doctor_checks``)."""
+        value = getattr(row, self.field)
+        return tuple(value) if isinstance(value, tuple) else (value,) if value else ()
+
+    def target(self, ref: str) -> tuple[str, str]:
+        """(module, name) of the code a reference names."""
+        module, _, name = ref.partition(":")
+        return f"{self.package}.{module}", name or self.attribute or ""
+
+    def code(self, ref: str) -> _Code:
+        """The code one reference names (imported now, cached by the import system)."""
+        from importlib import import_module
+
+        module, name = self.target(ref)
+        found: _Code = getattr(import_module(module), name)
+        return found
+
+    def load(self, row: Vendor) -> _Code:
+        """The row's code of this kind (a ValueError when the row names none)."""
+        (ref,) = self.refs(row) or (None,)
+        if ref is None:
+            raise ValueError(f"vendor {row.name!r} has no {self.field} hook")
+        return self.code(ref)
+
+    def load_all(self, row: Vendor) -> tuple[_Code, ...]:
+        """Each of the row's references of this kind, loaded (``doctor_checks``)."""
+        return tuple(self.code(ref) for ref in self.refs(row))
 
 
 # -- device selection ------------------------------------------------------------------------------------------

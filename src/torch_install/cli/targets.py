@@ -99,7 +99,8 @@ def detect_here(args: argparse.Namespace) -> Machine:
 
 def platform_here(args: argparse.Namespace) -> Machine:
     """This machine's platform fields only (os, arch, python, glibc): what a target profile may assume."""
-    from ..detectors import Found, build_machine, host
+    from ..detectors import host
+    from ..detectors.found import Found, build_machine
 
     found = Found()
     host.detect(probe_of(args), found)

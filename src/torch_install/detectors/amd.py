@@ -17,7 +17,7 @@ from ..package_data import load_json
 from ..probe import Probe
 from ..records import Record
 from ..versions import small_int
-from . import Found, GpuRecord
+from .found import Found, GpuRecord
 from .unknown import Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)

@@ -14,7 +14,7 @@ import re
 from ..machine import Gpu
 from ..probe import Probe
 from ..versions import numeric_key
-from . import Found
+from .found import Found
 from .unknown import Unknown
 
 SYSTEM_VERSION = "/System/Library/CoreServices/SystemVersion.plist"

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from .. import vendors
 from ..machine import Gpu
 from ..probe import Probe
-from . import Found, GpuRecord
+from .found import Found, GpuRecord
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import re
 
 from ..machine import python_patch_release
 from ..probe import Probe
-from . import Found
+from .found import Found
 
 _OS_NAMES = {"linux": "linux", "windows": "windows", "darwin": "macos"}
 _ARCH_NAMES = {"x86_64": "x86_64", "amd64": "x86_64", "x64": "x86_64", "aarch64": "aarch64", "arm64": "arm64",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..package_data import load_json
 from ..probe import Probe
-from . import Found, GpuRecord
+from .found import Found, GpuRecord
 from .unknown import Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)

@@ -94,13 +94,23 @@ def _index_of(generation: int) -> tuple[dict[str, Gpu], dict[str, str]]:
     return by_key, shown
 
 
+class PciNames(vendors.Protocol):
+    """A vendor's names from its PCI table (its row's ``pci_names``): each text names GPUs (several models joined
+    by "/", as pci.ids writes them) of the architecture beside it ({Gpu field: value})."""
+
+    def __call__(self, row: vendors.Vendor) -> list[tuple[str, dict[str, object]]]: ...
+
+
+PCI_NAMES: vendors.Hook[PciNames] = vendors.Hook("pci_names", PciNames, "torch_install.detectors")
+
+
 def _pci_entries() -> list[dict[str, object]]:
     """Name entries from the product names of every vendor's PCI table (its ``pci_names`` hook), each model of a
     "/"-joined list its own (after the names file's own: those win)."""
     out: list[dict[str, object]] = []
     for row in vendors.VENDORS:
         if row.pci_table and row.pci_names:
-            for text, facts in vendors.hook(row.pci_names)(row):
+            for text, facts in PCI_NAMES.load(row)(row):
                 out += [{"vendor": row.name, "name": name, **facts} for name in _alternatives(text)
                         if re.search(r"[A-Za-z]", name)]
     return out

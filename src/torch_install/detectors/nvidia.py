@@ -23,14 +23,14 @@ from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe
 from ..versions import numeric_key
-from . import Found, GpuRecord
+from .found import Found, GpuRecord
 from .jetson import jetson_module
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Any
 
-    from ..vendors import Vendor
+    from .. import vendors
 
 MODULE_VERSION = "/sys/module/nvidia/version"
 PROC_VERSION = "/proc/driver/nvidia/version"
@@ -63,7 +63,7 @@ def pci_lookup(device_id: str) -> tuple[str, str | None, str | None] | None:
     return chip, (entry[1] if len(entry) > 1 else None), table["chips"].get(chip)
 
 
-def pci_names(row: Vendor) -> list[tuple[str, dict[str, Any]]]:
+def pci_names(row: vendors.Vendor) -> list[tuple[str, dict[str, object]]]:
     """The GPU names the PCI id table gives, with their compute capability (the registry's ``pci_names`` hook):
     the product names of the devices of a known chip, but a chip's code name ("GP104M") is no product's."""
     table = _pci_table()

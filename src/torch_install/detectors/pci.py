@@ -15,7 +15,7 @@ from .. import vendors
 from ..machine import Gpu
 from ..package_data import load_json
 from ..probe import Probe
-from . import Found
+from .found import Found
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -54,12 +54,21 @@ def detect(probe: Probe, found: Found) -> None:
         found.add_gpu(gpu, f"{base} (PCI class {class_code})", slot=slot)
 
 
+class PciFacts(vendors.Protocol):
+    """A vendor's reader of its PCI id table (its row's ``pci_facts``): what the table says of a device id
+    ({Gpu field: value}) and that source, or None when it does not know the device."""
+
+    def __call__(self, device_id: str) -> tuple[dict[str, Any], str] | None: ...
+
+
+PCI_FACTS: vendors.Hook[PciFacts] = vendors.Hook("pci_facts", PciFacts, "torch_install.detectors")
+
+
 def pci_facts(row: vendors.Vendor, device_id: str) -> tuple[dict[str, Any], str] | None:
     """What the vendor's PCI id table says of a device id, and that source: its ``pci_facts`` hook, else its
     ``pci_table`` in the common shape; None when neither knows the device."""
     if row.pci_facts:
-        found: tuple[dict[str, Any], str] | None = vendors.hook(row.pci_facts)(device_id)
-        return found
+        return PCI_FACTS.load(row)(device_id)
     if not row.pci_table:
         return None
     entry = pci_table(row)["devices"].get(device_id.lower())

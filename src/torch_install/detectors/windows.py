@@ -16,7 +16,7 @@ from ..drivers import nvidia_driver_of_file_version
 from ..machine import Gpu
 from ..probe import Probe
 from ..records import Record
-from . import Found
+from .found import Found
 from .names import lookup_gpu_name
 from .pci import pci_facts
 from .unknown import Unknown

@@ -869,7 +869,13 @@ def check_install_guard(ctx: Context) -> list[Finding]:
                     tuple(evidence), repin)]
 
 
-Check = Callable[[Context], list[Finding]]
+class Check(vendors.Protocol):
+    """A doctor check: the findings about the environment and machine of ``ctx``."""
+
+    def __call__(self, ctx: Context) -> list[Finding]: ...
+
+
+VENDOR_CHECKS: vendors.Hook[Check] = vendors.Hook("doctor_checks", Check, "torch_install.doctor")  # a row's own
 # The checks every environment gets; each vendor's own (its registry row's ``doctor_checks``) run between the
 # first group and the second.
 CHECKS: tuple[Check, ...] = (
@@ -890,7 +896,7 @@ LATER_CHECKS: tuple[Check, ...] = (
 
 def all_checks() -> tuple[Check, ...]:
     """Every check, in the order they run: the common ones, then each vendor's, then the later common ones."""
-    own = tuple(vendors.hook(ref) for row in vendors.VENDORS for ref in row.doctor_checks)
+    own = tuple(check for row in vendors.VENDORS for check in VENDOR_CHECKS.load_all(row))
     return (*CHECKS, *own, *LATER_CHECKS)
 
 

@@ -57,6 +57,15 @@ if TYPE_CHECKING:
     from .companions import Bound
 
 
+class PlanRules(vendors.Protocol):
+    """A vendor's own steps and warnings (its row's ``plan_rules``): a ``VendorRules`` class, made for its policy."""
+
+    def __call__(self, policy: VendorPolicy) -> VendorRules: ...
+
+
+PLAN_RULES: vendors.Hook[PlanRules] = vendors.Hook("plan_rules", PlanRules, "torch_install.resolver")
+
+
 class Search:
     """One resolve: the machine the rules compare, the matrix, the request, and the plan being written."""
 
@@ -120,8 +129,7 @@ class Search:
 
     def rules(self, policy: VendorPolicy) -> VendorRules:
         """The vendor's own steps and warnings: the class its registry row names."""
-        rules: VendorRules = vendors.hook(policy.row.plan_rules)(policy)
-        return rules
+        return PLAN_RULES.load(policy.row)(policy)
 
     # -- releases -------------------------------------------------------------------------------------------
     def matches(self, release: Release, bound: bool = True) -> bool:

@@ -7,8 +7,6 @@ change the answer (the driver a variant needs, GPUs it cannot run). The release-
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from .. import vendors
 from ..machine import Gpu, Machine
 from ..records import Record
@@ -452,8 +450,21 @@ def gates(release: Release, platform: str, machine: Machine, companions: tuple[s
 
 # -- vendor policy -------------------------------------------------------------------------------------------
 
-Check = Callable[[Matrix, Release, str, str, tuple[Gpu, ...], Machine], Verdict]
-Preference = Callable[[Release, str, Verdict, Machine], tuple[object, ...]]
+class Check(vendors.Protocol):
+    """A vendor's check (its row's ``check``): whether a variant of a release runs on the vendor's GPUs here."""
+
+    def __call__(self, matrix: Matrix, release: Release, variant: str, platform: str, gpus: tuple[Gpu, ...],
+                 machine: Machine) -> Verdict: ...
+
+
+class Preference(vendors.Protocol):
+    """A vendor's order of a release's usable variants (its row's ``preference``): the highest key wins."""
+
+    def __call__(self, release: Release, platform: str, v: Verdict, machine: Machine) -> tuple[object, ...]: ...
+
+
+CHECK: vendors.Hook[Check] = vendors.Hook("check", Check, "torch_install.resolver")
+PREFERENCE: vendors.Hook[Preference] = vendors.Hook("preference", Preference, "torch_install.resolver")
 
 
 class VendorPolicy(Record):
@@ -508,7 +519,7 @@ def no_preference(release: Release, platform: str, v: Verdict, machine: Machine)
 
 def policy_of(row: vendors.Vendor) -> VendorPolicy:
     """The policy of a vendor with builds of its own, its hooks resolved."""
-    return VendorPolicy(row, vendors.hook(row.check), vendors.hook(row.preference))
+    return VendorPolicy(row, CHECK.load(row), PREFERENCE.load(row))
 
 
 def vendor_policies() -> dict[str, VendorPolicy]:

@@ -214,6 +214,16 @@ def amd_namespace(machine: Machine, notes: list[str]) -> tuple[FeatureConfig, ..
     return tuple(amd)
 
 
+class Namespace(vendors.Protocol):
+    """What a vendor's WheelNext provider reports for a machine (its row's ``wheelnext_properties``): its feature
+    configs; a line for ``notes`` where a value could not be read."""
+
+    def __call__(self, machine: Machine, notes: list[str]) -> tuple[FeatureConfig, ...]: ...
+
+
+PROPERTIES: vendors.Hook[Namespace] = vendors.Hook("wheelnext_properties", Namespace, "torch_install.wheelnext")
+
+
 def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = None) -> SupportedProperties:
     """What each vendor's WheelNext provider (its registry row's ``wheelnext_properties``) and the x86_64 and
     aarch64 providers would report for ``machine``.
@@ -225,7 +235,7 @@ def supported_properties(machine: Machine, cpu_flags: Iterable[str] | None = Non
     notes: list[str] = []
     for row in vendors.VENDORS:
         if row.wheelnext and row.wheelnext_properties:
-            features = vendors.hook(row.wheelnext_properties)(machine, notes)
+            features = PROPERTIES.load(row)(machine, notes)
             if features:
                 namespaces[row.wheelnext] = features
     flags = frozenset(cpu_flags or ())
