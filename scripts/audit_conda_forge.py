@@ -135,6 +135,8 @@ def audit_release(release: dict[str, Any], problems: list[str]) -> None:
                                                 "- pytorch-cpu {{ version }}", "- pytorch-gpu <0.0a0"))
     if release["selectors"] != selectors:
         problems.append(f"{where}: selectors {release['selectors']} is not the recipe's")
+    if release["mps"] != ('torch.backends.mps.is_available()"' in meta):
+        problems.append(f"{where}: mps {release['mps']} is not what the recipe's osx test asserts")
     writes = "etc/conda/${CHANGE}.d/libtorch_${CHANGE}.sh" in build_sh and \
         (directory / "recipe" / "activate.sh").is_file()
     if (release["activation"] is not None) != writes:

@@ -245,6 +245,8 @@ def pytorch_recipe(meta: str, name: str) -> dict[str, Any]:
     return {
         "build_number": int(base[1]), "cuda_offset": int(cuda_offset[1]), "mkl_offset": int(mkl_offset[1]),
         "build_string": {kind: _template(text, name) for kind, text in strings.items()},
+        # the osx builds' test asserts MPS (torch's Metal backend): the macOS arm64 build runs on the GPU
+        "mps": bool(re.search(r'torch\.backends\.mps\.is_available\(\)"\s*#\s*\[osx\]', meta)),
         "cuda_run_dependency": bool(re.search(r'^\s*-\s*__cuda\s*#\s*\[cuda_compiler_version\s*!=\s*"None"\]',
                                                section, re.M)),
         "selectors": all(re.search(line, section, re.M) for line in (
@@ -358,7 +360,7 @@ def pytorch_release(version: str, where: dict[str, str]) -> dict[str, Any]:
     return {"version": version, "commit": where["commit"], "date": where["date"][:10], "ref": where["ref"],
             "build_number": recipe["build_number"], "build_string": recipe["build_string"],
             "cuda_run_dependency": recipe["cuda_run_dependency"], "selectors": recipe["selectors"],
-            "activation": activation(directory),
+            "activation": activation(directory), "mps": recipe["mps"],
             "python": sorted({p for b in builds for p in b["python"]}, key=lambda v: tuple(map(int, v.split(".")))),
             "builds": builds}
 

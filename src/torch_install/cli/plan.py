@@ -46,6 +46,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.add_argument("--strict", action="store_true", help="exit 1 when the plan has warnings")
     plan.add_argument("--hashes", action="store_true",
                       help="with --format requirements: add --hash=sha256: options read from the index")
+    plan.add_argument("--torch-source", metavar="SOURCE",
+                      help="with --format conda or pixi: take torch from conda-forge or pytorch-index (default: "
+                           "the one whose build serves the machine best; the file says which and why)")
     plan.add_argument("--merge", metavar="PYPROJECT",
                       help="merge the pyproject entries into PYPROJECT, edited in place with a TOML editor (its "
                            "comments and formatting kept; only the torch build's entries change)")
@@ -92,11 +95,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--hashes goes with --format requirements")
     if args.merge and args.format not in ("text", "pyproject"):
         raise InputError(f"--merge writes pyproject entries; it does not go with --format {args.format}")
+    if args.torch_source is not None and args.format not in CONDA_FORMATS:
+        raise InputError(f"--torch-source goes with --format conda or pixi, not {args.format}")
     request = request_from_args(args)
     targets.target_flag_values(args)  # malformed flags are errors whichever way the target is built
     machines = targets.machines(args, request.variant, container=True)
     if len(machines) > 1 and args.format == "dockerfile":
         machines = _image_targets(machines)
+    if args.format in CONDA_FORMATS:
+        return _run_conda(args, machines, request)
     if len(machines) > 1:
         return _run_fleet(args, machines, request)
     machine = machines[0]
@@ -123,6 +130,31 @@ def run(args: argparse.Namespace) -> int:
     else:
         common.write(render(plan, args.format))
     return exit_code(plan.choice is not None, bool(plan.warnings), args.strict)
+
+
+CONDA_FORMATS = ("conda", "pixi")
+
+
+def _run_conda(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:
+    """--format conda / pixi, for one target or several: each target's plan, and the file that takes torch from
+    conda-forge or PyTorch's index for each (render/conda.py); warnings on stderr, prefixed by the platform when
+    there are several targets."""
+    from ..render.conda import render_conda_platforms, render_pixi_platforms, targets
+
+    plans = [resolve_plan(m, request, common.matrix_for(args, m, request)) for m in machines]
+    found, lines = targets(plans, args.torch_source)
+    for target in found:  # a build from PyTorch's index: the plan's own warnings
+        if target.source == "pytorch-index":
+            for line in _warning_lines(target.plan):
+                common.warn(f"{target.plan.machine.platform}: {line}" if len(plans) > 1 else line)
+    for line in lines:
+        common.warn(line)
+    render = render_pixi_platforms if args.format == "pixi" else render_conda_platforms
+    common.write(render(plans, args.torch_source))
+    if not found:
+        return EXIT_NO_BUILD
+    return exit_code(True, bool(lines) or any(t.plan.warnings for t in found if t.source == "pytorch-index"),
+                     args.strict)
 
 
 def _image_targets(machines: list[Machine]) -> list[Machine]:

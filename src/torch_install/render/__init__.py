@@ -21,6 +21,8 @@ _RENDERERS = {
     "json": ("plan", "render_json"),
     "dockerfile": ("container", "render_dockerfile"),
     "variant-env": ("container", "render_variant_env"),
+    "conda": ("conda", "render_conda"),
+    "pixi": ("conda", "render_pixi"),
 }
 FORMATS = tuple(_RENDERERS)
 
