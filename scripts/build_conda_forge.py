@@ -98,6 +98,16 @@ class _Frame:
         self.taken = True if self.taken is True or test is True else (None if None in (self.taken, test) else False)
 
 
+def _assigned(found: re.Match[str] | None, stack: list[_Frame], value: str | None, where: str) -> str | None:
+    """The arch list after an assignment line (``found``): its value where its branch runs, else ``value``."""
+    if not found:
+        return value
+    runs = _and(*(f.active for f in stack))
+    if runs is None:
+        raise RecipeError(f"{where}: TORCH_CUDA_ARCH_LIST set under a test of a variable the variant does not give")
+    return found[1] if runs else value
+
+
 def shell_arch_list(script: str, env: dict[str, str], name: str) -> str | None:
     """The last ``export TORCH_CUDA_ARCH_LIST="…"`` that runs for ``env`` in a build.sh; RecipeError where one
     might run under a branch whose test reads a variable the variant does not give."""
@@ -137,14 +147,8 @@ def shell_arch_list(script: str, env: dict[str, str], name: str) -> str | None:
             if line == ";;":
                 stack[-1].active = False
                 continue
-        found = re.fullmatch(r'export\s+TORCH_CUDA_ARCH_LIST="([^"]*)"', line)
-        if found:
-            runs = _and(*(f.active for f in stack))
-            if runs is None:
-                raise RecipeError(f"{name}:{number}: TORCH_CUDA_ARCH_LIST set under a test of a variable the "
-                                  "variant does not give")
-            if runs:
-                value = found[1]
+        value = _assigned(re.fullmatch(r'export\s+TORCH_CUDA_ARCH_LIST="([^"]*)"', line), stack, value,
+                          f"{name}:{number}")
     return value
 
 
@@ -197,14 +201,8 @@ def batch_arch_list(script: str, env: dict[str, str], name: str) -> str | None:
             frame.branch(True)
             stack.append(frame)
             continue
-        found = re.fullmatch(r'set\s+"TORCH_CUDA_ARCH_LIST=([^"]*)"', line, re.I)
-        if found:
-            runs = _and(*(f.active for f in stack))
-            if runs is None:
-                raise RecipeError(f"{name}:{number}: TORCH_CUDA_ARCH_LIST set under a test of a variable the "
-                                  "variant does not give")
-            if runs:
-                value = found[1]
+        value = _assigned(re.fullmatch(r'set\s+"TORCH_CUDA_ARCH_LIST=([^"]*)"', line, re.I), stack, value,
+                          f"{name}:{number}")
     return value
 
 
