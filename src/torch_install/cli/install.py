@@ -14,6 +14,7 @@ from .plan import add_request_options, request_from_args, resolve_plan
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..environment.interpreter import Interpreter
+    from ..machine import Machine
     from ..resolver.matrix import Matrix
     from ..resolver.plan import Plan, Request
 
@@ -54,6 +55,7 @@ def run_install(args: argparse.Namespace) -> int:
     if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
         for warning in plan.warnings:
             common.warn(f"[{warning.code}] {warning.message}")
+    _conda_owns_torch(args, interpreter, machine, request)
     installer = install.choose_installer(args.installer, interpreter, dry_run=args.dry_run)
     import tempfile
 
@@ -79,6 +81,35 @@ def run_install(args: argparse.Namespace) -> int:
         timeout = DEFAULT_TIMEOUT if args.lock_timeout is None else args.lock_timeout
         with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
             return _install_locked(args, plan, interpreter, steps, request, matrix)
+
+
+def _conda_owns_torch(args: argparse.Namespace, interpreter: Interpreter, machine: Machine, request: Request
+                      ) -> None:
+    """In a conda environment whose torch conda installed, a pip torch is never put over it unasked: without
+    --installer the install stops (a dry run warns) and names the conda command for this machine's conda-forge
+    build, and --installer pip to replace it knowingly."""
+    from ..environment.conda_meta import conda_torch, read_prefix
+    from ..errors import EnvironmentFailure
+
+    record = conda_torch(interpreter.prefix, interpreter.site_packages)
+    if record is None or args.installer is not None:
+        return
+    from ..resolver.conda_forge import choose, conda_specs, install_command
+
+    conda = read_prefix(interpreter.prefix or "")
+    choice = choose(machine, request).choice
+    specs = [s for s in conda_specs(choice) if not s.startswith("python=")] if choice else [record.name]
+    command = install_command(specs, interpreter.prefix or "", conda.manager if conda else "conda",
+                              conda.pixi_manifest if conda else None)
+    message = (f"conda manages torch here: {record.name} {record.version} build {record.build} ({record.path}); a "
+               f"pip torch over it would shadow it, and conda would change files under it later.\n"
+               f"  conda-forge's build for this machine: {command}"
+               + (" (mamba: the same arguments)" if conda is None or conda.manager != "pixi" else "") +
+               "\n  to replace it with the PyTorch index's wheel anyway: add --installer pip")
+    if args.dry_run:
+        common.warn(message)
+        return
+    raise EnvironmentFailure(message)
 
 
 def _steps_done(plan: Plan, failed: int, total: int) -> str:

@@ -15,6 +15,7 @@ from ..records import Record
 from ..resolver.choose import resolve
 from ..resolver.plan import Plan, Request
 from .checks import INSTALL_FIX, SEVERITIES, Context, Finding, run_checks
+from .conda import conda_findings
 from .fix import Fix, build_fix
 from .flavour import Flavour
 from .inspect import Installed
@@ -90,12 +91,25 @@ class Report(Record):
             "torch": torch,
             "packages": [{"name": d.name, "version": d.version, "path": d.path, "installer": d.installer,
                           "wheel_tags": list(d.wheel_tags)} for d in self.installed.dists],
+            "conda": _conda_dict(self.installed),
             "findings": [f.to_dict() for f in self.findings],
             "fix": self.fix.to_dict() if self.fix else None,
             "runtime": self.runtime.to_dict() if self.runtime else None,
             "environment": dict(self.environment),
             "machine": self.machine.to_dict(),
         }
+
+
+def _conda_dict(installed: Installed) -> dict[str, object] | None:
+    """What conda installed of PyTorch in the prefix (conda-meta records), None outside a conda environment."""
+    conda = installed.conda
+    if conda is None:
+        return None
+    return {"prefix": conda.prefix, "manager": conda.manager, "manifest": conda.pixi_manifest,
+            "arch_list": conda.arch_list, "problems": list(conda.problems),
+            "records": [{"name": r.name, "version": r.version, "build": r.build, "build_number": r.build_number,
+                         "channel": r.channel,
+                         "subdir": r.subdir, "path": r.path} for r in conda.records.values()]}
 
 
 def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: Probe | None = None,
@@ -113,7 +127,7 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
         plan_for = default_planner(machine, matrix, index_base)
     ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
                   plan_for=plan_for)
-    findings = run_checks(ctx)
+    findings = run_checks(ctx) + conda_findings(ctx)
     runtime = None
     if import_torch_timeout is not None and ctx.torch is not None:
         from .runtime import import_torch

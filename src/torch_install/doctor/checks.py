@@ -48,6 +48,8 @@ CODES = (
     "disk-space-low", "import-torch-failed", "import-torch-crashed", "import-torch-hung", "gpu-unavailable-at-runtime",
     "kernel-failed", "nvidia-libs-missing", "nvidia-libs-stale-major",
     "cuda-compat-forward", "install-guard-missing", "install-guard-stale",
+    "conda-cpu-build-on-gpu-machine", "conda-cuda-version-too-new", "conda-gpu-arch-not-in-build",
+    "conda-companion-cpu-build", "conda-companion-mismatch", "pip-torch-over-conda-torch",
 )
 
 # Linux directories where the driver's user-space libraries (libcuda, NVML, Level Zero) live.
@@ -175,10 +177,6 @@ def check_duplicate_torch_install(ctx: Context) -> list[Finding]:
             severity = "error"
             evidence.append(f"`import torch` loads {package_dir}, but the installed distribution is {dists[0].path}")
     evidence += [f"{path}: left over from an interrupted uninstall" for path in installed.leftovers]
-    if installed.conda_torch and any((d.installer or "") in ("pip", "uv") for d in dists):
-        evidence.append(f"conda also manages PyTorch here ({', '.join(installed.conda_torch)}) next to a "
-                        f"{dists[0].installer}-installed torch")
-        severity = "error"
     if not evidence:
         return []
     fix = (f"remove the extra copies (`{uninstall_command(installed, ['torch'])}` removes the first one on the path; "
@@ -194,7 +192,7 @@ _TORCH_REQUIREMENT = re.compile(r"^\s*torch\s*(?:\[[^\]]*\])?\s*\(?\s*(?P<spec>[
 
 def check_companion_mismatch(ctx: Context) -> list[Finding]:
     torch = ctx.torch
-    if torch is None:
+    if torch is None or conda_managed(ctx):
         return []
     findings: list[Finding] = []
     for package in ("torchvision", "torchaudio"):
@@ -260,9 +258,21 @@ def _gpu_accelerated_plan(ctx: Context) -> bool:
     return any(g.vendor in {row.name for row in vendors.with_builds()} for g in ctx.machine.visible_gpus)
 
 
+def conda_managed(ctx: Context) -> bool:
+    """conda (mamba, pixi) installed the torch ``import torch`` loads: the prefix has conda's pytorch record, and
+    torch's dist-info (if any) does not say pip or uv. doctor/conda.py judges such a torch with conda-forge's facts;
+    the checks here, whose facts are PyTorch's wheels' and whose fixes are pip's, stand aside."""
+    conda = ctx.installed.conda
+    if conda is None or conda.get("pytorch") is None:
+        return False
+    dist = ctx.installed.dist("torch")
+    return dist is None or (dist.installer or "conda").strip().lower() not in ("pip", "uv")
+
+
 def check_cpu_build_on_gpu_machine(ctx: Context) -> list[Finding]:
     torch = ctx.torch
-    if torch is None or torch.kind != "cpu" or ctx.os == "macos" or not _gpu_accelerated_plan(ctx):
+    if torch is None or torch.kind != "cpu" or ctx.os == "macos" or conda_managed(ctx) or \
+            not _gpu_accelerated_plan(ctx):
         return []
     with_builds = {row.name for row in vendors.with_builds()}
     gpus = [g for g in ctx.machine.visible_gpus if g.vendor in with_builds]
@@ -283,7 +293,7 @@ def check_cpu_build_on_gpu_machine(ctx: Context) -> list[Finding]:
 
 def check_cuda_build_driver_too_old(ctx: Context) -> list[Finding]:
     torch = ctx.torch
-    if torch is None or torch.kind != "cuda" or ctx.os not in ("linux", "windows"):
+    if conda_managed(ctx) or torch is None or torch.kind != "cuda" or ctx.os not in ("linux", "windows"):
         return []
     driver = ctx.machine.nvidia_driver
     cv = cuda_version(torch.variant)
@@ -311,7 +321,8 @@ def check_cuda_build_driver_too_old(ctx: Context) -> list[Finding]:
 def check_gpu_arch_not_in_build(ctx: Context) -> list[Finding]:
     torch = ctx.torch
     platform = ctx.machine.platform
-    if torch is None or torch.kind != "cuda" or platform is None or not ctx.matrix.has_release(torch.version):
+    if conda_managed(ctx) or torch is None or torch.kind != "cuda" or platform is None or \
+            not ctx.matrix.has_release(torch.version):
         return []
     arch = ctx.matrix.cuda_arch(torch.version, platform, torch.variant)
     if arch is None:
@@ -895,7 +906,8 @@ LATER_CHECKS: tuple[Check, ...] = (
 
 
 def all_checks() -> tuple[Check, ...]:
-    """Every check, in the order they run: the common ones, then each vendor's, then the later common ones."""
+    """Every check, in the order they run: the common ones, then each vendor's, then the later common ones (a
+    conda environment's own checks, doctor/conda.py, run after them: ``doctor.diagnose``)."""
     own = tuple(check for row in vendors.VENDORS for check in VENDOR_CHECKS.load_all(row))
     return (*CHECKS, *own, *LATER_CHECKS)
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from .. import vendors
+from ..environment.conda_meta import CondaPrefix, read_prefix
 from ..environment.dists import Dist, egg_link, metadata_directory, read_dist, read_file
 from ..environment.interpreter import Interpreter
 from ..records import Record
@@ -66,7 +66,7 @@ class Installed(Record):
     builds: Mapping[str, Build] = MappingProxyType({})  # package -> version.py `import` would find
     packages: Mapping[str, str] = MappingProxyType({})  # package -> directory `import` would find
     leftovers: tuple[str, ...] = ()  # "~orch" directories from interrupted uninstalls
-    conda_torch: tuple[str, ...] = ()  # conda-meta/pytorch-*.json records in the prefix
+    conda: CondaPrefix | None = None  # what conda (mamba, pixi) installed, when the prefix is a conda environment
 
     def all_named(self, name: str) -> tuple[Dist, ...]:
         return tuple(d for d in self.dists if d.name == name)
@@ -156,13 +156,6 @@ def inspect_environment(interpreter: Interpreter) -> Installed:
                 packages[package] = os.path.join(location, package)
     builds = {package: read_version_py(package, os.path.join(directory, "version.py"))
               for package, directory in packages.items()}
-    conda_torch: tuple[str, ...] = ()
-    if interpreter.prefix:
-        meta = os.path.join(interpreter.prefix, "conda-meta")
-        try:
-            names = os.listdir(meta)
-        except OSError:
-            names = []
-        conda_torch = tuple(sorted(n for n in names if re.match(r"^pytorch-[0-9].*\.json$", n)))
+    conda = read_prefix(interpreter.prefix) if interpreter.prefix else None
     return Installed(interpreter=interpreter, dists=tuple(dists), builds=builds, packages=packages,
-                     leftovers=tuple(leftovers), conda_torch=conda_torch)
+                     leftovers=tuple(leftovers), conda=conda)

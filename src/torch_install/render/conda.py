@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 from ..errors import InputError
 from ..records import Record
-from ..resolver.conda_forge import CHANNEL, SOURCES, CondaAnswer, choose, preferred_source
+from ..resolver.conda_forge import CHANNEL, SOURCES, CondaAnswer, choose, conda_specs, preferred_source
 from ..resolver.plan import Plan
 from ..versions import numeric_key
 from .plan import machine_line
@@ -120,20 +120,7 @@ def _named(found: list[Target]) -> list[Target]:
     return out
 
 
-# ---- the conda-forge MatchSpecs -------------------------------------------------------------------------------
-
-def conda_specs(choice: CondaChoice) -> list[str]:
-    """The MatchSpecs (conda's ``name=version=build`` form) that install the chosen build and keep it."""
-    build = choice.build
-    specs = [f"python={choice.python}"] if choice.python else []
-    specs.append(f"pytorch={build.version}={build.build_glob}")
-    specs += [f"{name}=*={glob}" for name, glob in choice.companions]
-    if build.cuda:
-        specs.append(f"cuda-version={build.cuda}")
-    if build.arm_variant:
-        specs.append(f"arm-variant=*={build.arm_variant}")
-    return specs
-
+# ---- the conda-forge MatchSpecs as pixi writes them ----------------------------------------------------------
 
 def _pixi_specs(choice: CondaChoice) -> dict[str, str]:
     """The same as pixi ``[dependencies]`` entries (values already TOML)."""
@@ -381,4 +368,4 @@ def _key(name: str) -> str:
     return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else json.dumps(name)
 
 
-__all__ = ["conda_specs", "render_conda", "render_conda_platforms", "render_pixi", "render_pixi_platforms", "targets"]
+__all__ = ["render_conda", "render_conda_platforms", "render_pixi", "render_pixi_platforms", "targets"]

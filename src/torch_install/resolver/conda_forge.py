@@ -330,6 +330,29 @@ def _choice(machine: Machine, subdir: str, build: CondaBuild, gpu: bool, compani
                        reasons=reasons, warnings=(python_warning,) if python_warning else (), notes=notes)
 
 
+def conda_specs(choice: CondaChoice) -> list[str]:
+    """The MatchSpecs (conda's ``name=version=build`` form) that install the chosen build and keep it."""
+    build = choice.build
+    specs = [f"python={choice.python}"] if choice.python else []
+    specs.append(f"pytorch={build.version}={build.build_glob}")
+    specs += [f"{name}=*={pattern}" for name, pattern in choice.companions]
+    if build.cuda:
+        specs.append(f"cuda-version={build.cuda}")
+    if build.arm_variant:
+        specs.append(f"arm-variant=*={build.arm_variant}")
+    return specs
+
+
+def install_command(specs: list[str], prefix: str, manager: str = "conda", manifest: str | None = None) -> str:
+    """The command that installs ``specs`` into the environment at ``prefix``: conda's (mamba takes the same
+    arguments), or pixi's ``add`` into the manifest that made it."""
+    import shlex
+
+    if manager == "pixi":
+        return shlex.join(["pixi", "add", *(["--manifest-path", manifest] if manifest else []), *specs])
+    return shlex.join(["conda", "install", "--prefix", prefix, "--channel", CHANNEL, *specs])
+
+
 def preferred_source(plan: Plan, answer: CondaAnswer) -> tuple[str, str]:
     """Where a conda or pixi file takes torch from when the user did not say (``SOURCES``), and why: conda-forge's
     build when it runs the machine as well as PyTorch's index's plan does (the file's other conda packages come
