@@ -61,9 +61,7 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         name = _name_of_argument(text)
         found.add(Wanted(text=text.strip(), name=name, origin=COMMAND_LINE))
     if project is not None:
-        from .pyproject import read_pyproject
-
-        for wanted in read_pyproject(project, extras, groups):
+        for wanted in _read_project(project, extras, groups, found.notes):
             found.add(wanted)
     elif extras or groups:
         raise InputError("--extra and --group select from a project's pyproject.toml: give --project too")
@@ -90,6 +88,26 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
                                "with --hashes), and 'plan --format requirements --hashes' writes a file that keeps "
                                "them; a pip or uv command line cannot carry them")
     return found
+
+
+def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], notes: list[str]) -> list[Wanted]:
+    """The requirements of ``--project``: a pyproject.toml, else a pixi.toml or an environment.yml (conda_files)."""
+    from .conda_files import project_file
+
+    kind, path = project_file(project)
+    if kind == "pyproject":
+        from .pyproject import read_pyproject
+
+        return read_pyproject(path, extras, groups)
+    if groups:
+        raise InputError(f"--group selects a pyproject.toml's dependency groups; {path} has none")
+    from .conda_files import read_environment_yml, read_pixi
+
+    if kind == "conda" and extras:
+        raise InputError(f"--extra selects a pyproject.toml's extras or a pixi.toml's features; {path} has none")
+    read = read_pixi(path, extras) if kind == "pixi" else read_environment_yml(path)
+    notes += read.notes
+    return read.wanted
 
 
 # The packages a torch build brings for itself: NVIDIA's CUDA libraries, triton, CUDA's Python packages (compiled

@@ -90,6 +90,9 @@ def targets(plans: Sequence[Plan], source: str | None) -> tuple[list[Target], li
             chosen, why = "pytorch-index", "conda-forge has no build here"
         elif source is not None:
             why = f"--torch-source {source}" + (f" (without it: {best}, {why})" if best != source else "")
+        elif chosen == "conda-forge" and plan.choice is not None and answer.choice is not None and \
+                numeric_key(plan.choice.torch) > numeric_key(answer.choice.build.version):
+            why += f"; PyTorch's index has torch {plan.choice.torch} here: --torch-source pytorch-index"
         if chosen == "pytorch-index" and plan.choice is None:
             warnings.append(f"{plan.machine.platform}: no build fits (see the plan's warnings): left out")
             continue

@@ -62,8 +62,9 @@ class CondaBuild(Record):
 
     @property
     def label(self) -> str:
-        return (f"CUDA {self.cuda}" + (f" {self.arm_variant}" if self.arm_variant == "tegra" else "")) \
-            if self.cuda else "CPU"
+        if self.cuda:
+            return f"CUDA {self.cuda}" + (f" {self.arm_variant}" if self.arm_variant == "tegra" else "")
+        return "CPU and MPS" if self.mps else "CPU"
 
 
 class CondaChoice(Record):

@@ -1,0 +1,238 @@
+"""A conda or pixi project's requirements: an ``environment.yml`` (its conda ``dependencies`` and its ``pip:`` list)
+and a ``pixi.toml`` (``[dependencies]``, ``[pypi-dependencies]``, their ``[target.<platform>.…]`` tables and, with
+``--extra NAME``, ``[feature.NAME.…]``), read as ``--project`` reads a pyproject.toml.
+
+The torch family comes from either part: conda-forge's ``pytorch`` (and its ``pytorch-gpu``/``pytorch-cpu``
+selectors) is torch, its conda version spec read as the PEP 440 range it means (``pytorch=2.13`` is ``==2.13.*``,
+``>=2.8,<3`` stays). What the pip part or ``[pypi-dependencies]`` asks besides rides along as written. The other
+conda packages are the environment's own (conda installs them; ``--format conda``/``pixi`` write the torch part),
+and the request's notes say they were left to it. Every problem is an InputError naming the file and the entry.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+
+from ..errors import InputError
+from ..resolver.plan import Wanted
+from ..resolver.request import canonical_name
+from .requirement_name import requirement_name
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+MAX_ENVIRONMENT = 4 * 1024 * 1024
+# conda names of the torch family (conda-forge's), as the PyPI names the resolver knows them by
+FAMILY = {"pytorch": "torch", "pytorch-gpu": "torch", "pytorch-cpu": "torch", "torchvision": "torchvision",
+          "torchaudio": "torchaudio"}
+ENVIRONMENT_FILES = ("environment.yml", "environment.yaml")
+_CONDA_NAME = re.compile(r"^(?:[A-Za-z0-9_.\-/:]+::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*)(?P<rest>.*)$")
+
+
+class Read:
+    """What a conda or pixi file asks for: requirements (Wanted) and notes on what was left to it."""
+
+    def __init__(self) -> None:
+        self.wanted: list[Wanted] = []
+        self.notes: list[str] = []
+
+
+def project_file(project: str) -> tuple[str, str]:
+    """("pyproject" | "pixi" | "conda", path) for ``--project DIR`` (its pyproject.toml, else pixi.toml, else
+    environment.yml) or ``--project FILE``."""
+    if os.path.isdir(project):
+        for kind, name in (("pyproject", "pyproject.toml"), ("pixi", "pixi.toml"),
+                           *(("conda", n) for n in ENVIRONMENT_FILES)):
+            if os.path.isfile(os.path.join(project, name)):
+                return kind, os.path.join(project, name)
+        return "pyproject", os.path.join(project, "pyproject.toml")  # its error names the file looked for
+    name = os.path.basename(project)
+    if name.endswith((".yml", ".yaml")):
+        return "conda", project
+    return ("pixi", project) if name == "pixi.toml" else ("pyproject", project)
+
+
+def conda_range(spec: str) -> str | None:
+    """A conda version spec as the PEP 440 specifier it means (``2.13`` -> ``==2.13``, ``2.13.*`` -> ``==2.13.*``,
+    ``>=2.8,<3`` as it is, ``*`` -> ""), None for what PEP 440 cannot say (``|``)."""
+    spec = spec.strip()
+    if spec in ("", "*"):
+        return ""
+    if "|" in spec:
+        return None
+    parts = []
+    for part in spec.split(","):
+        part = part.strip()
+        found = re.fullmatch(r"(==|!=|>=|<=|~=|>|<|=)?\s*([0-9][0-9A-Za-z.*+!_-]*)", part)
+        if not found:
+            return None
+        op, version = found[1] or "==", found[2]
+        if op == "=":  # conda's fuzzy =2.13 is 2.13.*
+            op, version = "==", version if version.endswith("*") else f"{version}.*"
+        parts.append(f"{op}{version}")
+    return ",".join(parts)
+
+
+def _family(conda_name: str, version: str, build: str | None, origin: str, read: Read) -> None:
+    name = FAMILY[conda_name]
+    pep440 = conda_range(version)
+    if pep440 is None:
+        read.notes.append(f"{origin}: {conda_name}'s version {version!r} is not a range torch-install reads: "
+                          f"{name} is left unconstrained")
+        pep440 = ""
+    if build:
+        read.notes.append(f"{origin}: {conda_name}'s build {build!r} is conda-forge's; torch-install chooses the "
+                          "build for the machine")
+    read.wanted.append(Wanted(text=f"{name}{pep440}", name=name, origin=origin))
+
+
+def _matchspec(text: str, origin: str) -> tuple[str, str, str | None]:
+    """(name, version spec, build) of a MatchSpec as environment.yml writes one: ``pytorch``, ``pytorch=2.13``,
+    ``pytorch=2.13.0=cuda129*``, ``pytorch>=2.8``, ``pytorch 2.13.* cuda*``, ``conda-forge::pytorch``,
+    ``pytorch[version='>=2.8',build='cuda*']``."""
+    found = _CONDA_NAME.match(text.strip())
+    if not found:
+        raise InputError(f"--project: {origin}: {text[:60]!r} is not a conda package spec")
+    name, rest = found["name"].lower(), found["rest"].strip()
+    if rest.startswith("["):
+        fields = dict(re.findall(r"(\w+)\s*=\s*['\"]?([^'\",\]]*)['\"]?", rest))
+        return name, fields.get("version", ""), fields.get("build")
+    if rest.startswith("=") and not rest.startswith("=="):
+        version, _, build = rest[1:].partition("=")
+        return name, f"={version}" if version and version != "*" else version, build or None
+    words = rest.split()
+    return name, words[0] if words else "", words[1] if len(words) > 1 else None
+
+
+def read_environment_yml(path: str) -> Read:
+    """An environment.yml's torch family (conda and pip parts) and what rides along (its pip part)."""
+    from ..probe import read_regular
+    from .simple_yaml import YamlError, loads
+
+    try:
+        data = read_regular(path, MAX_ENVIRONMENT + 1)
+    except OSError as exc:
+        raise InputError(f"--project: {path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_ENVIRONMENT:
+        raise InputError(f"--project: {path}: over {MAX_ENVIRONMENT >> 20} MiB, not an environment.yml")
+    try:
+        document = loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"--project: {path}: not UTF-8 text") from None
+    except YamlError as exc:
+        raise InputError(f"--project: {path}: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("dependencies", []), list):
+        raise InputError(f"--project: {path}: not an environment file (a mapping with a dependencies list)")
+    read = Read()
+    left: list[str] = []
+    for i, entry in enumerate(document.get("dependencies") or []):
+        origin = f"{path}: dependencies[{i}]"
+        if isinstance(entry, dict) and set(entry) == {"pip"} and isinstance(entry["pip"], list):
+            for j, line in enumerate(entry["pip"]):
+                if not isinstance(line, str):
+                    raise InputError(f"--project: {origin}.pip[{j}] is not a string")
+                _pip_line(line.strip(), f"{origin}.pip[{j}]", read)
+            continue
+        if not isinstance(entry, str):
+            raise InputError(f"--project: {origin} is neither a package spec nor a pip: list")
+        name, version, build = _matchspec(entry, origin)
+        if name in FAMILY:
+            _family(name, version, build, origin, read)
+        elif name != "pip":
+            left.append(name)
+    if left:
+        read.notes.append(f"{path}: its other conda packages ({', '.join(left)}) are the environment's own")
+    return read
+
+
+def _pip_line(line: str, origin: str, read: Read) -> None:
+    if not line or line.startswith("#"):
+        return
+    if line.startswith(("-e ", "--editable ")):
+        target = line.split(None, 1)[1].strip()
+        read.wanted.append(Wanted(text=target, name=None, origin=origin, editable=True))
+        return
+    if line.startswith("-"):
+        read.notes.append(f"{origin}: the pip option {line.split()[0]} is the file's own (torch-install chooses "
+                          "torch's index)")
+        return
+    read.wanted.append(Wanted(text=line, name=requirement_name(line, origin), origin=origin))
+
+
+def read_pixi(path: str, features: Sequence[str] = ()) -> Read:
+    """A pixi manifest's torch family and PyPI requirements: the workspace's tables, every target's, and those of
+    the features named (``--extra``)."""
+    from .pyproject import load_toml
+
+    document = load_toml(path)
+    read = Read()
+    tables: list[tuple[str, Any]] = [("", document)]
+    feature_tables = document.get("feature", {})
+    if not isinstance(feature_tables, dict):
+        raise InputError(f"--project: {path}: feature is not a table")
+    for feature in features:
+        if feature not in feature_tables:
+            raise InputError(f"--extra {feature}: {path} defines no such feature (has: "
+                             f"{', '.join(sorted(feature_tables)) or 'none'})")
+        tables.append((f"feature.{feature}.", feature_tables[feature]))
+    seen: set[str] = set()
+    left: list[str] = []
+    for where, table in tables:
+        targets = table.get("target", {}) if isinstance(table, dict) else {}
+        scopes = [(where, table), *((f"{where}target.{name}.", t) for name, t in
+                                    (targets.items() if isinstance(targets, dict) else ()))]
+        for scope, body in scopes:
+            if not isinstance(body, dict):
+                raise InputError(f"--project: {path}: {scope.rstrip('.')} is not a table")
+            for kind in ("dependencies", "pypi-dependencies"):
+                entries = body.get(kind, {})
+                if not isinstance(entries, dict):
+                    raise InputError(f"--project: {path}: {scope}{kind} is not a table")
+                for name, value in entries.items():
+                    origin = f"{path}: {scope}{kind}.{name}"
+                    _pixi_entry(kind, str(name), value, origin, read, seen, left)
+    if left:
+        read.notes.append(f"{path}: its other conda packages ({', '.join(dict.fromkeys(left))}) are the "
+                          "workspace's own")
+    return read
+
+
+def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen: set[str], left: list[str]) -> None:
+    if isinstance(value, str):
+        version, extras, location = value, [], None
+    elif isinstance(value, dict):
+        version = str(value.get("version", "*"))
+        extras = [str(e) for e in value.get("extras", [])] if isinstance(value.get("extras", []), list) else []
+        location = next((str(value[k]) for k in ("url", "path", "git") if k in value), None)
+        if kind == "dependencies" and value.get("build"):
+            version = f"{version} {value['build']}"
+    else:
+        raise InputError(f"--project: {origin} is neither a version string nor a table")
+    conda_name = name.lower()
+    if kind == "dependencies":
+        if conda_name in FAMILY:
+            key = FAMILY[conda_name]
+            if key not in seen:
+                seen.add(key)
+                spec, _, build = version.partition(" ")
+                _family(conda_name, spec, build or None, origin, read)
+        else:
+            left.append(name)
+        return
+    canonical = canonical_name(name)
+    if canonical in FAMILY.values():
+        if location:
+            raise InputError(f"--project: {origin}: a path or URL for {canonical}; torch-install chooses its wheel")
+        if canonical not in seen:
+            seen.add(canonical)
+            read.wanted.append(Wanted(text=f"{canonical}{'' if version == '*' else version}", name=canonical,
+                                      origin=origin))
+        return
+    extra = f"[{','.join(extras)}]" if extras else ""
+    text = f"{name}{extra} @ {location}" if location and "://" in location else location if location else \
+        f"{name}{extra}{'' if version == '*' else version}"
+    read.wanted.append(Wanted(text=text, name=canonical, origin=origin, editable=bool(
+        isinstance(value, dict) and value.get("editable"))))

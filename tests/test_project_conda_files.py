@@ -1,0 +1,132 @@
+"""--project with a conda or pixi project: environment.yml (its conda dependencies and its pip: list) and pixi.toml
+(its dependencies, pypi-dependencies, targets and --extra features) read like a pyproject.toml; what
+--format conda/pixi writes reads back to the same build; bad files are one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from torch_install.cli import main
+from torch_install.project.conda_files import conda_range, read_environment_yml, read_pixi
+from torch_install.project.gather import gather
+
+FLAGS = ["--gpu", "RTX 4090", "--nvidia-driver", "560.35.03", "--os", "linux", "--arch", "x86_64", "--python",
+         "3.12"]
+ENVIRONMENT = """\
+name: demo
+channels:
+  - conda-forge
+dependencies:
+  - python=3.12
+  - conda-forge::pytorch=2.12
+  - torchvision
+  - numpy<2
+  - pip
+  - pip:
+    - transformers>=4
+    - -e ./mylib
+    - --extra-index-url https://example.org/simple
+"""
+PIXI = """\
+[workspace]
+channels = ["conda-forge"]
+platforms = ["linux-64", "osx-arm64"]
+
+[dependencies]
+python = "3.12.*"
+pytorch-gpu = ">=2.10,<2.13"
+
+[pypi-dependencies]
+transformers = { version = ">=4", extras = ["torch"] }
+
+[target.linux-64.dependencies]
+torchvision = { version = "*", build = "cuda*" }
+
+[feature.speed.pypi-dependencies]
+accelerate = "*"
+"""
+
+
+def test_an_environment_yml_gives_the_family_from_conda_and_the_rest_from_pip(tmp_path: Path) -> None:
+    path = tmp_path / "environment.yml"
+    path.write_text(ENVIRONMENT, encoding="utf-8")
+    read = read_environment_yml(str(path))
+    assert [(w.name, w.text) for w in read.wanted] == [("torch", "torch==2.12.*"), ("torchvision", "torchvision"),
+                                                       ("transformers", "transformers>=4"), (None, "./mylib")]
+    assert read.wanted[-1].editable
+    assert any("numpy, python" in n or "python, numpy" in n for n in read.notes)
+    assert any("--extra-index-url" in n for n in read.notes)
+    found = gather([], project=str(tmp_path))
+    assert found.family == ["torch==2.12.*", "torchvision"]
+
+
+def test_a_pixi_manifest_gives_its_tables_targets_and_chosen_features(tmp_path: Path) -> None:
+    path = tmp_path / "pixi.toml"
+    path.write_text(PIXI, encoding="utf-8")
+    read = read_pixi(str(path), ["speed"])
+    assert [(w.name, w.text) for w in read.wanted] == [
+        ("torch", "torch>=2.10,<2.13"), ("transformers", "transformers[torch]>=4"),
+        ("torchvision", "torchvision"), ("accelerate", "accelerate")]
+    assert any("build 'cuda*'" in n for n in read.notes)
+    with pytest.raises(Exception, match="defines no such feature"):
+        read_pixi(str(path), ["nope"])
+
+
+@pytest.mark.parametrize(("conda", "pep440"), [
+    ("2.13", "==2.13"), ("=2.13", "==2.13.*"), ("2.13.*", "==2.13.*"), (">=2.8,<3", ">=2.8,<3"), ("*", ""),
+    ("!=2.9.0", "!=2.9.0"), ("~=2.10", "~=2.10"), ("2.8|2.9", None), ("latest", None)])
+def test_conda_version_specs_read_as_the_ranges_they_mean(conda: str, pep440: str | None) -> None:
+    assert conda_range(conda) == pep440
+
+
+VERSIONS = ["2.8.0", "2.9.1", "2.12.0", "2.12.1", "2.13.0", "3.0.0"]
+
+
+@pytest.mark.parametrize("conda", ["2.12", "2.12.*", ">=2.9,<2.13", "!=2.12.0", "==2.13.0", ">2.9.1", "<=2.12"])
+def test_the_ranges_hold_the_versions_conda_itself_holds(conda: str) -> None:
+    rattler = pytest.importorskip("rattler", reason="py-rattler (the test extra) reads conda specs as conda does")
+    from packaging.specifiers import SpecifierSet
+
+    ours = SpecifierSet(conda_range(conda) or "")
+    theirs = rattler.VersionSpec(conda if conda[0] in "<>=!~" else f"=={conda}" if "*" not in conda else conda)
+    for version in VERSIONS:
+        assert ours.contains(version) == theirs.matches(rattler.Version(version)), (conda, version)
+
+
+@pytest.mark.parametrize("fmt", ["conda", "pixi"])
+def test_what_the_conda_formats_write_reads_back_to_the_same_build(fmt: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "torch", "torchvision", "transformers", *FLAGS, "--format", fmt]) == 0
+    written = capsys.readouterr().out
+    path = tmp_path / ("environment.yml" if fmt == "conda" else "pixi.toml")
+    path.write_text(written, encoding="utf-8")
+    assert main(["plan", "--project", str(path), *FLAGS, "--format", fmt]) == 0
+    again = capsys.readouterr().out
+
+    def body(text: str) -> list[str]:  # the comments say why; the rest is the build
+        return [line for line in text.splitlines() if not line.startswith("#")]
+
+    assert body(again) == body(written)
+    assert main(["plan", "--project", str(path), *FLAGS, "--format", "json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["request"]["others"] == ["transformers"]
+
+
+@pytest.mark.parametrize(("name", "text", "message"), [
+    ("environment.yml", "dependencies:\n  - pytorch\n - torchvision\n", "environment.yml: line 3"),
+    ("environment.yml", "dependencies: pytorch\n", "not an environment file"),
+    ("environment.yml", "dependencies:\n  - &anchor pytorch\n", "anchors, aliases"),
+    ("environment.yml", "dependencies:\n  - - pytorch\n", "is neither a package spec nor a pip: list"),
+    ("pixi.toml", "[dependencies]\npytorch = 3\n", "is neither a version string nor a table"),
+    ("pixi.toml", "[dependencies\n", "not valid TOML"),
+])
+def test_a_bad_project_file_is_one_line_and_exit_2(name: str, text: str, message: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    assert main(["plan", "--project", str(path), *FLAGS]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
