@@ -276,3 +276,49 @@ def test_a_glibc_below_cuda_13s_floor_gets_the_cuda_12_build(tmp_path: Path,
     code, out, err = run(tmp_path, capsys, "conda", {**LINUX_580, "glibc": "2.27"})
     assert code == 0, err
     assert "pytorch=2.13.0=cuda129_*" in conda_part(documents(out)[0])
+
+
+# every NVIDIA generation conda-forge's lists name or leave out, on every CUDA driver branch and each subdir
+GRID_SM = ("3.5", "5.0", "6.1", "7.0", "7.5", "8.6", "8.9", "9.0", "10.0", "12.0")
+GRID_DRIVERS = ("470.256.02", "525.60.13", "550.54.15", "560.35.03", "575.57.08", "580.82.07")
+GRID_PLATFORMS = (("linux", "x86_64", "linux-64"), ("linux", "aarch64", "linux-aarch64"),
+                  ("windows", "x86_64", "win-64"))
+
+
+@pytest.mark.slow
+def test_every_machine_of_the_grid_gets_specs_that_solve_to_a_build_that_runs_it(channel: Path) -> None:
+    """The class, not the example: on every machine of the grid the environment.yml's conda part solves, with
+    the __cuda it names, to a pytorch whose arch list (the table's) runs the GPU under the cubin/PTX rule, and to
+    conda-forge's CPU build only where no conda-forge CUDA build of the release runs it."""
+    pytest.importorskip("rattler", reason="py-rattler (the test extra) is the conda solver these use")
+    from torch_install.machine import Gpu, Machine
+    from torch_install.render.conda import render_conda
+    from torch_install.resolver.choose import resolve
+    from torch_install.resolver.conda_forge import builds, driver_cuda
+    from torch_install.resolver.matrix import load_matrix
+    from torch_install.resolver.plan import Request
+    from torch_install.resolver.rules import cubin_or_ptx
+
+    matrix, checked = load_matrix(), 0
+    for os_name, arch, subdir in GRID_PLATFORMS:
+        for sm in GRID_SM:
+            for driver in GRID_DRIVERS:
+                machine = Machine(os=os_name, arch=arch, python="3.12", glibc="2.35" if os_name == "linux" else None,
+                                  nvidia_driver=driver, gpus=(Gpu("nvidia", f"GPU sm {sm}", None, sm),))
+                plan = resolve(machine, Request(packages=("torch",)), matrix)
+                text = render_conda(plan, "conda-forge")
+                (document,) = documents(text)
+                specs = [s for s in conda_part(document) if s != "pip"]
+                pytorch = next(s for s in specs if s.startswith("pytorch="))
+                _, version, pattern = pytorch.split("=")
+                solved = solve(channel, subdir, specs, virtual_packages(subdir, override(text)))
+                build = str(solved["pytorch"].build)
+                assert build.startswith(pattern.rstrip("*")), (machine, specs, build)
+                capability = int(sm.replace(".", ""))
+                have = int((driver_cuda(machine) or "0").split(".")[0])
+                runs = [b for b in builds() if b.version == version and b.subdir == subdir and b.arch and
+                        b.arm_variant != "tegra" and cubin_or_ptx(b.arch, capability) and
+                        int((b.cuda or "0").split(".")[0]) <= have]
+                assert build.startswith("cuda") == bool(runs), (machine, build, [b.cuda for b in runs])
+                checked += 1
+    assert checked == len(GRID_SM) * len(GRID_DRIVERS) * len(GRID_PLATFORMS)

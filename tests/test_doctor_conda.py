@@ -158,3 +158,16 @@ def test_the_json_report_names_what_conda_installed(prefixes: Path) -> None:
     builds = {r["name"]: (r["build"], r["build_number"]) for r in conda["records"]}
     assert builds["pytorch"][0].startswith("cuda129_mkl_py312_") and builds["pytorch"][1] == 302
     assert builds["torchvision"][0].startswith("cpu_py312_")
+
+
+def test_the_windows_activation_script_records_the_arch_list_too(tmp_path: Path) -> None:
+    """bld.bat writes activate.bat with the list in place of its placeholder (recipe/activate.bat)."""
+    (tmp_path / "conda-meta").mkdir()
+    script = tmp_path / "etc" / "conda" / "activate.d" / "libtorch_activate.bat"
+    script.parent.mkdir(parents=True)
+    script.write_text('@echo off\n\nif not defined CF_TORCH_CUDA_ARCH_LIST (\n    set "CF_TORCH_CUDA_ARCH_LIST='
+                      '7.5;8.0;8.6;9.0;10.0;11.0;12.0+PTX"\n    set "CF_TORCH_CUDA_ARCH_LIST_BACKUP=NOT_SET"\n)\n',
+                      encoding="utf-8")
+    conda = read_prefix(str(tmp_path))
+    assert conda is not None and conda.arch_list == "7.5;8.0;8.6;9.0;10.0;11.0;12.0+PTX"
+    assert conda.arch_script == str(script)
