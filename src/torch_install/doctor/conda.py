@@ -62,8 +62,8 @@ def check_conda_cpu_build_on_gpu_machine(ctx: Context) -> list[Finding]:
                                          if g.vendor == "nvidia")]
     evidence += [f"conda-forge's build for this machine: pytorch {choice.build.version} {choice.build.label} "
                  f"({'; '.join(choice.reasons)})",
-                 "a plain `pytorch` falls back to the CPU build whenever the CUDA one cannot be installed (no __cuda "
-                 "seen when the environment was made: CONDA_OVERRIDE_CUDA in a build without a GPU)"]
+                 "a plain `pytorch` falls back to the CPU build whenever the CUDA one cannot be installed: where the "
+                 "environment is made without a GPU in sight (a docker build, CI), set CONDA_OVERRIDE_CUDA there"]
     return [Finding("conda-cpu-build-on-gpu-machine", "error", "conda installed a CPU-only pytorch on a machine "
                     "with a GPU conda-forge's CUDA build runs", tuple(evidence), _fix(ctx, conda, choice))]
 
