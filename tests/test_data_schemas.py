@@ -98,6 +98,15 @@ MUTATIONS: dict[str, tuple[str, Callable[[Any], None]]] = {
         "resolver/data/companions.json", lambda d: d["packages"]["pyg-lib"].pop("url")),
     "a companion release without its sources": (
         "resolver/data/companions.json", lambda d: d["packages"]["torchao"]["releases"][0].pop("src")),
+    "a vendor index over plain http": (
+        "resolver/data/vendor-builds.json", lambda d: d["indexes"]["amd-stable"].update(url="http://example.com/x/")),
+    "a vendor build's target without its gfx prefix": (
+        "resolver/data/vendor-builds.json",
+        lambda d: d["builds"][0]["targets"]["windows_x86_64"].update({"1100": None})),
+    "a vendor build of a variant of no kind": (
+        "resolver/data/vendor-builds.json", lambda d: d["builds"][0].update(variant="rocm-10")),
+    "device extras without the all-devices extra": (
+        "resolver/data/vendor-builds.json", lambda d: d["indexes"]["amd-stable"].pop("all_extra")),
 }
 
 
