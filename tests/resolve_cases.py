@@ -9,13 +9,17 @@ from torch_install.machine import Gpu, Machine
 from torch_install.resolver import Request, resolve
 from torch_install.resolver.matrix import Matrix, matrix_from_dict
 from torch_install.resolver.plan import Plan
+from torch_install.resolver.vendor_builds import vendor_builds_from_dict
 
 TEST_MATRIX_FILE = Path(__file__).parent / "fixtures" / "matrix" / "test-matrix.json"
+TEST_VENDOR_FILE = TEST_MATRIX_FILE.with_name("vendor-builds.json")
 
 
 def test_matrix() -> Matrix:
-    """The frozen test matrix (fixtures/matrix/make_test_matrix.py): logic tests never read the shipped data."""
-    return matrix_from_dict(json.loads(TEST_MATRIX_FILE.read_text(encoding="utf-8")))
+    """The frozen test matrix (fixtures/matrix/make_test_matrix.py), with its frozen table of vendor-hosted
+    builds: logic tests never read the shipped data."""
+    vendor = vendor_builds_from_dict(json.loads(TEST_VENDOR_FILE.read_text(encoding="utf-8")))
+    return matrix_from_dict(json.loads(TEST_MATRIX_FILE.read_text(encoding="utf-8")))._replace(vendor_builds=vendor)
 
 
 TEST_MATRIX = test_matrix()

@@ -244,7 +244,8 @@ def test_json_for_a_fixed_profile(capsys: pytest.CaptureFixture[str], tmp_path: 
     data = json.loads(out)
     assert code == 0
     assert data["choice"] == {"variant": "cu128", "torch": "2.9.1", "index_url": CU128,
-                              "packages": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}, "companions": []}
+                              "packages": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}, "companions": [],
+                              "distribution": "pytorch-index", "vendor_index": None, "extras": {}, "devices": []}
     assert data["gpu_accelerated"] is True and data["warnings"] == []
     assert data["commands"]["pip"] == f"python -m pip install {' '.join(PINS)} --index-url {CU128}"
     assert {"variant": "cu130", "torch": "2.9.1"}.items() <= data["rejected"][0].items()

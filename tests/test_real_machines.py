@@ -18,6 +18,7 @@ from torch_install.machine_completion import complete_machine
 from torch_install.render import render
 from torch_install.resolver import Request, resolve
 from torch_install.resolver.plan import Plan
+from torch_install.resolver.steps import command_lines
 
 PROFILES = Path(__file__).parent / "fixtures" / "profiles"
 
@@ -46,10 +47,11 @@ CASES = [
     ("intel-meteor-lake-pci", "2.15.0", "xpu", {"driver-unknown", "integrated-gpu-only"}),
     ("intel-uhd-graphics-name", "2.15.0", "cpu", {"integrated-gpu-only"}),
     ("jetson-orin-l4t", None, None, {"platform-unsupported"}),
-    ("jetson-orin-name", None, None, {"platform-unsupported", "python-unsupported"}),
+    ("jetson-orin-name", "2.11.0", "cu126", {"driver-unknown", "integrated-gpu-only", "platform-unsupported",
+                                             "python-unsupported"}),
     ("jetson-thor-580", "2.15.0", "cu130", {"integrated-gpu-only"}),
     ("jetson-thor-name", "2.15.0", "cu130", {"integrated-gpu-only"}),
-    ("jetson-xavier-py38", None, None, {"platform-unsupported", "python-unsupported"}),
+    ("jetson-xavier-py38", "2.2.0", "cu114", {"integrated-gpu-only", "platform-unsupported", "python-unsupported"}),
     ("py310-570-rtx4090", "2.14.1", "cu126", {"driver-too-old", "python-unsupported"}),
     ("py313t-560-rtx4090", "2.12.0", "cu126", {"driver-too-old", "python-unsupported"}),
     ("py37-418-v100", None, None, {"driver-too-old", "gpu-arch-unsupported", "platform-unsupported",
@@ -62,9 +64,9 @@ CASES = [
     ("rx7900xtx-rx6700xt", "2.14.1", "rocm7.14", {"mixed-gpus", "no-gpu-variant-for-version"}),
     ("strix-halo", "2.14.1", "rocm7.14", {"integrated-gpu-only", "no-gpu-variant-for-version"}),
     ("windows-file-version", "2.14.1", "cu126", {"driver-too-old"}),
-    ("windows-hip-sdk-rx7900xtx", "2.15.0", "cpu", {"platform-unsupported"}),
-    ("windows-rx9070xt", "2.15.0", "cpu", {"platform-unsupported"}),
-    ("windows-strix-halo", "2.15.0", "cpu", {"platform-unsupported"}),
+    ("windows-hip-sdk-rx7900xtx", "2.14.0", "rocm10.1.0", {"no-gpu-variant-for-version"}),
+    ("windows-rx9070xt", "2.14.0", "rocm10.1.0", {"no-gpu-variant-for-version", "vendor-support-level"}),
+    ("windows-strix-halo", "2.14.0", "rocm10.1.0", {"integrated-gpu-only", "no-gpu-variant-for-version"}),
     ("wsl-rocm-rx7900xtx", "2.14.1", "rocm7.14", {"no-gpu-variant-for-version", "platform-unsupported",
                                                   "rocm-driver-window"}),
     ("wsl-rx7900xtx", "2.15.0", "cpu", {"platform-unsupported"}),
@@ -284,13 +286,16 @@ def test_gpu_names_as_typed_get_their_architecture(name: str, arch: str) -> None
 
 # -- 5. each platform's traps -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["windows-hip-sdk-rx7900xtx", "windows-rx9070xt", "windows-strix-halo"])
-def test_amd_on_windows_is_cpu_naming_amds_wheels_and_directml(name: str) -> None:
+@pytest.mark.parametrize(("name", "extra"), [("windows-hip-sdk-rx7900xtx", "device-gfx1100"),
+                                           ("windows-rx9070xt", "device-gfx1201"),
+                                           ("windows-strix-halo", "device-gfx1151")])
+def test_amd_on_windows_gets_amds_own_build_with_its_device_extra(name: str, extra: str) -> None:
     plan = plan_of(name)
-    message = warning(plan, "platform-unsupported")
-    assert "PyTorch publishes no ROCm wheels for Windows" in message
-    assert "AMD's own Windows PyTorch wheels" in message and "torch-directml" in message
-    assert plan.gpu_accelerated is False
+    assert plan.gpu_accelerated and plan.choice is not None
+    assert plan.choice.distribution == "vendor-index" and plan.choice.vendor_index.id == "amd-stable"
+    assert plan.choice.packages["torch"] == "2.14.0+rocm10.1.0" and plan.choice.extras == {"torch": (extra,)}
+    assert command_lines(plan)["pip"].startswith(f"python -m pip install 'torch[{extra}]==2.14.0+rocm10.1.0' "
+                                                 "--index-url https://stable.repo.amd.com/rocm/whl-next/")
 
 
 @pytest.mark.parametrize("name", ["wsl-rx7900xtx", "wsl-rx9070xt"])
@@ -307,11 +312,21 @@ def test_amd_under_wsl_with_rocm_plans_the_rocm_build_with_the_runtime_swap() ->
     assert "remove libhsa-runtime64.so* from torch/lib" in warning(plan, "platform-unsupported")
 
 
-@pytest.mark.parametrize("name", ["jetson-orin-name", "jetson-orin-l4t", "jetson-xavier-py38"])
-def test_jetson_before_l4t_38_declines_naming_nvidias_jetson_wheels(name: str) -> None:
+@pytest.mark.parametrize(("name", "index"), [("jetson-orin-name", "jetson-jp6-cu126"),
+                                           ("jetson-xavier-py38", "jetson-jp5-cu114")])
+def test_jetson_before_l4t_38_gets_the_build_of_its_jetpacks_index(name: str, index: str) -> None:
     plan = plan_of(name)
-    assert "install NVIDIA's Jetson wheels" in warning(plan, "platform-unsupported")
-    assert plan.upgrade is not None and plan.upgrade.needs[0].what == "os"
+    assert plan.gpu_accelerated and plan.choice is not None and plan.choice.vendor_index.id == index
+    assert "PyTorch's index wheels do not run on the Jetson driver stack" in warning(plan, "platform-unsupported")
+    assert plan.upgrade is not None and {n.what for n in plan.upgrade.needs} == {"os", "python"}
+
+
+def test_a_jetson_whose_python_its_jetpacks_index_lacks_declines_naming_nvidias_jetson_wheels() -> None:
+    plan = plan_of("jetson-orin-l4t")  # Python 3.12; the JetPack 6 index has 3.10
+    message = warning(plan, "platform-unsupported")
+    assert "has no wheels for Python 3.12 on linux_aarch64 (has 3.10)" in message
+    assert "install NVIDIA's Jetson wheels" in message
+    assert plan.choice is None and plan.upgrade is not None and plan.upgrade.needs[0].what == "os"
 
 
 def test_jetson_with_variant_cpu_gets_the_cpu_build() -> None:

@@ -131,7 +131,8 @@ def test_pyproject_for_default_index_has_no_index_entries() -> None:
 def test_json_follows_the_contract() -> None:
     data = json.loads(render(cuda_plan(), "json"))
     assert data["choice"] == {"variant": "cu128", "torch": "2.9.1", "index_url": CU128,
-                              "packages": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}, "companions": []}
+                              "packages": {"torch": "2.9.1+cu128", "torchvision": "0.24.1+cu128"}, "companions": [],
+                              "distribution": "pytorch-index", "vendor_index": None, "extras": {}, "devices": []}
     assert data["gpu_accelerated"] is True
     assert data["rejected"][0] == {"variant": "cu130", "torch": "2.9.1",
                                    "reason": "cu130 rejected: needs driver >= 580, found 570.133.07"}

@@ -46,7 +46,6 @@ CASES = [
     ("rx9070xt", Machine(**LINUX, gpus=(RX9070XT,)), (), "2.14.1", "rocm7.14", NEWEST_NOT_ROCM),
     ("rx9070xt-2.6", Machine(**LINUX, gpus=(RX9070XT,)), ("torch==2.6.0",), "2.6.0", "cpu",
      {"no-gpu-variant-for-version", "gpu-arch-unsupported"}),
-    ("amd-windows", Machine(**WINDOWS, gpus=(RX7900XTX,)), (), "2.15.0", "cpu", {"platform-unsupported"}),
     ("a770-linux", Machine(**LINUX, gpus=(A770,)), (), "2.15.0", "xpu", {"driver-unknown"}),
     ("a770-windows", Machine(**WINDOWS, gpus=(A770,)), (), "2.15.0", "xpu", {"driver-unknown"}),
     ("b580", Machine(**LINUX, gpus=(B580,)), (), "2.15.0", "xpu", {"driver-unknown"}),
@@ -92,10 +91,11 @@ def test_release_without_known_rocm_set_falls_back_with_a_reason():
     assert plan.upgrade is not None and plan.upgrade.torch == "2.15.0" and plan.upgrade.needs == ()
 
 
-def test_amd_on_windows_explains_directml():
-    plan = plan_for(Machine(**WINDOWS, gpus=(RX7900XTX,)))
+def test_amd_on_windows_outside_amds_table_explains_what_remains():
+    plan = plan_for(Machine(**WINDOWS, gpus=(amd("AMD Radeon RX 580", "gfx803"),)))
     message = warning(plan, "platform-unsupported")
-    assert "no ROCm wheels for Windows" in message and "torch-directml" in message
+    assert "no ROCm wheels for windows_x86_64" in message and "have no code for AMD Radeon RX 580 (gfx803)" in message
+    assert all(way in message for way in ("ZLUDA", "torch-directml", "WSL2"))
     assert plan.gpu_accelerated is False
 
 

@@ -101,8 +101,10 @@ def choice_lines(plan: Plan) -> list[str]:
     else:
         where = choice.index_url or "the default index"
         kind = "GPU" if plan.gpu_accelerated else "CPU only"
-        lines = [f"Choice:   torch {choice.torch}, variant {choice.variant} ({kind}), from {where}"]
-    restated = f"torch {choice.torch}, variant {choice.variant} from {where}" if choice else None
+        source = f"{choice.vendor_index.name}, " if choice.vendor_index else ""
+        torch = choice.torch or "nightly"
+        lines = [f"Choice:   torch {torch}, variant {choice.variant} ({kind}), from {source}{where}"]
+    restated = f"torch {choice.torch or 'nightly'}, variant {choice.variant} from {where}" if choice else None
     lines += [f"Why:      {reason}" for reason in plan.reasons if reason != restated]  # the Choice line says it
     return [one_line(line) for line in lines]
 

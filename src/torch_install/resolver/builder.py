@@ -69,14 +69,17 @@ class PlanBuilder:
     def reject(self, variant: str, torch: str, reason: str) -> None:
         self.rejected.append(Rejection(variant, torch, reason))
 
-    def finish(self, release: Release | None, variant: str | None, gpu: bool) -> Plan:
-        """The plan: ``variant`` of ``release`` (None: no build fits), GPU-accelerated or not."""
-        picks = self.picker(release, variant) if self.picker and release and variant else ()
-        choice = self.choice(release, variant, picks) if release and variant else None
+    def finish(self, release: Release | None, variant: str | None, gpu: bool, choice: Choice | None = None) -> Plan:
+        """The plan: ``variant`` of ``release`` (None: no build fits), GPU-accelerated or not; ``choice``: a
+        choice made elsewhere (a vendor index's build), taken as it is."""
+        if choice is None:
+            picks = self.picker(release, variant) if self.picker and release and variant else ()
+            choice = self.choice(release, variant, picks) if release and variant else None
         if choice and release and variant:
             self.reasons.insert(0, f"torch {release.version}, variant {variant}"
                                 + (f" from {choice.index_url}" if choice.index_url else " from the default index"))
-            self.note_existence(release, variant)
+            if choice.distribution == "pytorch-index":
+                self.note_existence(release, variant)
             if self.request.channel != "stable":
                 self.note(f"{self.request.channel} channel: versions are not in the matrix; the variant follows the "
                           f"rules of torch {release.version} and the installer picks the newest build")
@@ -130,8 +133,9 @@ class PlanBuilder:
                 packages[name] = ""
             else:
                 packages[name] = version + (label if label and self.matrix.companion_labelled(name, version) else "")
-        return Choice(variant=variant, torch=release.version, index_url=self.index_url(variant), packages=packages,
-                      companions=picks)
+        url = self.index_url(variant)
+        return Choice(variant=variant, torch=release.version, index_url=url, packages=packages, companions=picks,
+                      distribution="pytorch-index" if url else "default-index")
 
     def companion_version(self, name: str, release: Release) -> str | None:
         """The companion version installed with ``release``: its own match, unless the request rules that out and

@@ -49,6 +49,7 @@ from .rules import (
     vendor_policies,
 )
 from .variants import cuda_version, variant_kind
+from .vendor_indexes import vendor_build_plan
 from .vendor_rules import VendorRules
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -121,6 +122,14 @@ class Search:
         self.plan.gpu_wanted = True
         self.warn_other_vendors(pool, policy)
         rules = self.rules(policy)
+        if not releases and self.plan.newest is None:  # a release only the vendor's own index has
+            found = vendor_build_plan(self, policy.row, gpus, f"torch {self.req.torch}: on {policy.brand}'s own "
+                                      "index only")
+            if not isinstance(found, str):
+                return found
+            self.plan.warn("no-gpu-variant-for-version", f"torch {self.req.torch} is not on the PyTorch index, and "
+                                                         f"{found}")
+            return self.plan.finish(None, None, False)
         if not releases:  # declined for the platform: say too what the newest release needs for the GPU
             self.explain_newest(Walk(), policy, gpus)
             rules.declined(self, gpus)
@@ -153,6 +162,9 @@ class Search:
         open_ = [r for r in self.matrix.releases if self.matches(r, bound=False)]
         wanted = [r for r in open_ if self.matches(r)] if self.bound else open_
         asked = ", ".join([*self.request.packages, *(b.text for b in self.bound)])
+        if not open_ and self.vendor_has_it():  # a release only a vendor's own index has: its builds decide
+            self.plan.newest = None
+            return []
         if not wanted:
             known = f"{self.matrix.releases[-1].version}–{self.matrix.releases[0].version}"
             holding = [b for b in self.bound if b.package.constrains_torch] if open_ else []
@@ -170,6 +182,22 @@ class Search:
         self.plan.newest = wanted[0]
         return wanted
 
+    def vendor_has_it(self) -> bool:
+        """Whether the own index of a vendor whose GPU the machine has holds a torch release (with the requested
+        companions' versions) that the request allows for this platform, where the PyTorch index's releases have
+        none."""
+        from .vendor_indexes import vendor_builds_of
+
+        if any(b.package.constrains_torch for b in self.bound):  # no vendor index has builds of those
+            return False
+        owners = {g.vendor for g in self.machine.visible_gpus}
+        specs = (*self.req.companions.items(), *self.req.limits.items())
+        return any(b.torch and self.req.torch.contains(b.packages["torch"], prereleases=True)
+                   and all(not str(spec) or spec.contains(b.packages.get(name) or "0", prereleases=True)
+                           for name, spec in specs)
+                   for b in vendor_builds_of(self).builds
+                   if self.platform in b.targets and b.vendor_index.vendor in owners)
+
     def newer_hint(self) -> str:
         """When the request allows releases newer than the matrix's newest: where to find them."""
         newest = self.matrix.releases[0].version.split("+")[0].split(".")
@@ -182,6 +210,9 @@ class Search:
         """Releases matching the request whose wheels install here, newest first; every reason the newest is
         out is a warning."""
         wanted = self.wanted()
+        if not wanted:  # only a vendor's index has the release asked for
+            self.passing = []
+            return []
         passing = [r for r in wanted if not self.gates(r)]
         if self.request.channel != "stable":
             passing = passing[:1]
@@ -205,10 +236,10 @@ class Search:
     def decline(self, blocker: Blocker) -> Plan:
         """No build: ``blocker`` and every gate of the newest matching release."""
         self.plan.block(blocker)
-        newest = self.wanted()[0]
-        for other in self.gates(newest):
-            if other.code == "python-unsupported":
-                self.plan.block(other)
+        for newest in self.wanted()[:1]:
+            for other in self.gates(newest):
+                if other.code == "python-unsupported":
+                    self.plan.block(other)
         return self.plan.finish(None, None, False)
 
     def cpu(self, release: Release) -> Plan:

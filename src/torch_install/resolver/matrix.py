@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .companion_facts import Package
+    from .vendor_builds import VendorBuilds
 
 ASSUMED = "assumed"
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
@@ -234,6 +235,7 @@ class Matrix(Record):
     platform_notes: Mapping[str, str] = _EMPTY  # "windows_arm64" / "windows_x86_64:amd" -> what to tell the user
     provenance: Mapping[str, tuple[str, ...]] | None = None
     packages: Mapping[str, Package] = _EMPTY  # packages built against one torch (companions.load_packages)
+    vendor_builds: VendorBuilds | None = None  # builds on vendors' own indexes; None: the embedded table
 
     # -- releases ---------------------------------------------------------------------------------------
     def release(self, version: str) -> Release:

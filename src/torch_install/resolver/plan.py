@@ -37,6 +37,7 @@ WARNING_CODES: Mapping[str, bool] = MappingProxyType({
     "rocm-driver-window": False,
     "constrained-by": False,
     "builds-from-source": False,
+    "vendor-support-level": False,
 })
 
 
@@ -91,6 +92,8 @@ class Request(Record):
     constraints: tuple[str, ...] = ()  # -c lines on the torch family: they limit its versions
     notes: tuple[str, ...] = ()  # what reading the sources found worth saying
     installer_options: tuple[str, ...] = ()  # given after "--": passed to every installer step
+    vendor_build: bool = False  # the GPU vendor's own build (its index) first, where one serves the GPU
+    vendor_indexes: tuple[tuple[str, str], ...] = ()  # (vendor index id, URL): a mirror of that index
 
     @property
     def others(self) -> tuple[str, ...]:
@@ -104,7 +107,8 @@ class Request(Record):
                                   "constraint": w.constraint, "hashes": len(w.hashes)} for w in self.requirements],
                 "files": [{"path": f.path, "constraint": f.constraint, "passthrough": f.passthrough}
                           for f in self.files], "constraints": list(self.constraints),
-                "installer_options": list(self.installer_options)}
+                "installer_options": list(self.installer_options), "vendor_build": self.vendor_build,
+                "vendor_indexes": dict(self.vendor_indexes)}
 
 
 class PlanWarning(Record):
@@ -127,12 +131,37 @@ class Rejection(Record):
     reason: str
 
 
+class VendorSource(Record):
+    """The vendor index a build comes from (a row of data/vendor-builds.json)."""
+
+    id: str  # "amd-stable"
+    vendor: str  # "amd"
+    name: str  # "AMD's stable ROCm index (whl-next)"
+    channel: str = "stable"
+    confidence: str = "unverified"  # of the index (its URL, what it serves)
+
+
+class Device(Record):
+    """A device extra of a vendor build and what it serves: the architecture (None for the all-devices extra),
+    the GPUs, and the vendor's support level of the architecture on the OS (None where it rates none)."""
+
+    extra: str | None  # "device-gfx1100"; None where the index has no extras (a Jetson index)
+    arch: str | None
+    gpus: tuple[str, ...]
+    support: str | None = None
+
+
 class Choice(Record):
     variant: str  # index variant id: cu128, rocm6.4, xpu, cpu; "default" for the default index (macOS)
     torch: str  # "2.9.1"
     index_url: str | None  # None: the default index
     packages: Mapping[str, str] = MappingProxyType({})  # name -> exact version (with local label)
     companions: tuple[Pick, ...] = ()  # requested packages built against torch, and where their builds come from
+    # where the build comes from: pytorch-index, default-index, vendor-index (vendor_index says which)
+    distribution: str = "pytorch-index"
+    vendor_index: VendorSource | None = None
+    extras: Mapping[str, tuple[str, ...]] = MappingProxyType({})  # the extras the build installs with, per package
+    devices: tuple[Device, ...] = ()  # which GPUs each device extra serves (a vendor build)
 
     def from_index(self) -> tuple[Pick, ...]:
         """The companions installed from the chosen build's index, with torch."""
@@ -196,7 +225,11 @@ class Plan(Record):
             choice = {"variant": self.choice.variant, "torch": self.choice.torch,
                       "index_url": self.choice.index_url, "packages": dict(self.choice.packages),
                       "companions": [{"name": p.name, "version": p.version, "from": p.kind,
-                                      "requirement": p.requirement, "url": p.url} for p in self.choice.companions]}
+                                      "requirement": p.requirement, "url": p.url} for p in self.choice.companions],
+                      "distribution": self.choice.distribution,
+                      "vendor_index": self.choice.vendor_index._asdict() if self.choice.vendor_index else None,
+                      "extras": {name: list(extras) for name, extras in self.choice.extras.items()},
+                      "devices": [d._asdict() for d in self.choice.devices]}
         return {
             "choice": choice,
             "gpu_accelerated": self.gpu_accelerated,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from .. import vendors
 from ..errors import InputError
-from ..machine import Machine
+from ..machine import Gpu, Machine
 from ..versions import numeric_key
 from .matrix import Release
 from .plan import Need, Plan
 from .rules import WEAK_CONFIDENCE, Blocker, policy_of
+from .vendor_indexes import vendor_build_plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -81,7 +82,8 @@ def jetson_sbsa(search: Search) -> bool:
 
 
 def jetson_plan(search: Search) -> Plan:
-    """A Jetson on its L4T stack: none of the index's builds (a CPU build when asked for), and what it would take."""
+    """A Jetson on its L4T stack: none of the PyTorch index's builds; the build on the Jetson index of its JetPack
+    and CUDA where one installs here (a CPU build when asked for), else what it would take."""
     l4t = search.machine.jetson
     where = search.matrix.jetson.get("wheels", "NVIDIA's Jetson wheels")
     sbsa = search.matrix.jetson.get("sbsa_from_l4t", "38")
@@ -89,19 +91,33 @@ def jetson_plan(search: Search) -> Plan:
         releases = search.candidates()
         search.plan.reasons.append("variant cpu requested on Jetson")
         return search.cpu(releases[0]) if releases else search.plan.finish(None, None, False)
-    newest = search.wanted()[0]
+    wanted = search.wanted()[:1]  # none: a release only a vendor's index has
     nvidia = vendors.vendor("nvidia")  # Jetson modules are NVIDIA's
     assert nvidia is not None
-    for v in policy_of(nvidia).variants(newest, search.platform):
-        stack = f"Jetson L4T {l4t}" if l4t else "Jetson"
-        search.plan.reject(v, newest.version, f"{v} rejected: built for SBSA CUDA, not the {stack} driver stack")
+    stack = f"Jetson L4T {l4t}" if l4t else "Jetson"
+    for newest in wanted:
+        for v in policy_of(nvidia).variants(newest, search.platform):
+            search.plan.reject(v, newest.version, f"{v} rejected: built for SBSA CUDA, not the {stack} driver stack")
     search.plan.gpu_wanted = True
-    return search.decline(Blocker(
+    stack_blocker = Blocker(
         "platform-unsupported", f"Jetson (L4T {l4t or 'unknown'}): PyTorch's index wheels do not run on the Jetson "
-        f"driver stack; install {where} (or request variant cpu for a CPU-only build)",
+        "driver stack",
         Need("os", f"L4T {l4t}" if l4t else "Jetson", f"L4T >={sbsa}",
              f"L4T ≥ {sbsa} (JetPack 7, whose SBSA CUDA stack runs PyTorch's aarch64 builds; "
-             f"{search.matrix.jetson.get('conf', 'inferred')})")))
+             f"{search.matrix.jetson.get('conf', 'inferred')})"))
+    gpus = [g for g in search.machine.visible_gpus if g.vendor == "nvidia"] or [Gpu("nvidia", "Jetson GPU",
+                                                                                   integrated=True)]
+    for blocker in (b for newest in wanted for b in search.gates(newest)):  # what else keeps the newest out
+        if blocker.code == "python-unsupported":
+            search.plan.block(blocker)
+    search.plan.need(stack_blocker.need)
+    found = vendor_build_plan(search, nvidia, gpus, f"{stack} runs its own CUDA stack, which PyTorch's index "
+                              "wheels do not run on: a Jetson build of its JetPack",
+                              (stack_blocker.code, stack_blocker.reason))
+    if not isinstance(found, str):
+        return found
+    return search.decline(stack_blocker._replace(
+        reason=f"{stack_blocker.reason}; {found}: install {where} (or request variant cpu for a CPU-only build)"))
 
 
 # -- macOS --------------------------------------------------------------------------------------------------

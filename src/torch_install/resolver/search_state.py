@@ -8,6 +8,7 @@ from typing import Protocol
 
 from ..machine import Gpu, Machine
 from .builder import PlanBuilder
+from .companions import Bound
 from .matrix import Matrix, Release
 from .plan import Plan, Request
 from .request import ParsedRequest
@@ -22,6 +23,7 @@ class Search(Protocol):
     matrix: Matrix
     request: Request
     req: ParsedRequest
+    bound: list[Bound]  # requested packages built against one torch
     platform: str
     os: str
 
@@ -32,6 +34,8 @@ class Search(Protocol):
     def matches(self, release: Release) -> bool: ...
 
     def decline(self, blocker: Blocker) -> Plan: ...
+
+    def gates(self, release: Release) -> list[Blocker]: ...
 
     def cpu(self, release: Release) -> Plan: ...
 

@@ -22,18 +22,36 @@ if TYPE_CHECKING:
 
 
 def requirement_lines(plan: Plan) -> list[str]:
-    """The first step's requirements: one pin per chosen package of the torch family, ``name==version``, then the
-    requested packages built against torch that come from its index (``xformers==0.0.35``); where the version is
-    left to the installer (a pre-release channel), the requirement as the user gave it (``torch>=2.9``)."""
+    """The first step's requirements: one pin per chosen package of the torch family, ``name==version`` (with the
+    extras the build installs with: ``torch[device-gfx1100]==2.14.0+rocm10.1.0``), then the requested packages built
+    against torch that come from its index (``xformers==0.0.35``); where the version is left to the installer (a
+    pre-release channel), the requirement as the user gave it (``torch>=2.9``)."""
     if plan.choice is None:
         return []
     packages = plan.choice.packages
+    extras = build_extras(plan)
     from_index = [p.requirement for p in plan.choice.from_index()]
     if all(packages.values()):  # every version chosen: packaging's parser is not needed (nor imported)
-        return [f"{name}=={version}" for name, version in packages.items()] + from_index
-    given = {name: str(req) for name, req in _family_requirements(plan).items()}
-    return [f"{name}=={version}" if version else given.get(name, name) for name, version in packages.items()] + \
-        from_index
+        return [f"{name}{extras.get(name, '')}=={version}" for name, version in packages.items()] + from_index
+    given = _family_requirements(plan)
+    lines = []
+    for name, version in packages.items():
+        if version:
+            lines.append(f"{name}{extras.get(name, '')}=={version}")
+        elif name in given:
+            given[name].extras |= set(plan.choice.extras.get(name, ()))
+            lines.append(str(given[name]))
+        else:
+            lines.append(f"{name}{extras.get(name, '')}")
+    return lines + from_index
+
+
+def build_extras(plan: Plan) -> dict[str, str]:
+    """``{"torch": "[device-gfx1100]"}``: the extras the chosen build itself installs with (a vendor build's device
+    extras, whose packages live on its index): its first step and the files that install it name them."""
+    if plan.choice is None or not plan.choice.extras:
+        return {}
+    return {name: "[" + ",".join(extras) + "]" for name, extras in plan.choice.extras.items() if extras}
 
 
 def _family_requirements(plan: Plan) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from .rules import (
     sm_text,
 )
 from .variants import cuda_version, rocm_version
+from .vendor_indexes import declined_text, vendor_build_plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -251,11 +252,20 @@ class RocmRules(VendorRules):
     def before(self, search: Search, releases: list[Release], gpus: list[Gpu]) -> Plan | None:
         plan, matrix, platform = search.plan, search.matrix, search.platform
         if platform not in matrix.rocm_platforms:
-            note = matrix.platform_notes.get(f"{platform}:amd")
-            plan.warn("platform-unsupported", note or f"PyTorch publishes ROCm wheels only for "
-                                                      f"{', '.join(matrix.rocm_platforms)}: CPU build chosen")
             plan.why_not = (f"has no ROCm build for {platform} (PyTorch publishes them for "
                             f"{', '.join(matrix.rocm_platforms)} only)")
+            newest = ("no-gpu-variant-for-version", f"torch {plan.newest.version} has no ROCm build for {platform} "
+                      "on the PyTorch index") if plan.newest else None
+            found = vendor_build_plan(search, self.row, gpus, f"PyTorch publishes no ROCm wheels for {platform}: "
+                                      f"{self.row.brand}'s own build", newest)
+            if not isinstance(found, str):
+                return found
+            note = matrix.platform_notes.get(f"{platform}:amd")
+            if "no code for" in found:  # the vendor's builds exist here, but not for this GPU
+                note = (f"PyTorch publishes no ROCm wheels for {platform}, and {found}: CPU build chosen; "
+                        + declined_text(search, self.row))
+            plan.warn("platform-unsupported", note or f"PyTorch publishes ROCm wheels only for "
+                                                      f"{', '.join(matrix.rocm_platforms)}: CPU build chosen")
             return search.cpu(releases[0])
         if search.machine.wsl and not search.machine.rocm:
             plan.warn("platform-unsupported", matrix.platform_notes["wsl:amd"])
@@ -264,7 +274,29 @@ class RocmRules(VendorRules):
             else:
                 plan.why_not = f"has no ROCm build for {platform}"
             return search.cpu(releases[0])
+        if search.request.vendor_build:
+            found = vendor_build_plan(search, self.row, gpus, f"{self.row.brand}'s own build was asked for "
+                                      "(--vendor-build)")
+            if not isinstance(found, str):
+                return found
+            plan.note(f"--vendor-build: {found}; PyTorch's own build is chosen")
         return super().before(search, releases, gpus)
+
+    def without_build(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu]
+                      ) -> Plan | None:
+        """No ROCm build of the PyTorch index has code for the GPUs: the vendor's own build, where one has."""
+        labels = ", ".join(g.label_with_arch for g in gpus)
+        newest = search.plan.newest
+        why_not = search.plan.why_not
+        search.plan.why_not = why_not or f"has no kernels for {labels}"
+        words = (("gpu-arch-unsupported", f"torch {newest.version} has no ROCm build on the PyTorch index with code "
+                  f"for {labels}") if newest else None)
+        vendor = vendor_build_plan(search, self.row, gpus, f"no ROCm build on the PyTorch index has code for {labels}: "
+                                   f"{self.row.brand}'s own build", words)
+        if isinstance(vendor, str):
+            search.plan.why_not = why_not
+            return None
+        return vendor
 
     def keep_both(self, search: Search, unserved: list[Gpu]) -> str:
         aliased = [g for g in unserved if g.gfx and search.matrix.gfx_aliases.get(g.gfx)]
