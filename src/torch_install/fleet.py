@@ -193,12 +193,12 @@ def per_platform(result: FleetPlan, request: Request, matrix: Matrix) -> tuple[l
     share a platform (the same marker) but need different builds get their shared build, the newest that runs on
     each of them (an InputError when none does) -- never two builds under one marker."""
     from .errors import InputError
-    from .markers import platform_marker
+    from .markers import platform_markers
 
     own = list(result.own or result.plans)
     groups: dict[str, list[int]] = {}
-    for i, plan in enumerate(own):
-        groups.setdefault(platform_marker(plan.machine), []).append(i)
+    for i, marker in enumerate(platform_markers([plan.machine for plan in own])):
+        groups.setdefault(marker, []).append(i)
     warnings: list[str] = []
     for marker, members in groups.items():
         builds = {_build(own[i]) for i in members}

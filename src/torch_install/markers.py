@@ -9,7 +9,7 @@ from .errors import InputError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from .machine import Machine
 
@@ -99,9 +99,30 @@ def applies(requirement: str, machine: Machine, origin: str = "") -> bool:
         return True  # a comparison the profile cannot decide (a field it does not know): kept
 
 
-def platform_marker(machine: Machine) -> str:
-    """The PEP 508 marker of a machine's platform: ``sys_platform == 'linux' and platform_machine == 'x86_64'``."""
+def platform_marker(machine: Machine, tegra: bool | None = None) -> str:
+    """The PEP 508 marker of a machine's platform: ``sys_platform == 'linux' and platform_machine == 'x86_64'``;
+    ``tegra`` True or False adds whether ``'tegra'`` is in ``platform_release`` (a Jetson's kernel release,
+    ``5.15.148-tegra``), which tells a Jetson from another Linux aarch64 machine."""
     os_name = machine.os or ""
     marker = f"sys_platform == '{SYS_PLATFORM.get(os_name, os_name)}'"
     found = PLATFORM_MACHINE.get((os_name, machine.arch or ""))
-    return f"{marker} and platform_machine == '{found}'" if found else marker
+    marker = f"{marker} and platform_machine == '{found}'" if found else marker
+    if tegra is not None:
+        marker += f" and 'tegra' {'in' if tegra else 'not in'} platform_release"
+    return marker
+
+
+def is_tegra(machine: Machine) -> bool:
+    """Whether the machine is a Jetson (an L4T release, or a GPU of a Jetson family): its kernel is tegra's."""
+    return bool(machine.jetson) or any(g.vendor == "nvidia" and (g.family or "").startswith("jetson-")
+                                       for g in machine.gpus)
+
+
+def platform_markers(machines: Sequence[Machine]) -> list[str]:
+    """Each machine's platform marker, telling Jetsons from the other Linux aarch64 machines (``'tegra' in
+    platform_release`` / ``not in``) where the machines have both: they share ``sys_platform`` and
+    ``platform_machine``, and their builds come from different indexes."""
+    arm = [i for i, m in enumerate(machines) if PLATFORM_MACHINE.get((m.os or "", m.arch or "")) == "aarch64"
+           and m.os == "linux"]
+    mixed = len({is_tegra(machines[i]) for i in arm}) == 2
+    return [platform_marker(m, is_tegra(m) if mixed and i in arm else None) for i, m in enumerate(machines)]

@@ -32,7 +32,13 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
                         help="with --project: add a dependency group (PEP 735)")
     parser.add_argument("--variant", metavar="ID", help="force a variant: cu128, rocm6.4, xpu, cpu …")
     parser.add_argument("--channel", choices=CHANNELS, default="stable", help="release channel (default stable)")
+    parser.add_argument("--vendor-build", action="store_true",
+                        help="the GPU vendor's own build (AMD's ROCm index) first, where one serves the GPU; without "
+                             "it PyTorch's own build is chosen where it serves")
     common.add_index_options(parser)
+    parser.add_argument("--vendor-index", metavar="ID=URL", action="append", default=[],
+                        help="a mirror of a vendor's index (amd-stable=URL, jetson-jp6-cu126=URL …; also "
+                             "$TORCH_INSTALL_VENDOR_INDEX, space-separated)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def request_from_args(args: argparse.Namespace) -> Request:
     """The Request: every requirement the command line, the -r/-c files and the project name, checked (an
     InputError names the file and line), with the variant, channel and index base."""
-    from ..index.urls import index_base_from
+    from ..index.urls import index_base_from, vendor_mirrors
     from ..project.gather import gather, request_of
     from ..resolver.variants import is_variant
 
@@ -71,7 +77,10 @@ def request_from_args(args: argparse.Namespace) -> Request:
     if args.variant is not None and not is_variant(args.variant):
         raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
-    return request_of(found, args.variant, args.channel, base, getattr(args, "installer_options", ()) or ())
+    request = request_of(found, args.variant, args.channel, base, getattr(args, "installer_options", ()) or ())
+    mirrors = vendor_mirrors(args.vendor_index, allow_insecure=args.allow_insecure_index)
+    return request._replace(vendor_build=args.vendor_build, vendor_indexes=mirrors) \
+        if args.vendor_build or mirrors else request
 
 
 def _format_names() -> str:

@@ -84,6 +84,32 @@ def index_base_from(flag: str | None, env: Mapping[str, str] | None = None, allo
     return DEFAULT_INDEX_BASE
 
 
+VENDOR_INDEX_ENV = "TORCH_INSTALL_VENDOR_INDEX"
+
+
+def vendor_mirrors(flags: list[str], env: Mapping[str, str] | None = None, allow_insecure: bool = False
+                   ) -> tuple[tuple[str, str], ...]:
+    """The mirrors of vendor indexes, ``(index id, URL)``: each ``--vendor-index ID=URL``, else those of
+    ``$TORCH_INSTALL_VENDOR_INDEX`` (space-separated); an id the vendor-build table does not name, or a URL
+    ``check_index_url`` refuses, is an InputError."""
+    env = os.environ if env is None else env
+    values, what = (flags, "--vendor-index") if flags else (env.get(VENDOR_INDEX_ENV, "").split(), VENDOR_INDEX_ENV)
+    if not values:
+        return ()
+    from ..resolver.vendor_builds import load_vendor_builds
+
+    known = load_vendor_builds().indexes
+    out: dict[str, str] = {}
+    for value in values:
+        index_id, sep, url = value.partition("=")
+        if not sep or not url:
+            raise InputError(f"{what} {redact_url(value)!r}: expected ID=URL, like amd-stable=https://mirror/whl-next/")
+        if index_id not in known:
+            raise InputError(f"{what} {index_id!r}: not a vendor index (known: {', '.join(known)})")
+        out[index_id] = check_index_url(url, allow_insecure, what=f"{what} {index_id}")
+    return tuple(out.items())
+
+
 def project_url(base: str, project: str, variant: str | None = None) -> str:
     """``{base}/{project}/`` (all variants) or ``{base}/{variant}/{project}/``."""
     base = base.rstrip("/")

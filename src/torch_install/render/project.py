@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 from ..errors import InputError
 from ..hosts import insecure_host
-from ..markers import platform_marker
+from ..markers import platform_markers
 from ..resolver.commands import PRE_RELEASE_CHANNEL
 from ..resolver.plan import Plan, Wanted
 from ..resolver.steps import RIDE_ALONG_OPTIONS, family_extras, requirement_lines
@@ -142,13 +142,13 @@ def render_platforms(plans: Sequence[Plan], fmt: str, hashes: Sequence[Mapping[s
                 continue
             body.append(entry)
         bodies.append(body)
+    markers = platform_markers([p.machine for p in chosen])
     lines = [f"# torch-install: {len(chosen)} targets, each under its platform marker",
-             *(f"#   {platform_marker(p.machine)}: torch {p.choice.torch} ({p.choice.variant})"  # type: ignore[union-attr]
-               for p in chosen), *options]
+             *(f"#   {marker}: torch {p.choice.torch} ({p.choice.variant})"  # type: ignore[union-attr]
+               for p, marker in zip(chosen, markers, strict=True)), *options]
     everywhere = set.intersection(*(set(b) for b in bodies)) if bodies else set()
     written: set[str] = set()
-    for plan, body in zip(chosen, bodies, strict=True):
-        marker = platform_marker(plan.machine)
+    for marker, body in zip(markers, bodies, strict=True):
         for entry in body:
             if entry in everywhere:
                 if entry not in written:
@@ -164,10 +164,42 @@ def render_platforms(plans: Sequence[Plan], fmt: str, hashes: Sequence[Mapping[s
 # ---- pyproject ---------------------------------------------------------------------------------------------------
 
 def index_name(plan: Plan) -> str:
-    """Name of the uv index entry: ``pytorch-cu128``, ``pytorch-nightly-cu128``."""
+    """Name of the uv index entry: ``pytorch-cu128``, ``pytorch-nightly-cu128``; a vendor index's ``vendor-`` and
+    its id: ``vendor-amd-stable``."""
     assert plan.choice is not None
+    if plan.choice.vendor_index is not None:
+        return f"vendor-{plan.choice.vendor_index.id}"
     channel = "" if plan.request.channel == "stable" else f"{plan.request.channel}-"
     return f"pytorch-{channel}{plan.choice.variant}"
+
+
+def _brings_runtime(plan: Plan) -> bool:
+    """Whether the build's own dependencies live on its vendor's index only (AMD's ``rocm[libraries]`` and device
+    packages): uv takes an explicit index's packages only for the dependencies that name it, so that index is
+    written as one uv searches (before the default index) for every package."""
+    if plan.choice is None or plan.choice.vendor_index is None:
+        return False
+    from ..resolver.vendor_builds import load_vendor_builds
+
+    index = load_vendor_builds().indexes.get(plan.choice.vendor_index.id)
+    return bool(index and index.runtime)
+
+
+def _dependency(plan: Plan, name: str) -> str:
+    """A family package's line among several platforms' builds: its extras and its public version (the platform's
+    build comes from its source), or no version where the installer picks."""
+    assert plan.choice is not None
+    version = (plan.choice.packages.get(name) or "").split("+")[0]
+    return f"{name}{_extras(plan, name)}=={version}" if version else f"{name}{_extras(plan, name)}"
+
+
+def _extras(plan: Plan, name: str) -> str:
+    """The extras of a family package in a dependency line: those asked of it, and those its build installs with
+    (a vendor build's device extras): ``[device-gfx1100,opt-einsum]``."""
+    assert plan.choice is not None
+    asked = family_extras(plan).get(name, "").strip("[]")
+    wanted = {e for e in asked.split(",") if e} | set(plan.choice.extras.get(name, ()))
+    return "[" + ",".join(sorted(wanted)) + "]" if wanted else ""
 
 
 def _page_index_name(url: str) -> str:
@@ -205,30 +237,26 @@ def _tables(plans: Sequence[Plan], requires_python: str | None = None) -> Tables
     many = len(plans) > 1
     first = chosen[0]
     assert first.choice is not None
-    extras = family_extras(first)
+    markers = dict(zip((id(p) for p in chosen), platform_markers([p.machine for p in chosen]), strict=True))
     names = list(dict.fromkeys(name for p in chosen for name in p.choice.packages))  # type: ignore[union-attr]
     tables.owned.update(names)
     for name in names:
-        versions = {(p.choice.packages.get(name) or "") for p in chosen}  # type: ignore[union-attr]
         if not many:
-            version = next(iter(versions))
-            tables.dependencies.append(f"{name}{extras.get(name, '')}=={version}" if version else
-                                       f"{name}{extras.get(name, '')}")
+            version = first.choice.packages.get(name) or ""
+            tables.dependencies.append(f"{name}{_extras(first, name)}=={version}" if version else
+                                       f"{name}{_extras(first, name)}")
             continue
-        publics = {v.split("+")[0] for v in versions}
-        if len(publics) == 1 and "" not in publics:
-            tables.dependencies.append(f"{name}{extras.get(name, '')}=={publics.pop()}")
+        lines = {id(p): _dependency(p, name) for p in chosen}
+        if len(set(lines.values())) == 1 and "==" in next(iter(lines.values())):  # one release on every platform
+            tables.dependencies.append(next(iter(lines.values())))
             continue
-        for p in chosen:
-            version = (p.choice.packages.get(name) or "").split("+")[0]  # type: ignore[union-attr]
-            marker = platform_marker(p.machine)
-            tables.dependencies.append(f"{name}{extras.get(name, '')}=={version}; {marker}" if version else
-                                       f"{name}{extras.get(name, '')}; {marker}")
+        tables.dependencies += [f"{lines[id(p)]}; {markers[id(p)]}" for p in chosen]
     for p in chosen:
         assert p.choice is not None
-        where = platform_marker(p.machine) if many else None
+        where = markers[id(p)] if many else None
         if p.choice.index_url:
-            tables.indexes[index_name(p)] = {"name": index_name(p), "url": p.choice.index_url, "explicit": True}
+            tables.indexes[index_name(p)] = {"name": index_name(p), "url": p.choice.index_url,
+                                             "explicit": not _brings_runtime(p)}
             for name in [*p.choice.packages, *(c.name for c in p.choice.from_index())]:
                 entry = {"index": index_name(p)}
                 tables.add_source(name, {**entry, "marker": where} if where else entry)
@@ -370,7 +398,7 @@ def merge_pyproject(path: str, plans: Sequence[Plan], requires_python: str | Non
     changed_indexes = []
     for i in reversed(range(len(indexes))):  # torch-install's own entries (pytorch-*, pyg-*) no plan names now
         name = str(indexes[i].get("name", ""))
-        if name.startswith(("pytorch-", "pyg-")) and name not in tables.indexes:
+        if name.startswith(("pytorch-", "pyg-", "vendor-")) and name not in tables.indexes:
             del indexes[i]
             changed_indexes.append(f"{name} (removed)")
     for name, entry in tables.indexes.items():
