@@ -102,3 +102,29 @@ class TrickleServer:
         self.sock.close()
 
 
+
+
+class DirectoryServer:
+    """A loopback HTTP server of a directory's files (a static PEP 503 tree), on a port of its own, in a thread."""
+
+    def __init__(self, root: str) -> None:
+        import functools
+        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # the test's output stays its own
+                pass
+
+        self.root = root
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str = "") -> str:
+        return f"http://127.0.0.1:{self.port}/{path}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()

@@ -164,6 +164,16 @@ def cim_adapters(rows: list[dict[str, str | int]]) -> str:
     return text.replace("\n", "\r\n")
 
 
+def _jetson(root: Path, python: str, libc: str, release: str, ubuntu: tuple[str, str], tegra_release: str,
+            model: str) -> SysrootBuilder:
+    """A Jetson: Ubuntu on aarch64 with a tegra kernel, its L4T release file and its board's device-tree model."""
+    b = SysrootBuilder(root, host_facts(machine="aarch64", python=python, libc=libc, release=release))
+    b.file("/etc/os-release", os_release("ubuntu", *ubuntu))
+    b.file("/etc/nv_tegra_release", tegra_release)
+    b.file("/proc/device-tree/model", model.encode() + b"\x00")
+    return b
+
+
 def _uuid(n: int) -> str:
     return f"GPU-{n:08x}-0000-4000-8000-{n:012x}"
 
@@ -250,14 +260,22 @@ def build_fixtures(where: Path = FIXTURES) -> None:
     b.nvidia_gpu_info("0009:01:00.0", "NVIDIA GH200 480GB", _uuid(0x200), 0)
 
     # Jetson AGX Orin, JetPack 6 (L4T 36.4.3): integrated GPU, not on PCI.
-    b = SysrootBuilder(where / "jetson-orin", host_facts(machine="aarch64", python="3.10.12", libc="glibc 2.35",
-                                                         release="5.15.148-tegra"))
-    b.file("/etc/os-release", os_release("ubuntu", "22.04", "Ubuntu 22.04.5 LTS"))
-    b.file("/etc/nv_tegra_release", "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64,"
-           " DATE: Wed Jan  8 01:49:37 UTC 2025\n# KERNEL_VARIANT: oot\nTARGET_USERSPACE_LIB_DIR=nvidia\n")
-    b.file("/proc/device-tree/model", b"NVIDIA Jetson AGX Orin Developer Kit\x00")
+    b = _jetson(where / "jetson-orin", "3.10.12", "glibc 2.35", "5.15.148-tegra", ("22.04", "Ubuntu 22.04.5 LTS"),
+                "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: Wed Jan  8 "
+                "01:49:37 UTC 2025\n# KERNEL_VARIANT: oot\nTARGET_USERSPACE_LIB_DIR=nvidia\n",
+                "NVIDIA Jetson AGX Orin Developer Kit")
     b.nvidia_driver("540.4.0", OPEN.format(arch="aarch64", v="540.4.0", date="Fri Jan  3 18:25:42 PST 2025"))
     b.pci("0001:01:00.0", "10ec", "8168", PCI_NIC, "r8168")
+    # Jetson Xavier NX, JetPack 5.1.2 (L4T 35.4.1, Ubuntu 20.04): the JetPack 5 index's Python 3.8.
+    _jetson(where / "jetson-xavier-r35", "3.8.10", "glibc 2.31", "5.10.120-tegra", ("20.04", "Ubuntu 20.04.6 LTS"),
+            "# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: aarch64, DATE: Tue Aug  1 "
+            "19:57:35 UTC 2023\n", "NVIDIA Jetson Xavier NX Developer Kit")
+    # Jetson AGX Thor, JetPack 7.0 (L4T 38.2.0, Ubuntu 24.04): the SBSA CUDA stack, PyTorch's aarch64 builds.
+    b = _jetson(where / "jetson-thor-r38", "3.12.3", "glibc 2.39", "6.8.12-tegra", ("24.04", "Ubuntu 24.04.3 LTS"),
+                "# R38 (release), REVISION: 2.0, GCID: 41844464, BOARD: generic, EABI: aarch64, DATE: Fri Aug 22 "
+                "00:55:42 UTC 2025\n# KERNEL_VARIANT: oot\nTARGET_USERSPACE_LIB_DIR=nvidia\n",
+                "NVIDIA Jetson AGX Thor Developer Kit")
+    b.nvidia_driver("580.00", OPEN.format(arch="aarch64", v="580.00", date="Thu Aug 21 17:10:56 PDT 2025"))
 
     # CPU-only servers: x86_64 with a BMC VGA, and AWS Graviton (aarch64).
     b = SysrootBuilder(where / "cpu-x86_64", host_facts(python="3.12.3", libc="glibc 2.39",
@@ -378,6 +396,25 @@ def build_other_os_fixtures(where: Path) -> None:
         {"name": "NVIDIA GeForce GTX 1060 6GB",
          "pnp": r"PCI\\VEN_10DE&DEV_1C03&SUBSYS_85AE1043&REV_A1\\4&1B8D7A3&0&0019", "driver": "31.0.15.5222",
          "status": "Unknown", "code": 45}]))
+
+    # Windows 11 desktops with AMD GPUs and Adrenalin drivers: an RX 7900 XTX (next to the Ryzen 7000 iGPU), and a
+    # Strix Halo laptop (Radeon 8060S).
+    b = SysrootBuilder(where / "windows-rx7900xtx", {**host_facts(system="Windows", machine="AMD64", python="3.12.10",
+                                                                  libc="", release="11"), "win_ver": "10.0.26100"})
+    b.command(WINDOWS_CIM, cim_adapters([
+        {"name": "AMD Radeon RX 7900 XTX",
+         "pnp": r"PCI\\VEN_1002&DEV_744C&SUBSYS_471E1043&REV_C8\\6&1A7A3F0&0&00000019", "driver": "32.0.21025.1024",
+         "status": "OK", "code": 0},
+        {"name": "AMD Radeon(TM) Graphics",
+         "pnp": r"PCI\\VEN_1002&DEV_164E&SUBSYS_88771043&REV_C9\\4&2B2A8E6C&0&0041",
+         "driver": "32.0.21025.1024", "status": "OK", "code": 0}]))
+    b = SysrootBuilder(where / "windows-strix-halo", {**host_facts(system="Windows", machine="AMD64",
+                                                                   python="3.13.7", libc="", release="11"),
+                                                      "win_ver": "10.0.26100"})
+    b.command(WINDOWS_CIM, cim_adapters([
+        {"name": "AMD Radeon(TM) 8060S Graphics",
+         "pnp": r"PCI\\VEN_1002&DEV_1586&SUBSYS_8E2A103C&REV_C1\\4&1D3AB2B2&0&0041", "driver": "32.0.21025.1024",
+         "status": "OK", "code": 0}]))
 
     # Windows 11 on ARM (Snapdragon X Elite): the Adreno GPU is an ACPI device; PowerShell escapes '&' as \u0026.
     b = SysrootBuilder(where / "windows-arm64-snapdragon", {**host_facts(system="Windows", machine="ARM64",

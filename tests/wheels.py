@@ -19,11 +19,11 @@ def record_row(name: str, data: bytes) -> str:
 
 def build_wheel(directory: Path, name: str, version: str, extra: dict[str, bytes] | None = None, *,
                 requires: Sequence[str] = (), tag: str = "py3-none-any", files: int = 0, package: str | None = None,
-                version_py: str | None = None) -> Path:
+                version_py: str | None = None, extras: Sequence[str] = ()) -> Path:
     """``{name}-{version}-{tag}.whl`` whose package (``package``, default the name) records its own version.
 
-    ``requires``: Requires-Dist lines; ``files``: that many padding modules (a wide install window); ``extra``:
-    more members, as they are; ``version_py``: the package's ``version.py``."""
+    ``requires``: Requires-Dist lines; ``extras``: Provides-Extra lines; ``files``: that many padding modules (a wide
+    install window); ``extra``: more members, as they are; ``version_py``: the package's ``version.py``."""
     dist = name.replace("-", "_")
     package = package or dist
     dist_info = f"{dist}-{version}.dist-info"
@@ -32,6 +32,7 @@ def build_wheel(directory: Path, name: str, version: str, extra: dict[str, bytes
                **{f"{package}/pad/m{i}.py": b"#\n" * 20 for i in range(files)},
                **(extra or {}),
                f"{dist_info}/METADATA": "".join([f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
+                                                 *(f"Provides-Extra: {e}\n" for e in extras),
                                                  *(f"Requires-Dist: {r}\n" for r in requires)]).encode(),
                f"{dist_info}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: test-build\nRoot-Is-Purelib: "
                                       f"{'true' if tag.endswith('-none-any') else 'false'}\nTag: {tag}\n").encode()}
