@@ -58,9 +58,9 @@ def test_vllm_decides_torch_and_the_companion_it_pins(capsys: pytest.CaptureFixt
     plan = plan_json(capsys, *RTX_4090, "vllm", "torchvision", "torchaudio")
     assert plan["choice"]["packages"] == {"torch": "2.14.0+cu130", "torchvision": "0.29.0+cu130",
                                           "torchaudio": "2.11.0+cu130"}
-    assert "torchaudio 2.11.0, not 2.11.1: vllm 0.33.0 requires torchaudio==2.11.0" in plan["notes"]
+    assert "torchaudio 2.11.0, not 2.11.1: vllm 0.34.0 requires torchaudio==2.11.0" in plan["notes"]
     steps = plan["commands"]["pip"].split(" && ")
-    assert steps[1] == ("python -m pip install vllm==0.33.0 torch==2.14.0+cu130 torchvision==0.29.0+cu130 "
+    assert steps[1] == ("python -m pip install vllm==0.34.0 torch==2.14.0+cu130 torchvision==0.29.0+cu130 "
                         "torchaudio==2.11.0+cu130")
 
 
@@ -73,11 +73,17 @@ def test_vllm_where_it_has_no_wheels_is_left_out_of_the_commands_with_a_warning(
 
 
 def test_requirements_that_fit_no_torch_together_are_one_input_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["plan", *RTX_4090, "xformers==0.0.32.post2", "vllm"]) == 2
+    assert main(["plan", *RTX_4090, "xformers==0.0.32.post2", "vllm>=0.30"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "torch-install: error: torch, xformers==0.0.32.post2, vllm: no torch release in the compatibility matrix "
-        "(2.0.0–2.15.0) fits them all: xformers==0.0.32.post2 needs torch==2.8.0; vllm needs torch ==2.14.0 or "
-        "==2.13.0 or ==2.11.0")
+        "torch-install: error: torch, xformers==0.0.32.post2, vllm>=0.30: no torch release in the compatibility "
+        "matrix (2.0.0–2.15.0) fits them all: xformers==0.0.32.post2 needs torch==2.8.0; vllm>=0.30 needs torch "
+        "==2.14.0 or ==2.13.0")
+
+
+def test_an_older_release_of_a_package_fits_where_its_newest_does_not(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every release of a table package is known: vLLM 0.10.2 declares the torch xformers 0.0.32.post2 needs."""
+    plan = plan_json(capsys, *RTX_4090, "xformers==0.0.32.post2", "vllm")
+    assert plan["choice"]["torch"] == "2.8.0" and "vllm==0.11.0" in plan["commands"]["pip"]
 
 
 @pytest.mark.parametrize(("requirement", "torch", "pin"), [
@@ -100,7 +106,8 @@ def test_flash_attn_takes_the_prebuilt_wheel_of_the_chosen_build(capsys: pytest.
 def test_flash_attn_beyond_its_wheels_builds_from_source_in_a_last_step(capsys: pytest.CaptureFixture[str]) -> None:
     plan = plan_json(capsys, *RTX_4090, "torch", "flash-attn")
     warning = next(w for w in plan["warnings"] if w["code"] == "builds-from-source")
-    assert "flash-attn publishes no prebuilt wheel for torch 2.15+cu130" in warning["message"]
+    assert warning["message"].startswith("the prebuilt wheels of flash-attn 2.8.3.post2 are not known (the release "
+                                         "is newer than the repository copy the table was read from)")
     assert "CUDA toolkit 12.0 or newer (nvcc" in warning["message"] and plan["choice"]["torch"] == "2.15.0"
     assert plan["commands"]["pip"].split(" && ")[-1] == ("python -m pip install --no-build-isolation flash-attn "
                                                          "torch==2.15.0+cu130")
@@ -132,9 +139,13 @@ def test_an_inferred_pairing_is_labelled_in_the_plan(capsys: pytest.CaptureFixtu
                plan["notes"])
 
 
-def test_a_package_the_table_does_not_know_rides_along_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_package_the_table_does_not_know_rides_along_unchanged_and_is_named(
+        capsys: pytest.CaptureFixture[str]) -> None:
     plan = plan_json(capsys, *CPU, "torch", "transformers>=4")
-    assert plan["choice"]["torch"] == "2.15.0" and plan["warnings"] == []
+    assert plan["choice"]["torch"] == "2.15.0" and codes(plan) == ["requirement-unknown"]
+    assert plan["warnings"][0]["message"] == (
+        "what transformers needs of torch is not known here (not in the table of packages built against torch): no "
+        "constraint is added for it; --online reads its metadata from your index")
     assert plan["commands"]["pip"].endswith("python -m pip install 'transformers>=4' torch==2.15.0+cpu")
 
 

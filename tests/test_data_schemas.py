@@ -96,8 +96,12 @@ MUTATIONS: dict[str, tuple[str, Callable[[Any], None]]] = {
         "resolver/data/companions.json", lambda d: d["packages"]["vllm"].update({"from": "pypi"})),
     "a find-links package without its page": (
         "resolver/data/companions.json", lambda d: d["packages"]["pyg-lib"].pop("url")),
-    "a companion release without its sources": (
-        "resolver/data/companions.json", lambda d: d["packages"]["torchao"]["releases"][0].pop("src")),
+    "a companion package without its sources": (
+        "resolver/data/companions.json", lambda d: d["packages"]["torchao"].pop("src")),
+    "a companion fact with a label of no kind": (
+        "resolver/data/companions.json", lambda d: d["packages"]["xformers"]["labels"].update(torch="verified")),
+    "a yanked flag as a boolean": (
+        "resolver/data/companions.json", lambda d: d["packages"]["fbgemm-gpu"]["releases"][0].update(yanked=True)),
     "a vendor index over plain http": (
         "resolver/data/vendor-builds.json", lambda d: d["indexes"]["amd-stable"].update(url="http://example.com/x/")),
     "a vendor build's target without its gfx prefix": (
@@ -136,12 +140,14 @@ def test_cross_references_hold() -> None:
 
 def test_every_companion_fact_names_a_recorded_source_and_the_newest_release_comes_first() -> None:
     table = _load(PACKAGE / "resolver" / "data" / "companions.json")
+    from packaging.version import Version
+
     for name, package in table["packages"].items():
-        named = {s for r in package.get("releases", ()) for s in r["src"]} | set(package.get("src", ()))
-        assert named and named <= set(table["sources"]), name
-        versions = [tuple(int(x) for x in r["version"].replace(".post", ".").split(".")) for r in
-                    package.get("releases", ())]
+        assert package["src"] and set(package["src"]) <= set(table["sources"]), name
+        versions = [Version(r["version"]) for r in package.get("releases", ())]
         assert versions == sorted(versions, reverse=True), name
+        sets = package.get("build_sets", [])
+        assert all(r["builds"] < len(sets) for r in package.get("releases", ()) if "builds" in r), name
     assert {"{torch}", "{variant}"} <= {f"{{{k}}}" for k in ("torch", "variant")
                                         if f"{{{k}}}" in table["packages"]["pyg-lib"]["url"]}
     wheel = table["packages"]["flash-attn"]["url"]

@@ -35,7 +35,7 @@ from .builder import PlanBuilder
 from .matrix import Matrix, Release, version_key
 from .plan import Plan, Request
 from .platforms import apple, libc_and_driver_stack
-from .request import check_consistent, parse_request
+from .request import Pin, check_consistent, one_build, parse_request
 from .rules import (
     WEAK_CONFIDENCE,
     Blocker,
@@ -70,14 +70,25 @@ PLAN_RULES: vendors.Hook[PlanRules] = vendors.Hook("plan_rules", PlanRules, "tor
 class Search:
     """One resolve: the machine the rules compare, the matrix, the request, and the plan being written."""
 
-    def __init__(self, machine: Machine, request: Request, matrix: Matrix) -> None:
-        self.machine, self.request, self.matrix = machine, request, matrix
+    def __init__(self, machine: Machine, request: Request, matrix: Matrix, labels: bool = True) -> None:
         self.req = parse_request(request, machine)  # step 1
+        if self.req.channel:  # a pinned pre-release: the channel that has it, as pip takes it
+            request = request._replace(channel=self.req.channel, notes=(*request.notes, (
+                f"{', '.join(request.packages)}: a {'development' if self.req.channel == 'nightly' else 'pre-'}"
+                f"release, from the {self.req.channel} channel")))
+        self.machine, self.request, self.matrix = machine, request, matrix
         self.bound: list[Bound] = []  # requested packages built against one torch
         if matrix.packages:
             from .companions import bound_requirements
 
             self.bound = bound_requirements(request.requirements, machine, matrix.packages)
+        self.strict = True  # what a package was built for holds (a preference: ``resolve`` drops it if need be)
+        self.labels = labels  # the builds local labels name hold (the plan without them says what would run)
+        self.pins = [*self.req.pins, *(Pin(b.text, b.package.name, b.exact or "", b.label.variant) for b in self.bound
+                                       if b.label is not None and b.label.variant)] if labels else []
+        if not labels:
+            self.bound = [b._replace(label=None) for b in self.bound]
+        self.variant = request.variant or one_build(self.pins, request.variant)
         self.plan = PlanBuilder(machine, request, matrix, self.req.companions)
         self.plan.picker = self.picks
         self.platform = machine.platform or ""
@@ -89,6 +100,7 @@ class Search:
     def run(self) -> Plan:
         m = self.machine
         check_consistent(m, self.request.variant, self.matrix)  # step 1 (the request is parsed in __init__)
+        self.warn_unknown_requirements()
         if not m.os or not m.arch:  # step 2
             raise InputError("machine profile: os and arch are needed to choose a wheel")
         if m.os == "macos":
@@ -101,7 +113,7 @@ class Search:
         if early is not None:
             return early
         releases = self.candidates()  # step 4
-        if self.request.variant:  # step 5
+        if self.variant:  # step 5
             return self.forced(releases) if releases else self.plan.finish(None, None, False)
         pool = self.gpu_pool()  # step 6
         policies = vendor_policies()
@@ -143,10 +155,12 @@ class Search:
     # -- releases -------------------------------------------------------------------------------------------
     def matches(self, release: Release, bound: bool = True) -> bool:
         """Whether the release is one the request allows (with ``bound``, its packages built against torch too)."""
-        if self.request.channel != "stable":
-            return True
-        if bound and not all(b.allows(release.version, self.platform) for b in self.bound
-                             if b.package.constrains_torch):
+        if self.request.channel != "stable":  # a pinned pre-release follows the rules of the release it precedes
+            before = self.req.pre_release_of
+            return before is None or version_key(release.version) == version_key(before) \
+                or not any(version_key(r.version) == version_key(before) for r in self.matrix.releases)
+        if bound and not all(b.allows(release.version, self.platform, self.strict) for b in self.bound
+                             if b.constrains_torch):
             return False
         if not self.req.torch.contains(release.version, prereleases=True):
             return False
@@ -167,16 +181,16 @@ class Search:
             return []
         if not wanted:
             known = f"{self.matrix.releases[-1].version}–{self.matrix.releases[0].version}"
-            holding = [b for b in self.bound if b.package.constrains_torch] if open_ else []
+            holding = [b for b in self.bound if b.constrains_torch] if open_ else []
             if holding:
                 raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) fits them all: "
-                                 + "; ".join(f"{b.text} needs {b.needs()}" for b in holding))
+                                 + "; ".join(f"{b.text} needs {b.needs(self.strict)}" for b in holding))
             raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches"
                              + self.newer_hint())
         if wanted[0] is not open_[0]:
             for b in self.bound:
-                if b.package.constrains_torch and not b.allows(open_[0].version, self.platform):
-                    self.plan.warn("constrained-by", f"{b.text} ({b.origin}) needs {b.needs()}: "
+                if b.constrains_torch and not b.allows(open_[0].version, self.platform, self.strict):
+                    self.plan.warn("constrained-by", f"{b.text} ({b.origin}) needs {b.needs(self.strict)}: "
                                                      f"torch {wanted[0].version} is the newest release it allows (not "
                                                      f"{open_[0].version})", "newest")
         self.plan.newest = wanted[0]
@@ -309,8 +323,8 @@ class Search:
                     for v in policy.variants(release, self.platform)]
         for verdict in verdicts:  # a requested package built against torch must have a build for the variant
             for b in self.bound:
-                if verdict.usable and b.package.constrains_torch:
-                    found, why = b.pick(release, verdict.variant, self.machine)
+                if verdict.usable and b.constrains_torch:
+                    found, why = b.pick(release, verdict.variant, self.machine, self.strict)
                     if found is None:
                         verdict.usable = False
                         verdict.reason = f"{verdict.variant} rejected: {why}"
@@ -320,7 +334,7 @@ class Search:
         """How each requested package built against torch installs with the chosen build (its warnings said)."""
         chosen: list[Pick] = []
         for b in self.bound:
-            found, why = b.pick(release, variant, self.machine)
+            found, why = b.pick(release, variant, self.machine, self.strict)
             if found is None:
                 self.plan.warn("constrained-by", f"{b.text} ({b.origin}): {why}; it is left out of the commands "
                                                  f"(it cannot be installed with torch {release.version}+{variant})")
@@ -331,9 +345,22 @@ class Search:
             facts = next((r for r in b.package.releases if r.version == found.version), None)
             if facts is not None and facts.confidence in ("inferred", "unverified"):
                 self.plan.note(f"that {b.package.name} {found.version} goes with torch {release.version} "
-                               f"({facts.torch}) is {facts.confidence}: docs/companions.md says from what")
+                               f"({facts.torch or facts.built_for}) is {facts.confidence}: docs/companions.md says "
+                               "from what")
+            if facts is not None and facts.built_for and not facts.torch and \
+                    not _allows(facts.built_for, release.version):
+                self.plan.warn("built-for-another-torch", f"{b.text} ({b.origin}): {b.package.name} {found.version} is "
+                                                          f"built for torch{facts.built_for} and declares no torch "
+                                                          f"requirement: with torch {release.version} its compiled "
+                                                          "parts may not load (its Python code does)")
+            if facts is not None and facts.yanked is not None:
+                why = f" ({facts.yanked})" if facts.yanked else ""
+                self.plan.warn("constrained-by", f"{b.text} ({b.origin}): {b.package.name} {found.version} is yanked "
+                                                 f"on the default index{why}: pip takes it only because it is pinned "
+                                                 "exactly")
             default = release.pypi.get(self.platform)
-            if b.package.default_build and default and variant != default and variant not in ("cpu", "default"):
+            built_default = b.package.default_build or (facts is not None and facts.default_build)
+            if built_default and default and variant != default and variant not in ("cpu", "default"):
                 self.plan.warn("constrained-by", f"{b.text}: {b.package.name} {found.version} is built against the "
                                                  f"default index's torch {release.version} ({default}); the {variant} "
                                                  "build chosen for this machine may not load its kernels")
@@ -553,14 +580,22 @@ class Search:
 
     # -- a forced variant (step 5) --------------------------------------------------------------------------
     def forced(self, releases: list[Release]) -> Plan:
-        variant = self.request.variant or ""
+        variant = self.variant or ""
+        pinned = not self.request.variant  # the build the pins' local labels name, not --variant
         having = [r for r in releases if variant in r.variants(self.platform)]
         if not having:
             known = sorted({v for r in releases for v in r.variants(self.platform)})
+            if pinned:
+                self.plan.warn("platform-unsupported", f"{self.pinned()}: torch {releases[0].version} has no {variant} "
+                                                       f"build for {self.platform} (its builds: {', '.join(known)})"
+                               + self.would_run())
+                return self.plan.finish(None, None, False)
             raise InputError(f"variant {variant} does not exist for {self.platform} in the matching torch releases "
                              f"(known: {', '.join(known)})")
         release = having[0]
-        self.plan.reasons.append(f"variant {variant} requested")
+        self.plan.reasons.append(f"the {variant} build, as {self.pinned()} name{'s' if len(self.pins) == 1 else ''} it"
+                                 if pinned
+                                 else f"variant {variant} requested")
         pool = self.gpu_pool()
         verdict: Verdict | None = None
         policy = policy_of_kind(variant_kind(variant))
@@ -568,7 +603,8 @@ class Search:
         if policy is not None and rules is not None:
             gpus = [g for g in pool if g.vendor == policy.vendor]
             if not gpus:
-                self.plan.warn("gpu-arch-unsupported", f"{variant} requested but no {policy.brand} GPU is visible")
+                self.plan.warn("gpu-arch-unsupported", f"{variant} requested but no {policy.brand} GPU is visible"
+                               + (self.would_run() if pinned else ""))
             else:
                 verdict = policy.check(self.matrix, release, variant, self.platform, tuple(gpus), self.machine)
                 if not verdict.usable:  # GPUs of several architectures: the build for the most capable it serves
@@ -588,10 +624,50 @@ class Search:
                 self.plan.reject(variant, release.version, verdict.reason)
                 code = "driver-too-old" if verdict.driver_needed else "gpu-arch-unsupported"
                 self.plan.warn(code, f"requested {release.version}+{variant} will not run on this GPU: "
-                                     f"{verdict.reason}")
+                                     f"{verdict.reason}" + (self.would_run() if pinned else ""))
+        elif pinned and policy is None and self.gpu_pool():
+            self.plan.reasons.append(f"the {variant} build does not use the GPU" + self.would_run())
             if rules is not None:
                 rules.forced_checked(self, variant)
         return self.plan.finish(release, variant, usable)
+
+    def pinned(self) -> str:
+        """The pins that name the build, in words."""
+        return ", ".join(p.text for p in self.pins)
+
+    def would_run(self) -> str:
+        """What the request without its local labels plans here, in words ("; torch 2.9.1+cu126 runs here: ask for
+        torch==2.9.1"), or "" when that plans nothing."""
+        try:
+            other = Search(self.machine, self.request, self.matrix, labels=False).run()
+        except InputError:
+            return ""
+        if other.choice is None:
+            return "; no other build of the request runs here either"
+        build = f"torch {other.choice.torch}+{other.choice.variant}" if other.choice.variant != "default" \
+            else f"torch {other.choice.torch} (the default index's wheel)"
+        where = "on the GPU" if other.gpu_accelerated else "on the CPU"
+        return f"; {build} runs here {where}: leave the local labels out to get it"
+
+    def warn_unknown_requirements(self) -> None:
+        """One warning naming the requested packages whose needs of torch are not known: not in the table of
+        packages built against torch (nor read from the user's index); none of them adds a constraint."""
+        from .request import PACKAGES
+
+        known = self.matrix.packages
+        names = list(dict.fromkeys(w.name for w in self.request.requirements if w.name and not w.editable
+                                   and not w.constraint and w.name not in PACKAGES and w.name not in known
+                                   and not (w.via and all(v.lower() in PACKAGES for v in w.via))))
+        if not names:
+            return
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        online = self.matrix.provenance is not None
+        self.plan.warn("requirement-unknown", f"what {shown} need{'s' if len(names) == 1 else ''} of torch is not "
+                       "known here (not in the table of packages built against torch" + (
+                           ", nor read from your index)" if online else ")")
+                       + ": no constraint is added for " + ("it" if len(names) == 1 else "them")
+                       + ("" if online else f"; --online reads {'its' if len(names) == 1 else 'their'} metadata from "
+                                            "your index"))
 
     def forced_for_some(self, policy: VendorPolicy, rules: VendorRules, release: Release, variant: str,
                         gpus: list[Gpu]) -> Verdict | None:
@@ -643,9 +719,33 @@ def _preference(chosen: Verdict, other: Verdict) -> str:
     return "newer"
 
 
+def _allows(spec: str, version: str) -> bool:
+    from packaging.specifiers import SpecifierSet
+
+    return SpecifierSet(spec).contains(version, prereleases=True)
+
+
 def resolve(machine: Machine, request: Request, matrix: Matrix) -> Plan:
-    """Choose torch release + wheel variant for ``machine``; see the module docstring for the steps."""
-    return Search(machine, request, matrix).run()
+    """Choose torch release + wheel variant for ``machine``; see the module docstring for the steps.
+
+    What a requested package was built for without declaring it is a preference: the plan that honours it is
+    taken unless it has no build, or none on a GPU the plan without it uses; then that plan, whose warnings say
+    which package meets another torch (``built-for-another-torch``)."""
+    search = Search(machine, request, matrix)
+    if not any(b.preference() for b in search.bound):
+        return search.run()
+    try:
+        preferred: Plan | None = search.run()
+    except InputError:
+        preferred = None
+    if preferred is not None and preferred.choice is not None and preferred.gpu_accelerated:
+        return preferred
+    loose = Search(machine, request, matrix)
+    loose.strict = False
+    other = loose.run()
+    if preferred is not None and preferred.choice is not None and not other.gpu_accelerated:
+        return preferred
+    return other
 
 
 __all__ = ["Search", "resolve"]

@@ -34,25 +34,36 @@ HARD_KINDS = ("index", "default")
 
 
 class WheelBuild(Record):
-    """One prebuilt wheel set of a ``release-wheel`` release: for a torch minor, CUDA major, C++ ABI, platform."""
+    """One prebuilt wheel set of a ``release-wheel`` release: for a torch minor, CUDA tag, C++ ABI, platform."""
 
     torch: str  # "2.8"
-    cuda: str  # "12"
+    cuda: str  # the CUDA part of the wheel's name: "12" (a major), or "122" (major and minor)
     cxx11abi: str  # "TRUE" | "FALSE"
     pythons: tuple[str, ...]
     platform: str
 
 
 class CompanionRelease(Record):
-    """One release of a package: the torch it needs, the variants and platforms it has builds for."""
+    """One release of a package: the torch it declares and the one it was built for, the variants and platforms
+    it has builds for, its Python tags, and whether it is yanked."""
 
     version: str
-    torch: str  # a specifier: "==2.10.0", ">=2.11.0", "==2.11.*"
+    torch: str | None  # its declared torch requirement, a specifier ("==2.10.0", ">=2.11.0"; "": none); None: not
+    # known (no wheel of it was read, or it is not in the table)
     variants: tuple[str, ...] | None = None  # ``index``: the variants with a build; None: every one of its torch
     platforms: tuple[str, ...] = ()  # platform keys with wheels; empty: any
     family: Mapping[str, str] = _EMPTY  # what it requires of torchvision/torchaudio: "==0.29.0"
     builds: tuple[WheelBuild, ...] = ()  # ``release-wheel``
-    confidence: str = "verified"
+    confidence: str = "verified"  # of the torch it goes with: its requirement's or, without one, its build's label
+    built_for: str = ""  # the torch its compiled parts were built for, where no requirement declares it (a
+    # preference: it still installs with another torch, whose plan warns)
+    pythons: tuple[str, ...] = ()  # its wheels' Python tags ("cp310", "cp39-abi3", "py3"); empty: not known
+    requires_python: str = ""
+    source: str = ""  # "default": only on the user's index (not per variant on the PyTorch index); "": the package's
+    default_build: bool = False  # built against the default index's torch build of the release it needs
+    yanked: str | None = None  # the reason it was yanked (PEP 592; "" without one); None: not yanked
+    cuda_map: Mapping[str, str] = _EMPTY  # release-wheel: the CUDA (x.y) its setup.py takes for a CUDA major
+    builds_known: bool = True  # release-wheel: whether its prebuilt wheels are known
 
 
 class Package(Record):
@@ -69,6 +80,8 @@ class Package(Record):
     cxx11abi_from: str | None = None  # release-wheel: the torch minor from which torch's own wheels use the C++11 ABI
     confidence: str = "verified"
     sources: tuple[str, ...] = ()
+    complete: bool = True  # every release of the package is here (else: those older than its oldest are unknown)
+    needs_nothing: bool = False  # read from the user's index: its releases declare nothing of torch
 
     @property
     def constrains_torch(self) -> bool:
@@ -123,18 +136,38 @@ def packages_from_dict(data: Mapping[str, Any]) -> Mapping[str, Package]:
     return _Table(data["packages"])
 
 
+_LABEL_CONFIDENCE = {"requires-dist": "verified", "observed-wheel": "verified", "source-file": "source-file",
+                     "build-workflow": "build-workflow", "maintainer-statement": "maintainer-statement",
+                     "inferred": "inferred", "unknown": "unverified"}
+
+
+def _release(entry: Mapping[str, Any], labels: Mapping[str, str], sets: list[Any]) -> CompanionRelease:
+    own = {**labels, **entry.get("labels", {})}
+    torch = entry.get("torch")
+    fact = "torch" if torch else "built_for" if entry.get("built_for") else "torch"
+    builds = entry.get("builds", ())
+    if isinstance(builds, int):
+        builds = sets[builds]
+    return CompanionRelease(
+        version=entry["version"], torch=torch,
+        variants=tuple(entry["variants"]) if entry.get("variants") is not None else None,
+        platforms=tuple(entry.get("platforms", ())), family=MappingProxyType(dict(entry.get("family", {}))),
+        builds=tuple(WheelBuild(b[0], b[1], b[2], tuple(b[3]), b[4]) for b in builds),
+        confidence=_LABEL_CONFIDENCE.get(own.get(fact, ""), "verified"), built_for=entry.get("built_for", ""),
+        pythons=tuple(entry.get("pythons", ())), requires_python=entry.get("python", ""),
+        source=entry.get("from", ""), default_build=bool(entry.get("default_build")), yanked=entry.get("yanked"),
+        cuda_map=MappingProxyType(dict(entry.get("cuda_map", {}))), builds_known=own.get("builds") != "unknown")
+
+
 def _package(name: str, entry: Mapping[str, Any]) -> Package:
-    releases = tuple(CompanionRelease(
-        version=r["version"], torch=r.get("torch", ""),
-        variants=tuple(r["variants"]) if r.get("variants") is not None else None,
-        platforms=tuple(r.get("platforms", ())), family=MappingProxyType(dict(r.get("family", {}))),
-        builds=tuple(WheelBuild(b["torch"], b["cuda"], b["cxx11abi"], tuple(b["pythons"]), b["platform"])
-                     for b in r.get("builds", ())),
-        confidence=r.get("conf", "verified")) for r in entry.get("releases", ()))
+    labels = entry.get("labels", {})
+    sets = entry.get("build_sets", [])
+    releases = tuple(_release(r, labels, sets) for r in entry.get("releases", ()))
     pages = {minor: MappingProxyType({os: tuple(vs) for os, vs in per_os.items()})
              for minor, per_os in entry.get("builds", {}).items()} if entry["from"] == "find-links" else {}
     return Package(name=name, kind=entry["from"], releases=releases, url=entry.get("url"),
                    pages=MappingProxyType(pages), source_build=entry.get("source_build"),
                    default_build=bool(entry.get("default_build")), elsewhere=entry.get("elsewhere"),
-                   cxx11abi_from=entry.get("cxx11abi_from"), confidence=entry.get("conf", "verified"),
+                   cxx11abi_from=entry.get("cxx11abi_from"),
+                   confidence=_LABEL_CONFIDENCE.get(labels.get("builds", ""), "verified"),
                    sources=tuple(entry.get("src", ())))

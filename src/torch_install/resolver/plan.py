@@ -38,6 +38,8 @@ WARNING_CODES: Mapping[str, bool] = MappingProxyType({
     "constrained-by": False,
     "builds-from-source": False,
     "vendor-support-level": False,
+    "requirement-unknown": False,
+    "built-for-another-torch": False,
 })
 
 

@@ -87,7 +87,7 @@ def jetson_plan(search: Search) -> Plan:
     l4t = search.machine.jetson
     where = search.matrix.jetson.get("wheels", "NVIDIA's Jetson wheels")
     sbsa = search.matrix.jetson.get("sbsa_from_l4t", "38")
-    if search.request.variant == "cpu":
+    if search.variant == "cpu":
         releases = search.candidates()
         search.plan.reasons.append("variant cpu requested on Jetson")
         return search.cpu(releases[0]) if releases else search.plan.finish(None, None, False)
@@ -148,8 +148,12 @@ def apple(search: Search) -> Plan:
     releases = search.candidates()
     if not releases:
         return plan.finish(None, None, False)
-    if search.request.variant and search.request.variant not in ("default", "cpu"):
-        raise InputError(f"variant {search.request.variant} does not exist for {search.platform}: macOS wheels come "
+    if search.variant and search.variant not in ("default", "cpu") and not search.request.variant:  # a pin's label
+        plan.warn("platform-unsupported", f"{search.pinned()}: macOS has no {search.variant} build of torch; the "
+                                          "default index's wheel runs here: leave the local labels out to get it")
+        return plan.finish(None, None, False)
+    if search.variant and search.variant not in ("default", "cpu"):
+        raise InputError(f"variant {search.variant} does not exist for {search.platform}: macOS wheels come "
                          "from the default index (variant default)")
     if search.platform != "macos_arm64":
         plan.reasons.append("macOS: the default index's wheel (CPU)")

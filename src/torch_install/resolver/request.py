@@ -5,7 +5,7 @@ an index base. Every problem is an InputError that names the value.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from .. import vendors
 from ..errors import InputError
@@ -50,7 +50,9 @@ ANY = AnyVersion()
 # (packaging also reads a trailing "_": such a name is left to it). Blanks around it are spaces and tabs only.
 NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
 _BARE_NAME = rf"[ \t]*{NAME}[ \t]*\Z"
-_EXACT_RELEASE = rf"[ \t]*({NAME})[ \t]*==[ \t]*([0-9]{{1,9}}(?:\.[0-9]{{1,9}}){{0,4}})[ \t]*\Z"
+# A pinned release, with a local label or without: "torch==2.9.1", "torch == 2.9.1+cu128"
+_LABEL = r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*"
+_EXACT_RELEASE = (rf"[ \t]*({NAME})[ \t]*==[ \t]*([0-9]{{1,9}}(?:\.[0-9]{{1,9}}){{0,4}})(?:\+({_LABEL}))?[ \t]*\Z")
 
 
 class ExactRelease:
@@ -81,29 +83,109 @@ def _release_key(release: str) -> tuple[int, ...]:
     return tuple(numbers)
 
 
+class Pin(Record):
+    """A requirement that names one build of a package: a pinned release whose local label names the variant
+    (``torch==2.9.1+cu128``, ``torchvision===0.24.1+cpu``). The plan installs that build where it runs, and says
+    what would run where it does not. (A direct reference, ``torch @ URL``, names one build too: one more kind.)"""
+
+    text: str  # the requirement as given
+    name: str
+    release: str  # its public version: "2.9.1"
+    variant: str  # the variant its label names: "cu128"
+
+
 class ParsedRequest(Record):
     torch: Versions
-    companions: Mapping[str, Versions]  # requested companion -> its specifier (may be empty)
+    companions: Mapping[str, Versions]  # requested companion -> its specifier (may be empty; labels read off)
     pinned: bool  # the user constrained the torch version
     limits: Mapping[str, SpecifierSet] = {}  # -c constraints on companions not requested
+    pins: tuple[Pin, ...] = ()  # the requirements that name one build, every one naming the same variant
+    channel: str | None = None  # the channel a pre-release (test) or development (nightly) pin implies
+    pre_release_of: str | None = None  # the final release such a pin comes before ("2.10.0" for 2.10.0rc1)
+
+    @property
+    def variant(self) -> str | None:
+        """The variant the pins name (None: they name none)."""
+        return self.pins[0].variant if self.pins else None
 
 
-def _plain_request(texts: tuple[str, ...]) -> dict[str, Versions] | None:
-    """Each requirement's name and specifier when every one is a bare name or a pinned release, given once;
-    else None (packaging reads them)."""
+def _label_variant(text: str, label: str) -> str:
+    """The variant a local label names (PEP 440 spells it lower-case, "." between its parts); an InputError when
+    it names none."""
+    variant = re.sub(r"[-_]", ".", label.lower())
+    if not is_variant(variant):
+        raise InputError(f"{text.strip()}: the local label {label!r} names no wheel variant (like cpu, cu128, "
+                         "rocm6.4, xpu): a pin of the torch family names the build it wants with it")
+    return variant
+
+
+def _plain_request(texts: tuple[str, ...]) -> tuple[dict[str, Versions], list[Pin]] | None:
+    """Each requirement's name and specifier, and the pins with a local label, when every one is a bare name or a
+    pinned release, given once; else None (packaging reads them)."""
     out: dict[str, Versions] = {}
+    pins: list[Pin] = []
     for text in texts:
         spec: Versions = ANY
         if re.match(_BARE_NAME, text):
             name = canonical_name(text)
         elif exact := re.match(_EXACT_RELEASE, text):
             name, spec = canonical_name(exact[1]), ExactRelease(exact[2])
+            if exact[3]:
+                pins.append(Pin(text.strip(), name, exact[2], _label_variant(text, exact[3])))
         else:
             return None
         if name in out:
             return None  # two requirements on one name: packaging combines them
         out[name] = spec
-    return out
+    return out, pins
+
+
+def _read_specifier(text: str, name: str, specifier: SpecifierSet, pins: list[Pin],
+                    pre: list[tuple[str, str, str]]) -> SpecifierSet:
+    """``specifier`` as the search compares it with the matrix's releases, which carry no local label: a pinned
+    release's label (``==2.9.1+cu128``, ``===2.9.1+cu128``) is read off into a :class:`Pin`; a pinned pre-release
+    or development release is noted in ``pre`` (name, the version, the release it comes before)."""
+    from packaging.specifiers import SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    kept = []
+    for item in specifier:
+        if item.operator in ("==", "===") and not item.version.endswith(".*"):
+            try:
+                version = Version(item.version)
+            except InvalidVersion:  # "===foo": arbitrary equality with a string no release is
+                kept.append(str(item))
+                continue
+            if version.is_prerelease or version.is_devrelease:
+                pre.append((name, version.public, version.base_version))
+            if version.local:
+                pins.append(Pin(text.strip(), name, version.public, _label_variant(text, version.local)))
+                kept.append(f"{item.operator}{version.public}")
+                continue
+        kept.append(str(item))
+    return SpecifierSet(",".join(kept)) if len(kept) != len(specifier) or pins else specifier
+
+
+def one_build(pins: Sequence[Pin], forced: str | None) -> str | None:
+    """The variant the pins name (None: none); an InputError when they name two, or another than ``--variant``."""
+    for pin in pins[1:]:
+        if pin.variant != pins[0].variant:
+            raise InputError(f"{pins[0].text} and {pin.text} name two builds ({pins[0].variant}, {pin.variant}): "
+                             "one environment takes one build of the torch family")
+    if pins and forced and pins[0].variant != forced:
+        raise InputError(f"--variant {forced} and {pins[0].text} name two builds ({forced}, {pins[0].variant})")
+    return pins[0].variant if pins else None
+
+
+def _implied_channel(pre: list[tuple[str, str, str]], request: Request) -> tuple[str | None, str | None]:
+    """(the channel, the release it comes before) a pinned pre-release of the family implies: a development
+    release (``2.16.0.dev20260101``) the nightly channel, a release candidate (``2.16.0rc1``) the test channel,
+    as pip takes a pinned pre-release; (None, None) without one or with a channel given."""
+    if not pre or request.channel != "stable":
+        return None, None
+    dev = next((p for p in pre if ".dev" in p[1]), None)
+    base = (dev or pre[0])[2]
+    return ("nightly" if dev else "test"), base
 
 
 def parse_request(request: Request, machine: Machine | None = None) -> ParsedRequest:
@@ -120,17 +202,20 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
     constraints = tuple(applying(request.constraints, machine))
     plain = _plain_request(texts) if not constraints else None
     if plain is not None:  # the common cases (bare names, a pinned release), without packaging
-        unknown = sorted(set(plain) - set(PACKAGES))
+        named, pins = plain
+        unknown = sorted(set(named) - set(PACKAGES))
         if unknown:
             raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
                              "matrix")
-        wanted = plain.get("torch", ANY)
-        return ParsedRequest(torch=wanted, companions={n: plain[n] for n in PACKAGES[1:] if n in plain},
-                             pinned=bool(str(wanted)))
+        wanted = named.get("torch", ANY)
+        return ParsedRequest(torch=wanted, companions={n: named[n] for n in PACKAGES[1:] if n in named},
+                             pinned=bool(str(wanted)), pins=tuple(pins))
     from packaging.requirements import InvalidRequirement, Requirement
 
     specs: dict[str, SpecifierSet] = {}
     limits: dict[str, SpecifierSet] = {}
+    found: list[Pin] = []
+    pre: list[tuple[str, str, str]] = []
     for text, into in [*((t, specs) for t in texts), *((t, limits) for t in constraints)]:
         try:
             req = Requirement(text)
@@ -141,13 +226,16 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
             raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
         if req.url:
             raise InputError(f"package {text!r}: a URL for {name}; torch-install chooses its wheel")
-        into[name] = into[name] & req.specifier if name in into else req.specifier
+        spec = _read_specifier(text, name, req.specifier, found, pre)
+        into[name] = into[name] & spec if name in into else spec
     for name, spec in list(limits.items()):  # a constraint on a requested package narrows its own specifier
         if name in specs or name == "torch":
             specs[name] = specs[name] & spec if name in specs else spec
             del limits[name]
     torch: Versions = specs.pop("torch", ANY)
-    return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)), limits=limits)
+    channel, before = _implied_channel(pre, request)
+    return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)), limits=limits,
+                         pins=tuple(found), channel=channel, pre_release_of=before)
 
 
 def applying(texts: tuple[str, ...], machine: Machine | None) -> list[str]:

@@ -26,6 +26,9 @@ class Search(Protocol):
     bound: list[Bound]  # requested packages built against one torch
     platform: str
     os: str
+    variant: str | None  # --variant, or the build the pins' local labels name
+
+    def pinned(self) -> str: ...
 
     def candidates(self) -> list[Release]: ...
 
