@@ -336,6 +336,17 @@ def _pci(nvidia: dict[str, Any], amd: dict[str, Any], pci_ids: str) -> list[str]
     return out
 
 
+def companion_problems() -> list[str]:
+    """The disagreements of the table of packages built against one torch (scripts/audit_companions.py)."""
+    sys.path.insert(0, str(HERE))
+    from audit_companions import REFERENCE as COMPANION_EVIDENCE
+    from audit_companions import TABLE
+    from audit_companions import audit as audit_companions
+
+    return audit_companions(json.loads(TABLE.read_text(encoding="utf-8")),
+                            json.loads(COMPANION_EVIDENCE.read_text(encoding="utf-8")))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     where = parser.add_mutually_exclusive_group()
@@ -347,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, KeyError) as exc:
         print(f"cannot read the evidence: {exc}", file=sys.stderr)
         return 2
-    problems = audit(load_matrix(), evidence)
+    problems = audit(load_matrix(), evidence) + companion_problems()
     for line in problems:
         print(line)
     releases = len(load_matrix().releases)

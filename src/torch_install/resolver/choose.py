@@ -88,7 +88,7 @@ class Search:
                                        if b.label is not None and b.label.variant)] if labels else []
         if not labels:
             self.bound = [b._replace(label=None) for b in self.bound]
-        self.variant = request.variant or one_build(self.pins, request.variant)
+        self.variant = one_build(self.pins, request.variant) or request.variant
         self.plan = PlanBuilder(machine, request, matrix, self.req.companions)
         self.plan.picker = self.picks
         self.platform = machine.platform or ""
@@ -603,8 +603,9 @@ class Search:
         if policy is not None and rules is not None:
             gpus = [g for g in pool if g.vendor == policy.vendor]
             if not gpus:
-                self.plan.warn("gpu-arch-unsupported", f"{variant} requested but no {policy.brand} GPU is visible"
-                               + (self.would_run() if pinned else ""))
+                self.plan.warn("gpu-arch-unsupported", f"the {variant} build {self.pinned()} names uses an "
+                                                       f"{policy.brand} GPU, and none is visible{self.would_run()}"
+                               if pinned else f"{variant} requested but no {policy.brand} GPU is visible")
             else:
                 verdict = policy.check(self.matrix, release, variant, self.platform, tuple(gpus), self.machine)
                 if not verdict.usable:  # GPUs of several architectures: the build for the most capable it serves

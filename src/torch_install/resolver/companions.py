@@ -136,6 +136,13 @@ class Bound(Record):
         return [r for r in self.package.releases if self.spec.contains(r.version, prereleases=True)
                 and (r.yanked is None or r.version == self.exact)]
 
+    def yanked_only(self) -> list[str]:
+        """The yanked releases the requirement allows when it allows no other (pip takes none of them)."""
+        if self.releases():
+            return []
+        return [r.version for r in self.package.releases if r.yanked is not None
+                and self.spec.contains(r.version, prereleases=True)]
+
     def known(self) -> list[CompanionRelease]:
         """Those whose needs are known (a wheel of them was read)."""
         return [r for r in self.releases() if r.torch is not None]
@@ -146,7 +153,7 @@ class Bound(Record):
         the package's releases were read only in part and it does not pin one of them."""
         if self.label_unread:
             return True
-        if self.package.kind in ("find-links", "release-wheel") and not self.package.releases:
+        if self.yanked_only() or self.package.kind in ("find-links", "release-wheel") and not self.package.releases:
             return False  # its pages decide, whatever the version
         if not self.known():
             return True
@@ -175,6 +182,8 @@ class Bound(Record):
         package = self.package
         if package.kind in ("find-links", "release-wheel"):
             return self._prebuilt_minor(torch)
+        if self.yanked_only():
+            return False  # pip takes none of them
         strict = strict and self.preference()
         if self.unknown() and not any(self._fits(r, torch, strict) for r in self.known()):
             return True
@@ -212,6 +221,9 @@ class Bound(Record):
         if package.kind == "release-wheel":
             minors = sorted({b.torch for r in self.releases() for b in r.builds}, key=_minor_key)
             return f"torch {minors[0]}–{minors[-1]}" if minors else "a torch it has a prebuilt wheel for"
+        if yanked := self.yanked_only():
+            return (f"a release that is not yanked ({', '.join(yanked)} {'is' if len(yanked) == 1 else 'are'}: pip "
+                    f"takes a yanked release only when pinned exactly, {package.name}=={yanked[0]})")
         specs = list(dict.fromkeys(",".join(filter(None, (r.torch, r.built_for if strict else "")))
                                    for r in self.known()))
         specs = [s for s in specs if s]
@@ -280,7 +292,7 @@ class Bound(Record):
                 return Pick(package.name, r.version, package.kind, f"{package.name}=={r.version}"), ""
         if self.unknown():  # only its newest releases were read: an older one may go with this torch
             return self.unknown_pick(), ""
-        return None, reasons[0] if reasons else f"no release of {package.name} the request allows"
+        return None, reasons[0] if reasons else f"{self.text} needs {self.needs(strict)}"
 
     def _pick_page(self, release: Release, variant: str, machine: Machine) -> tuple[Pick | None, str]:
         package = self.package
