@@ -4,9 +4,7 @@ one changed fact of each class is reported."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -14,18 +12,15 @@ from typing import Any
 
 import pytest
 
+from script_modules import script
+
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = json.loads((ROOT / "src" / "torch_install" / "resolver" / "data" / "companions.json").read_text())
 EVIDENCE = json.loads((ROOT / "scripts" / "reference" / "companions.json").read_text())
 
 
 def audit_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("audit_companions", ROOT / "scripts" / "audit_companions.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("audit_companions", module)
-    spec.loader.exec_module(module)
-    return module
+    return script("audit_companions")
 
 
 def release(table: dict[str, Any], name: str, version: str) -> dict[str, Any]:

@@ -76,8 +76,9 @@ def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | No
 
 def with_learnt_packages(matrix: Matrix, machine: Machine, request: Request, offline: bool, insecure: bool
                          ) -> Matrix:
-    """``matrix`` with what the requested packages the table does not know declare of torch, read from the
-    user's own index (``index/requirements.py``); an index that cannot be read is one warning."""
+    """``matrix`` with what the requested packages the table does not know declare of torch, and the table's
+    packages' releases it does not hold, read from the user's own index (``index/requirements.py``); an index
+    that cannot be read is one warning."""
     from ..errors import EnvironmentFailure, InputError
     from ..index.default_index import default_index_url
     from ..index.requirements import learn_packages
@@ -91,13 +92,14 @@ def with_learnt_packages(matrix: Matrix, machine: Machine, request: Request, off
         from ..index.urls import check_index_url
 
         client = make_client(check_index_url(root, insecure, what=where), offline, insecure)
-        learnt, warnings = learn_packages(request.requirements, machine, client, matrix.packages)
+        learnt, warnings = learn_packages(request.requirements, machine, client, matrix.packages,
+                                          [r.version for r in matrix.releases])
     except (EnvironmentFailure, InputError) as exc:
         warn(f"what the other packages need of torch was not read from your index ({exc})")
         return matrix
     for line in warnings:
         warn(line)
-    return matrix._replace(packages={**learnt, **matrix.packages}) if learnt else matrix
+    return matrix._replace(packages={**matrix.packages, **learnt}) if learnt else matrix
 
 
 def target_interpreter(python: str | None) -> Interpreter:

@@ -1,34 +1,44 @@
-"""What other packages need of torch, read from the user's own index (``--online``): for each requested package
-the embedded table does not know, its newest releases the requirement allows and the torch each declares.
+"""What other packages need of torch, read from the user's own index (``--online``): for each requested package the
+embedded table does not know, and for a table package's versions the table does not hold, the releases the
+requirement allows and the torch each declares.
 
 The index is the default index (``default_index.py``: ``PIP_INDEX_URL``, pip's configuration, ``UV_DEFAULT_INDEX``
 …); a release's ``Requires-Dist`` comes from its PEP 658 metadata file or, without one, the wheel's METADATA read
 through HTTP range requests (``wheel_metadata``), for a wheel that installs on the target; markers are evaluated for
-the target, with the extras the user asked for. What was read is cached (the page as any page; each wheel's
-requirements as a derived result). A package that declares no torch at all is not a package built against torch.
+the target, with the extras the user asked for. Releases are read newest first, every candidate the search may
+need: until the torch releases the ones read allow cover every torch release of the matrix (an older one would
+never be chosen), or ``MAX_RELEASES`` were read (then the package is read in part, and an older release's needs
+stay unknown). Yanked releases are skipped unless pinned exactly (PEP 592). What was read is cached (the page as
+any page; each wheel's requirements as a derived result). A package that declares no torch is known to need
+nothing of it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..resolver.companion_facts import CompanionRelease, Package
+from ..resolver.companion_facts import HARD_KINDS, CompanionRelease, Package
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from packaging.requirements import Requirement
+
     from ..machine import Machine
     from ..resolver.plan import Wanted
     from .client import IndexClient
     from .pages import Wheel
 
-MAX_RELEASES = 6  # the newest releases of a package read
+MAX_RELEASES = 24  # releases of one package read, at most
 MAX_PACKAGES = 40  # packages read in one plan
 FAMILY = ("torch", "torchvision", "torchaudio")
 
 
 def learn_packages(requirements: Sequence[Wanted], machine: Machine, client: IndexClient,
-                   known: Mapping[str, Package]) -> tuple[dict[str, Package], list[str]]:
-    """({name: what it needs of torch}, warning lines) for the requested packages ``known`` does not hold."""
+                   known: Mapping[str, Package], torch_releases: Sequence[str] = ()
+                   ) -> tuple[dict[str, Package], list[str]]:
+    """({name: what it needs of torch}, warning lines) for the requested packages ``known`` does not hold, and the
+    table's packages with the releases the requirement allows that it does not hold added (newest first).
+    ``torch_releases``: the matrix's, which the releases read must cover."""
     from packaging.requirements import InvalidRequirement, Requirement
 
     from ..progress import status
@@ -37,7 +47,9 @@ def learn_packages(requirements: Sequence[Wanted], machine: Machine, client: Ind
     warnings: list[str] = []
     wanted: dict[str, Requirement] = {}
     for w in requirements:
-        if w.name is None or w.name in FAMILY or w.name in known or w.editable or w.constraint:
+        table = known.get(w.name or "")
+        if w.name is None or w.name in FAMILY or w.editable or w.constraint or (
+                table is not None and table.kind not in HARD_KINDS):
             continue
         try:
             wanted.setdefault(w.name, Requirement(w.text))
@@ -47,7 +59,7 @@ def learn_packages(requirements: Sequence[Wanted], machine: Machine, client: Ind
         for i, (name, requirement) in enumerate(list(wanted.items())[:MAX_PACKAGES]):
             line.show(f"torch-install: reading what {name} needs of torch ({i + 1} of {len(wanted)})")
             try:
-                package = _learn(name, requirement, machine, client)
+                package = _learn(name, requirement, machine, client, known.get(name), torch_releases)
             except Exception as exc:  # noqa: BLE001 - an index problem is one warning, never a failed plan
                 from ..errors import TorchInstallError
 
@@ -60,51 +72,79 @@ def learn_packages(requirements: Sequence[Wanted], machine: Machine, client: Ind
     return learnt, warnings
 
 
-def _learn(name: str, requirement: object, machine: Machine, client: IndexClient) -> Package | None:
-    from packaging.requirements import Requirement
+def _candidates(requirement: Requirement, by_version: Mapping[str, list[Wheel]], yanked: set[str],
+                table: Package | None) -> list[str]:
+    """The versions to read, newest first: those the requirement allows (pre-releases as pip allows them), not
+    yanked unless pinned exactly, that the table does not hold."""
+    from packaging.version import Version
 
-    from ..markers import environment
+    pinned = {s.version for s in requirement.specifier if s.operator in ("==", "===")}
+    held = {r.version for r in table.releases} if table is not None else set()
+    versions = [v for v in requirement.specifier.filter(sorted(by_version, key=Version, reverse=True))
+                if v not in held and (v in pinned or not all(w.file.url in yanked for w in by_version[v]))]
+    return [str(v) for v in versions]
+
+
+def _learn(name: str, requirement: Requirement, machine: Machine, client: IndexClient, table: Package | None,
+           torch_releases: Sequence[str]) -> Package | None:
+    from packaging.specifiers import SpecifierSet
+
     from ..wheel_tags import target_tags
     from .pages import parse_wheels
 
-    assert isinstance(requirement, Requirement)
     target = target_tags(machine)
-    listing = client.listing(name)
-    wheels = parse_wheels(listing.files(), name)
-    compatible = [w for w in wheels if target.tags is None or w.tags & target.tags]
+    files = client.listing(name).files()
+    yanked = {f.url for f in files if f.yanked}
     by_version: dict[str, list[Wheel]] = {}
-    for wheel in compatible:
-        by_version.setdefault(wheel.version, []).append(wheel)
-    from packaging.version import Version
-
-    versions = sorted((v for v in by_version if requirement.specifier.contains(v, prereleases=False)), key=Version,
-                      reverse=True)[:MAX_RELEASES]
-    env = environment(machine)
+    for wheel in parse_wheels([f._replace(yanked=False) for f in files], name):  # a yanked one is read if pinned
+        if target.tags is None or wheel.tags & target.tags:
+            by_version.setdefault(wheel.version, []).append(wheel)
+    candidates = _candidates(requirement, by_version, yanked, table)
+    if not candidates:
+        return None  # the table holds every release the requirement allows, or the index has none for the target
     releases: list[CompanionRelease] = []
-    declares = False
-    for version in versions:
-        wheel = by_version[version][0]
-        lines = _requires(client, wheel.file.url)
-        torch, family = "", {}
-        for line in lines:
-            try:
-                needed = Requirement(line)
-            except ValueError:
-                continue
-            if needed.name.lower() not in FAMILY:
-                continue
-            if needed.marker is not None and not any(needed.marker.evaluate({**env, "extra": extra})
-                                                     for extra in ("", *requirement.extras)):
-                continue
-            if needed.name.lower() == "torch":
-                torch = ",".join(filter(None, (torch, str(needed.specifier))))
-                declares = True
-            else:
-                family[needed.name.lower()] = str(needed.specifier)
-        releases.append(CompanionRelease(version=version, torch=torch, family=family, confidence="verified"))
-    if not declares:
-        return None
-    return Package(name=name, kind="default", releases=tuple(releases), sources=("your index",))
+    uncovered = set(torch_releases)
+    for version in candidates:
+        if len(releases) == MAX_RELEASES or (torch_releases and not uncovered):
+            break
+        release = _release(version, by_version[version][0], requirement, machine, client)
+        releases.append(release)
+        spec = SpecifierSet(release.torch or "")
+        uncovered = {t for t in uncovered if not spec.contains(t, prereleases=True)}
+    complete = len(releases) == len(candidates) or bool(torch_releases) and not uncovered
+    if table is not None:  # a newer release of a table package: from the user's index, built against its torch
+        extra = tuple(r._replace(source="default", default_build=True) for r in releases)
+        return table._replace(releases=extra + table.releases, complete=table.complete and complete)
+    declares = any(r.torch for r in releases)
+    return Package(name=name, kind="default", releases=tuple(releases), sources=("your index",), complete=complete,
+                   needs_nothing=not declares and complete, default_build=declares)
+
+
+def _release(version: str, wheel: Wheel, requirement: Requirement, machine: Machine, client: IndexClient
+             ) -> CompanionRelease:
+    """One release's torch and family requirements, read from its wheel's metadata."""
+    from packaging.requirements import Requirement
+
+    from ..markers import environment
+
+    env = environment(machine)
+    torch, family = "", {}
+    for line in _requires(client, wheel.file.url):
+        try:
+            needed = Requirement(line)
+        except ValueError:
+            continue
+        if needed.name.lower() not in FAMILY:
+            continue
+        if needed.marker is not None and not any(needed.marker.evaluate({**env, "extra": extra})
+                                                 for extra in ("", *requirement.extras)):
+            continue
+        if needed.name.lower() == "torch":
+            torch = ",".join(filter(None, (torch, str(needed.specifier))))
+        else:
+            family[needed.name.lower()] = str(needed.specifier)
+    return CompanionRelease(version=version, torch=torch, family=family, confidence="verified",
+                            requires_python=wheel.file.requires_python or "")
 
 
 def _requires(client: IndexClient, wheel_url: str) -> list[str]:
