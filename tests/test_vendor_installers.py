@@ -201,3 +201,47 @@ def test_a_fleet_of_a_jetson_and_an_aarch64_server_locks_each_by_platform_releas
     assert f'version = "2.11.0"\nsource = {{ registry = "{indexes.url("jetson-jp6-cu126")}" }}' in lock
     version = server["choice"]["packages"]["torch"]
     assert f'version = "{version}"\nsource = {{ registry = "{indexes.url("pytorch/cpu")}" }}' in lock
+
+
+def installed(python: Path) -> dict[str, str]:
+    code = "import importlib.metadata as m, json; print(json.dumps({d.metadata['Name']: d.version for d in " \
+           "m.distributions()}))"
+    names = json.loads(subprocess.run([str(python), "-c", code], check=True, capture_output=True,
+                                      text=True).stdout)
+    return {re.sub(r"[-_.]+", "-", k).lower(): v for k, v in names.items()}
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_install_puts_amds_build_in_a_venv_and_the_doctor_knows_and_fixes_it(
+        installer: str, capsys: pytest.CaptureFixture[str], tmp_path: Path, indexes: DirectoryServer,
+        make_venv, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    from torch_install.cli import targets
+    from torch_install.machine import Gpu, Machine
+
+    python = make_venv(tmp_path / "env")
+    for name, value in quiet_env(tmp_path).items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("PATH", f"{Path(UV).parent}{os.pathsep}{os.environ['PATH']}")
+    host = f"{sys.version_info.major}.{sys.version_info.minor}"
+    gfx1010 = Machine(os="linux", arch="x86_64", python=host, glibc="2.36", rocm="7.1.1",
+                      gpus=(Gpu("amd", "AMD Radeon RX 5700 XT", gfx="gfx1010"),))
+    monkeypatch.setattr(targets, "detect_here", lambda args: gfx1010)  # this machine, as if it had the GPU
+    mirror = f"amd-stable={indexes.url('amd-stable/')}"
+    assert main(["install", "--python", str(python), "--installer", installer, "torch", "torchvision",
+                 "--vendor-index", mirror]) == 0
+    assert {k: v for k, v in installed(python).items() if k not in ("pip", "setuptools")} == {
+        k: v for k, v in amd_set(["gfx1010"]).items() if k != "torchaudio"}
+    capsys.readouterr()
+    for name, gfx in (("gfx1010.json", "gfx1010"), ("gfx1100.json", "gfx1100")):
+        (tmp_path / name).write_text(json.dumps({"os": "linux", "arch": "x86_64", "glibc": "2.36", "rocm": "7.1.1",
+                                                 "gpus": [{"vendor": "amd", "name": "AMD Radeon", "gfx": gfx}]}))
+    assert main(["doctor", "--python", str(python), "--target", str(tmp_path / "gfx1010.json")]) == 0
+    assert "[vendor-build] torch is a build of AMD's stable ROCm index (whl-next)" in capsys.readouterr().out
+    # the GPU changed: its device code is missing, and the fix installs it from AMD's index (the mirror)
+    assert main(["doctor", "--python", str(python), "--target", str(tmp_path / "gfx1100.json"), "--fix", "--yes",
+                 "--vendor-index", mirror]) == 0
+    out = capsys.readouterr().out
+    assert "[vendor-device-missing] the torch device code for AMD Radeon (gfx1100) is not installed" in out
+    after = installed(python)
+    assert after["amd-torch-device-gfx1100"] == "2.14.0+rocm10.1.0"
+    assert after["rocm-sdk-device-gfx1100"] == "10.1.0" and after["torch"] == "2.14.0+rocm10.1.0"

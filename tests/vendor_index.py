@@ -41,6 +41,11 @@ def _cp(python: str) -> str:
     return f"{tag}-{tag}{'t' if python.endswith('t') else ''}"
 
 
+def _companion_version_py(version: str) -> str:
+    """torchvision's and torchaudio's ``version.py``: the version and the commit."""
+    return f"__version__ = {version!r}\ngit_version = '0' * 40\n"
+
+
 def amd_wheels(directory: Path, build: VendorBuild) -> list[Path]:
     """The wheels of one AMD multi-arch build, for every platform and Python it has."""
     torch, rocm = build.packages["torch"], build.variant.removeprefix("rocm")
@@ -64,7 +69,8 @@ def amd_wheels(directory: Path, build: VendorBuild) -> list[Path]:
                 per_device = [f'amd-{name}-device-{g} == {version}; extra == "{e}"' for g in gfx
                               for e in (f"device-{g}", "device-all")] if name == "torchvision" else []
                 out.append(build_wheel(directory, name, version, tag=tag, requires=[f"torch=={torch}", *per_device],
-                                       extras=[*(f"device-{g}" for g in gfx), "device-all"] if per_device else ()))
+                                       extras=[*(f"device-{g}" for g in gfx), "device-all"] if per_device else (),
+                                       version_py=_companion_version_py(version)))
         for g in gfx:
             out.append(build_wheel(directory, f"amd-torch-device-{g}", torch, tag=f"py3-none-{plat}",
                                    requires=[f"rocm-sdk-device-{g}=={rocm}"], package=f"amd_torch_device_{g}"))
@@ -99,8 +105,22 @@ def jetson_wheels(directory: Path, build: VendorBuild) -> list[Path]:
             for name in ("torchvision", "torchaudio"):
                 if build.packages.get(name):
                     out.append(build_wheel(directory, name, build.packages[name], tag=tag,
-                                           requires=[f"torch=={torch}"]))
+                                           requires=[f"torch=={torch}"],
+                                           version_py=_companion_version_py(build.packages[name])))
     return out
+
+
+def unpack(site: Path, wheels: Iterable[Path], installer: str = "pip") -> Path:
+    """The wheels as an installer leaves them in ``site`` (their files, and INSTALLER in each dist-info)."""
+    import zipfile
+
+    site.mkdir(parents=True, exist_ok=True)
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(site)
+            dist_info = next(n.split("/")[0] for n in archive.namelist() if n.split("/")[0].endswith(".dist-info"))
+        (site / dist_info / "INSTALLER").write_text(installer + "\n")
+    return site
 
 
 def write_index(root: Path, index_id: str, wheels: Iterable[Path]) -> None:

@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "PyTorch's")
     parser.add_argument("--allow-insecure-index", action="store_true",
                         help="allow a plain-http index base that is not loopback")
+    parser.add_argument("--vendor-index", metavar="ID=URL", action="append", default=[],
+                        help="a mirror of a vendor's index for the fix (amd-stable=URL …; also "
+                             "$TORCH_INSTALL_VENDOR_INDEX)")
     parser.add_argument("--import-torch", action="store_true",
                         help="also import torch in a child process and run one tiny GPU kernel")
     parser.add_argument("--import-timeout", metavar="SECONDS", type=float, default=60.0,
@@ -70,11 +73,13 @@ def run(args: argparse.Namespace) -> int:
         machine = complete_machine(detect(probe))
         environ = dict(probe.environ)
     installed = inspect_environment(common.target_interpreter(args.python))
-    from ..index.urls import index_base_from
+    from ..index.urls import index_base_from, vendor_mirrors
 
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
+    mirrors = vendor_mirrors(args.vendor_index, allow_insecure=args.allow_insecure_index)
     report = diagnose(machine, installed, load_matrix(), probe=probe, environ=environ,
-                      import_torch_timeout=args.import_timeout if args.import_torch else None, index_base=base)
+                      import_torch_timeout=args.import_timeout if args.import_torch else None, index_base=base,
+                      vendor_indexes=mirrors)
     from ..doctor.report import render_json, render_text
 
     common.write(render_json(report) if args.json else render_text(report))
@@ -83,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if not _apply_fixes(report, args.yes, args.lock_timeout):
         return report.exit_code
     again = diagnose(machine, inspect_environment(common.target_interpreter(args.python)), load_matrix(),
-                     probe=probe, environ=environ, index_base=base)
+                     probe=probe, environ=environ, index_base=base, vendor_indexes=mirrors)
     common.write("\nAfter the fix:\n" + (render_json(again) if args.json else render_text(again)))
     return again.exit_code
 

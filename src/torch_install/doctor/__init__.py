@@ -115,7 +115,8 @@ def _conda_dict(installed: Installed) -> dict[str, object] | None:
 def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: Probe | None = None,
              environ: Mapping[str, str] | None = None,
              plan_for: Callable[[tuple[str, ...]], Plan] | None = None,
-             import_torch_timeout: float | None = None, index_base: str | None = None) -> Report:
+             import_torch_timeout: float | None = None, index_base: str | None = None,
+             vendor_indexes: tuple[tuple[str, str], ...] = ()) -> Report:
     """Run every check; fill in the fix. ``import_torch_timeout`` set: also import torch in a child process.
 
     ``machine.python`` is replaced by the inspected interpreter's Python. ``plan_for`` maps requirement
@@ -123,8 +124,13 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
     """
     environ = dict(environ if environ is not None else (probe.environ if probe is not None else {}))
     machine = machine._replace(python=installed.interpreter.python, python_full=installed.interpreter.python_full)
-    if plan_for is None:
-        plan_for = default_planner(machine, matrix, index_base)
+    if plan_for is None:  # a vendor's build installed: its fix keeps to the vendor's index
+        from .flavour import vendor_install
+
+        plan_for = default_planner(machine, matrix, index_base,
+                                   vendor_build=vendor_install(installed, machine.platform,
+                                                               matrix.vendor_builds) is not None,
+                                   vendor_indexes=vendor_indexes)
     ctx = Context(machine=machine, installed=installed, matrix=matrix, probe=probe, environ=environ,
                   plan_for=plan_for)
     findings = run_checks(ctx) + conda_findings(ctx)
@@ -167,14 +173,16 @@ def _disk_findings(fix: Fix | None) -> list[Finding]:
                     "free some space (e.g. `python -m pip cache purge`) before running the fix")]
 
 
-def default_planner(machine: Machine, matrix: Matrix, index_base: str | None = None
-                    ) -> Callable[[tuple[str, ...]], Plan]:
+def default_planner(machine: Machine, matrix: Matrix, index_base: str | None = None, vendor_build: bool = False,
+                    vendor_indexes: tuple[tuple[str, str], ...] = ()) -> Callable[[tuple[str, ...]], Plan]:
     """Requirement strings -> the resolver's plan for ``machine`` (memoized), on ``index_base`` (a mirror) when
-    given."""
+    given; with ``vendor_build``, the vendor's own build first where one serves the GPU, at the mirrors of
+    ``vendor_indexes``."""
     cache: dict[tuple[str, ...], Plan] = {}
     def plan_for(packages: tuple[str, ...]) -> Plan:
         if packages not in cache:
-            request = Request(packages=packages, index_base=index_base) if index_base else Request(packages=packages)
+            request = Request(packages=packages, vendor_build=vendor_build, vendor_indexes=vendor_indexes)
+            request = request._replace(index_base=index_base) if index_base else request
             cache[packages] = resolve(machine, request, matrix)
         return cache[packages]
 

@@ -27,7 +27,7 @@ from ..resolver.variants import cuda_version
 from ..versions import numeric_key, release_part
 from ..wheel_tags import wheel_abis, wheel_glibc
 from .fix import uninstall_command
-from .flavour import Flavour, companion_flavour, torch_flavour
+from .flavour import Flavour, VendorInstall, companion_flavour, torch_flavour, vendor_install
 from .inspect import Installed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -50,6 +50,7 @@ CODES = (
     "cuda-compat-forward", "install-guard-missing", "install-guard-stale",
     "conda-cpu-build-on-gpu-machine", "conda-cuda-version-too-new", "conda-gpu-arch-not-in-build",
     "conda-companion-cpu-build", "conda-companion-mismatch", "pip-torch-over-conda-torch",
+    "vendor-build", "vendor-device-missing", "vendor-build-expected",
 )
 
 # Linux directories where the driver's user-space libraries (libcuda, NVML, Level Zero) live.
@@ -94,6 +95,11 @@ class Context:
     @cached_property
     def torch(self) -> Flavour | None:
         return torch_flavour(self.installed)
+
+    @cached_property
+    def vendor_install(self) -> VendorInstall | None:
+        """The vendor build (a build of a vendor's own index) the installed torch is, or None."""
+        return vendor_install(self.installed, self.machine.platform, self.matrix.vendor_builds)
 
     @cached_property
     def plan(self) -> Plan | None:
@@ -210,8 +216,10 @@ def check_companion_mismatch(ctx: Context) -> list[Finding]:
             from packaging.specifiers import InvalidSpecifier, SpecifierSet
             from packaging.version import InvalidVersion, Version
 
+            installed = ctx.installed.dist("torch")  # its local label too: a pin may name it (+rocm10.1.0)
             try:
-                ok = SpecifierSet(found["spec"]).contains(Version(torch.version), prereleases=True)
+                ok = SpecifierSet(found["spec"]).contains(Version(installed.version if installed else torch.version),
+                                                          prereleases=True)
             except (InvalidSpecifier, InvalidVersion):
                 continue
             if not ok:
@@ -422,7 +430,9 @@ def check_python_unsupported(ctx: Context) -> list[Finding]:
                             f"(Python {interp.version}{', free-threaded' if interp.free_threaded else ''})")
     plan = ctx.plan
     if plan is not None:
-        evidence += [w.message for w in plan.warnings if w.code == "python-unsupported"]
+        # a reason the newest release was passed over is not one when a build of another was chosen
+        evidence += [w.message for w in plan.warnings if w.code == "python-unsupported"
+                     and (w.about == "choice" or plan.choice is None)]
     if not evidence:
         return []
     return [Finding("python-unsupported", "error", f"Python {interp.python} has no matching torch build here",
@@ -867,8 +877,9 @@ def check_install_guard(ctx: Context) -> list[Finding]:
         if "+" not in torch:
             return []
         return [Finding("install-guard-missing", "info", "nothing keeps this torch build installed",
-                        (f"torch {torch} comes from the PyTorch index; a later `pip install` of a package that "
-                         "depends on torch can replace it with the default index's build",), repin)]
+                        (f"torch {torch} comes from an index of its own (its local label says which build); a later "
+                         "`pip install` of a package that depends on torch can replace it with the default index's "
+                         "build",), repin)]
     evidence = [f"{constraints_path(prefix)} pins {p}" for p in stale_pins(pins, installed)]
     in_force, setting = pin_setting(prefix, ctx.environ)
     if not in_force:
@@ -878,6 +889,60 @@ def check_install_guard(ctx: Context) -> list[Finding]:
         return []
     return [Finding("install-guard-stale", "warning", "the pin keeping the torch build is stale or not in force",
                     tuple(evidence), repin)]
+
+
+# --- a vendor's own build ------------------------------------------------------------------------------
+
+def check_vendor_build(ctx: Context) -> list[Finding]:
+    """A build of a vendor's own index (AMD's, the Jetson AI Lab's): said, with its runtime packages; each GPU of
+    the vendor whose device extra the build lacks, or whose device packages are not installed, is an error. A GPU
+    build that is not the vendor's where the machine needs the vendor's (PyTorch's SBSA wheel on a Jetson's L4T
+    stack) is an error too."""
+    found = ctx.vendor_install
+    if found is None:
+        return _vendor_build_expected(ctx)
+    build, index = found.build, found.build.vendor_index
+    runtime = [f"{d.name} {d.version}" for d in ctx.installed.dists if any(
+        d.name == r or (r.endswith("-") and d.name.startswith(r)) for r in index.runtime)]
+    dist = ctx.installed.dist("torch")
+    findings = [Finding("vendor-build", "info", f"torch is a build of {index.name}",
+                        (f"torch {dist.version if dist else build.packages['torch']}: {index.url} ({build.variant})",
+                         *([f"its runtime packages: {', '.join(runtime)}"] if runtime else [])))]
+    row = vendors.vendor(index.vendor)
+    platform = ctx.machine.platform or ""
+    for gpu in (g for g in ctx.machine.visible_gpus if row is not None and g.vendor == row.name):
+        arch = getattr(gpu, row.arch_field) if row else None
+        if not arch:
+            continue
+        extra = index.extra_for(arch)
+        if extra is None:  # an index without device extras: its build's targets
+            if arch not in build.targets.get(platform, {}):
+                findings.append(Finding("vendor-device-missing", "error", f"this torch build has no code for "
+                                        f"{gpu.label_with_arch}", (f"{index.name}'s {build.variant} builds "
+                                        f"{' '.join(sorted(build.targets.get(platform, {})))}",), INSTALL_FIX))
+            continue
+        for package, offered in found.extras.items():
+            wanted = offered.get(extra)
+            if wanted is None:
+                findings.append(Finding("vendor-device-missing", "error", f"this {package} build has no {extra} "
+                                        f"extra for {gpu.label_with_arch}", (f"{package}'s METADATA offers "
+                                        f"{', '.join(sorted(offered))}",), INSTALL_FIX))
+            elif missing := [name for name in wanted if ctx.installed.dist(name) is None]:
+                findings.append(Finding("vendor-device-missing", "error", f"the {package} device code for "
+                                        f"{gpu.label_with_arch} is not installed", (f"{package}[{extra}] requires "
+                                        f"{', '.join(wanted)}; not installed: {', '.join(missing)}",), INSTALL_FIX))
+    return findings
+
+
+def _vendor_build_expected(ctx: Context) -> list[Finding]:
+    torch, plan = ctx.torch, ctx.plan
+    if torch is None or torch.kind in ("cpu", "unknown", "default") or plan is None or plan.choice is None:
+        return []
+    source = plan.choice.vendor_index
+    if source is None or not plan.gpu_accelerated:
+        return []
+    return [Finding("vendor-build-expected", "error", f"this torch build does not run here: {source.name}'s does",
+                    (f"torch {torch.pinned}: {torch.evidence}", *(r for r in plan.reasons[1:3])), INSTALL_FIX)]
 
 
 class Check(vendors.Protocol):
@@ -897,6 +962,7 @@ CHECKS: tuple[Check, ...] = (
     check_glibc_too_old,
     check_rosetta_python,
     check_cpu_build_on_gpu_machine,
+    check_vendor_build,
 )
 LATER_CHECKS: tuple[Check, ...] = (
     check_companion_mismatch,

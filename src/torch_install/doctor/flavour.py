@@ -8,11 +8,15 @@ The distribution version alone is not enough: default-index wheels carry no labe
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from .. import vendors
 from ..environment.dists import Dist
 from ..records import Record
+from ..resolver.request import canonical_name
 from ..resolver.variants import is_index_variant, variant_kind, variant_of_build
+from ..resolver.vendor_builds import VendorBuild, VendorBuilds, load_vendor_builds
 from .inspect import Build, Installed
 
 _CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
@@ -96,3 +100,50 @@ def companion_flavour(package: str, dist: Dist, build: Build | None) -> Flavour:
     if label:
         return Flavour(package, dist.public_version, label, f"{dist.directory_name}: version {dist.version}")
     return Flavour(package, dist.public_version, "unknown", f"{package} carries no build label")
+
+
+# A Requires-Dist line under an extra: the distribution's name, and the extra
+_EXTRA_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)[^;]*;.*\bextra\s*==\s*[\"']([^\"']+)[\"']")
+
+
+class VendorInstall(Record):
+    """An installed torch that is a build of a vendor's own index (a build of the vendor table), and the extras
+    the family's METADATA offers: package -> extra -> the distributions it requires."""
+
+    build: VendorBuild
+    extras: Mapping[str, Mapping[str, tuple[str, ...]]]
+
+
+def offered_extras(dist: Dist) -> Mapping[str, tuple[str, ...]]:
+    """A distribution's extras, each with the distributions it requires (from its Requires-Dist lines)."""
+    offered: dict[str, list[str]] = {}
+    for line in dist.requires:
+        found = _EXTRA_REQUIREMENT.match(line)
+        if found:
+            offered.setdefault(found[2], []).append(canonical_name(found[1]))
+    return MappingProxyType({extra: tuple(names) for extra, names in offered.items()})
+
+
+def vendor_install(installed: Installed, platform: str | None, table: VendorBuilds | None = None
+                   ) -> VendorInstall | None:
+    """The vendor build the installed torch is, or None. A build of an index with device extras is known by its
+    version and by its METADATA offering the index's all-devices extra; one of an index without them (a Jetson
+    index: unlabelled) by its version, where it brings no CUDA runtime of its own (the SBSA wheels of the same
+    version do). A nightly build: its label starts with the nightly's variant."""
+    dist = installed.dist("torch")
+    if dist is None or not platform:
+        return None
+    extras = offered_extras(dist)
+    for build in (table or load_vendor_builds()).builds:
+        index = build.vendor_index
+        if platform not in build.targets or (index.all_extra and index.all_extra not in extras):
+            continue
+        if build.torch and build.packages["torch"] != dist.version:
+            continue
+        if not build.torch and not (dist.local_label or "").startswith(build.variant):
+            continue
+        if not index.all_extra and _from_requires(dist):
+            continue
+        family = {name: offered_extras(d) for name in index.extra_packages if (d := installed.dist(name))}
+        return VendorInstall(build, MappingProxyType(family))
+    return None

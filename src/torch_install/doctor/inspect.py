@@ -20,16 +20,19 @@ from ..records import Record
 from ..resolver.request import PACKAGES, canonical_name
 
 # Distributions the doctor reads (normalized names): the torch family, the installers, and the runtimes each
-# vendor's builds bring (its registry row's ``runtime_prefixes``).
+# vendor's builds bring (its registry row's ``runtime_prefixes``, a vendor index's ``runtime``).
 OTHER_DISTRIBUTIONS = ("pytorch-triton", "pip", "uv")
 VERSION_PY_FIELDS = ("__version__", "debug", "git_version", "rocm")  # and each vendor's version_field
 
 
 def _wanted(name: str) -> bool:
     from ..resolver.companion_facts import load_packages
+    from ..resolver.vendor_builds import load_vendor_builds
 
     prefixes = tuple(p for row in vendors.VENDORS for p in row.runtime_prefixes)
-    return name in PACKAGES or name in OTHER_DISTRIBUTIONS or name in load_packages() or name.startswith(prefixes)
+    vendor = {r for index in load_vendor_builds().indexes.values() for r in index.runtime}  # names, "prefix-"
+    return (name in PACKAGES or name in OTHER_DISTRIBUTIONS or name in load_packages() or name.startswith(prefixes)
+            or name in vendor or name.startswith(tuple(r for r in vendor if r.endswith("-"))))
 
 
 def _version_py_fields() -> tuple[str, ...]:
