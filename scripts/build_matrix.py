@@ -461,8 +461,9 @@ def decoupled_companions(built: list[dict[str, Any]], metadata: Path = METADATA)
             floor = min(paired, key=_version_key)
         else:
             continue
-        said = f"Requires-Dist: {torch[0]}" if torch else "no Requires-Dist on torch"
-        out.setdefault(name, {})[version] = {"torch_from": floor, "conf": "verified",
+        said = (f"Requires-Dist: {torch[0]}" if torch else
+                "no Requires-Dist on torch; the floor is the oldest release whose companion it is")
+        out.setdefault(name, {})[version] = {"torch_from": floor, "conf": "verified" if floors else "inferred",
                                              "src": [f"default index METADATA of {name} {version} ({said})"]}
     return out
 

@@ -186,6 +186,8 @@ def test_the_decoupled_releases_are_read_from_the_captured_metadata() -> None:
     assert {v: row["torch_from"] for v, row in found["torchaudio"].items()} == {"2.11.0": "2.11.0", "2.11.1": "2.11.0"}
     # torchvision pins its torch (torch (==2.11.0) for 0.26.0) up to 0.29.0; 0.29.1 and 0.29.2 need torch>=2.14.0
     assert {v: row["torch_from"] for v, row in found["torchvision"].items()} == {"0.29.1": "2.14.0", "0.29.2": "2.14.0"}
+    # a floor a Requires-Dist states is read; one taken from the release it came with is inferred
+    assert {v: row["conf"] for v, row in found["torchaudio"].items()} == {"2.11.0": "inferred", "2.11.1": "verified"}
 
 
 @pytest.mark.parametrize(("python", "companion", "torch"), [
