@@ -54,6 +54,9 @@ def main() -> int:
             "detect --json --sysroot <8xH100>": [*CLI, "detect", "--json", "--sysroot", str(FIXTURE)],
             "plan --target F --format json": [*CLI, "plan", "--target", str(target), "--format", "json"],
             "plan --sysroot <8xH100>": [*CLI, "plan", "--sysroot", str(FIXTURE)],
+            "plan F torch numpy": [*CLI, "plan", "--target", str(target), "torch", "numpy"],
+            "plan F torch xformers (the table)": [*CLI, "plan", "--target", str(target), "torch", "xformers"],
+            "plan F torch==2.9.1+cu128": [*CLI, "plan", "--target", str(target), "torch==2.9.1+cu128"],
         }
         print(f"{'command':34}" + "".join(f"{str(s)[-28:]:>30}" for s in sources))
         base: dict[Path, int] = {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 
 from ..records import Record
 from .companion_facts import HARD_KINDS, CompanionRelease, Package, Pick
@@ -41,6 +42,7 @@ def _minor(version: str) -> str:
     return ".".join(version.split("+")[0].split(".")[:2])
 
 
+@lru_cache(maxsize=4096)
 def _contains(spec: str, version: str) -> bool:
     if not spec:
         return True
@@ -124,6 +126,7 @@ class Bound(Record):
     exact: str | None = None  # the version the requirement pins (a yanked release is taken only so)
     label: BuiltFor | None = None  # the build the requirement's local label names
     label_unread: bool = False  # it has a local label this does not read
+    matching: tuple[CompanionRelease, ...] = ()  # ``allowed(package, spec, exact)``, worked out once
 
     @property
     def constrains_torch(self) -> bool:
@@ -131,10 +134,9 @@ class Bound(Record):
         return self.package.constrains_torch or (self.label is not None and self.label.torch is not None)
 
     # -- the releases the requirement asks for ----------------------------------------------------------------
-    def releases(self) -> list[CompanionRelease]:
+    def releases(self) -> tuple[CompanionRelease, ...]:
         """The table's releases the requirement allows, newest first; a yanked one only when pinned exactly."""
-        return [r for r in self.package.releases if self.spec.contains(r.version, prereleases=True)
-                and (r.yanked is None or r.version == self.exact)]
+        return self.matching
 
     def yanked_only(self) -> list[str]:
         """The yanked releases the requirement allows when it allows no other (pip takes none of them)."""
@@ -145,7 +147,7 @@ class Bound(Record):
 
     def known(self) -> list[CompanionRelease]:
         """Those whose needs are known (a wheel of them was read)."""
-        return [r for r in self.releases() if r.torch is not None]
+        return [r for r in self.matching if r.torch is not None]
 
     def unknown(self) -> bool:
         """Whether what the requirement needs of torch is not known: no release of the table it allows has known
@@ -427,5 +429,8 @@ def bound_requirements(requirements: tuple[Any, ...], machine: Machine | None,
     bound = []
     for name in texts:
         spec, exact, label, unread = read_label(specs[name])
-        bound.append(Bound(texts[name][0], texts[name][1], spec, packages[name], python, exact, label, unread))
+        matching = tuple(r for r in packages[name].releases if spec.contains(r.version, prereleases=True)
+                         and (r.yanked is None or r.version == exact))
+        bound.append(Bound(texts[name][0], texts[name][1], spec, packages[name], python, exact, label, unread,
+                           matching))
     return bound
