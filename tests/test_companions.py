@@ -225,3 +225,26 @@ def test_a_companions_macos_floor_holds_on_intel_macs_too(tmp_path: Path, capsys
     warnings = [w["message"] for w in json.loads(capsys.readouterr().out)["warnings"]]
     assert any("torchvision 0.17.2 (the match of torch 2.2.2) wheels for Python 3.10 need macOS ≥ 10.13" in w
                for w in warnings), warnings
+
+
+L4 = ["--os", "linux", "--arch", "x86_64", "--python", "3.12", "--gpu", "L4", "--nvidia-driver", "580.65.06"]
+
+
+@pytest.mark.parametrize(("torch", "page"), [("2.2.2", "torch-2.2.0+cu121"), ("2.3.1", "torch-2.3.0+cu121"),
+                                             ("2.5.1", "torch-2.5.0+cu124")])
+def test_the_pyg_pages_of_older_torch_releases_are_known(torch: str, page: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *L4, f"torch=={torch}", "torch-scatter")
+    assert f"--find-links https://data.pyg.org/whl/{page}.html" in plan["commands"]["pip"]
+    assert "builds-from-source" not in codes(plan)
+
+
+def test_a_pyg_wheels_label_holds_torch_and_its_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    plan = plan_json(capsys, *L4, "torch-scatter==2.1.2+pt24cu121", "pyg-lib")
+    assert (plan["choice"]["torch"], plan["choice"]["variant"]) == ("2.4.1", "cu121")
+    assert "--find-links https://data.pyg.org/whl/torch-2.4.0+cu121.html" in plan["commands"]["pip"]
+    held = {w["message"].split(" (command line)")[0]: w["message"] for w in plan["warnings"]
+            if w["code"] == "constrained-by"}
+    assert held["torch-scatter==2.1.2+pt24cu121"].endswith("needs torch 2.4.* (its build: torch 2.4+cu121): torch "
+                                                           "2.4.1 is the newest release it allows (not 2.15.0)")
+    assert held["pyg-lib"].endswith("torch 2.13.0 is the newest release it allows (not 2.15.0)")

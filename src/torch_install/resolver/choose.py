@@ -190,8 +190,9 @@ class Search:
         if wanted[0] is not open_[0]:
             for b in self.bound:
                 if b.constrains_torch and not b.allows(open_[0].version, self.platform, self.strict):
+                    own = next((r for r in open_ if b.allows(r.version, self.platform, self.strict)), wanted[0])
                     self.plan.warn("constrained-by", f"{b.text} ({b.origin}) needs {b.needs(self.strict)}: "
-                                                     f"torch {wanted[0].version} is the newest release it allows (not "
+                                                     f"torch {own.version} is the newest release it allows (not "
                                                      f"{open_[0].version})", "newest")
         self.plan.newest = wanted[0]
         return wanted
