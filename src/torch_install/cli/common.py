@@ -69,9 +69,25 @@ def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | No
                            offline=offline, allow_insecure=insecure)
     if result.warning:
         warn(result.warning)
+    matrix = with_vendor_builds(result.matrix, machine, request, offline, insecure) if request else result.matrix
     if request is not None and request.requirements:
-        return with_learnt_packages(result.matrix, machine, request, offline, insecure)
-    return result.matrix
+        return with_learnt_packages(matrix, machine, request, offline, insecure)
+    return matrix
+
+
+def with_vendor_builds(matrix: Matrix, machine: Machine, request: Request, offline: bool, insecure: bool) -> Matrix:
+    """``matrix`` with what the vendor indexes for this machine's GPUs list now (``index/vendor.py``); an index
+    that cannot be read is one warning."""
+    from ..index.vendor import indexes_for, learn_vendor_builds
+    from ..resolver.vendor_builds import load_vendor_builds
+
+    table = matrix.vendor_builds or load_vendor_builds()
+    if not indexes_for(table, machine, request.channel):  # no GPU a vendor's own index has builds for
+        return matrix
+    learnt, warnings = learn_vendor_builds(table, machine, request, offline=offline, allow_insecure=insecure)
+    for line in warnings:
+        warn(line)
+    return matrix._replace(vendor_builds=learnt)
 
 
 def with_learnt_packages(matrix: Matrix, machine: Machine, request: Request, offline: bool, insecure: bool
