@@ -148,3 +148,14 @@ def test_a_version_the_table_does_not_know_never_turns_a_solvable_request_into_a
 def test_a_version_the_table_does_not_know_never_refuses_over_many_requests(
         machine: Machine, torch: str, known: str, unknown: str) -> None:
     unknown_never_refuses(machine, torch, known, unknown)
+
+
+def test_what_a_lock_says_only_torch_needs_is_not_named(capsys: pytest.CaptureFixture[str]) -> None:
+    """A compiled lock's ``# via torch`` lines (and theirs: mpmath via sympy) are torch's own needs, not packages
+    that might need torch; the lines the user asked for are named."""
+    from pathlib import Path
+
+    lock = Path(__file__).parent / "fixtures" / "requirements" / "uv-compiled.txt"
+    p = plan(capsys, *CPU, "-r", str(lock))
+    warning = next(w["message"] for w in p["warnings"] if w["code"] == "requirement-unknown")
+    assert warning.startswith("what numpy, requests need of torch is not known here")

@@ -56,6 +56,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from .companion_facts import Pick
     from .companions import Bound
+    from .plan import Wanted
 
 
 class PlanRules(vendors.Protocol):
@@ -657,9 +658,9 @@ class Search:
         from .request import PACKAGES
 
         known = self.matrix.packages
+        family = _needed_by(self.request.requirements, set(PACKAGES))
         names = list(dict.fromkeys(w.name for w in self.request.requirements if w.name and not w.editable
-                                   and not w.constraint and w.name not in PACKAGES and w.name not in known
-                                   and not (w.via and all(v.lower() in PACKAGES for v in w.via))))
+                                   and not w.constraint and w.name not in family and w.name not in known))
         if not names:
             return
         shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
@@ -725,6 +726,19 @@ def _allows(spec: str, version: str) -> bool:
     from packaging.specifiers import SpecifierSet
 
     return SpecifierSet(spec).contains(version, prereleases=True)
+
+
+def _needed_by(requirements: Sequence[Wanted], names: set[str]) -> set[str]:
+    """``names`` and the requirements a compiled lock says only they need (``# via torch``, ``# via sympy`` where
+    sympy is torch's), transitively: what the torch family needs, not what needs torch."""
+    found = set(names)
+    growing = True
+    while growing:
+        more = {w.name for w in requirements if w.name and w.via and w.name not in found
+                and all(v.lower().replace("_", "-") in found for v in w.via)}
+        found |= more
+        growing = bool(more)
+    return found
 
 
 def resolve(machine: Machine, request: Request, matrix: Matrix) -> Plan:
