@@ -72,6 +72,16 @@ def test_vllm_where_it_has_no_wheels_is_left_out_of_the_commands_with_a_warning(
     assert "vllm" not in plan["commands"]["pip"] and plan["choice"]["torch"] == "2.15.0"  # not moved for it
 
 
+@pytest.mark.parametrize("driver", ["580.88", "552.22"])
+def test_a_package_left_out_for_its_platform_does_not_change_the_build(driver: str,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    laptop = ["--os", "windows", "--arch", "x86_64", "--python", "3.12", "--gpu", "RTX 4090", "--nvidia-driver", driver]
+    alone = plan_json(capsys, *laptop, "numpy")
+    with_vllm = plan_json(capsys, *laptop, "vllm", "numpy")
+    assert with_vllm["gpu_accelerated"] and with_vllm["choice"]["variant"] == alone["choice"]["variant"]
+    assert with_vllm["choice"]["torch"] == alone["choice"]["torch"]
+
+
 def test_requirements_that_fit_no_torch_together_are_one_input_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", *RTX_4090, "xformers==0.0.32.post2", "vllm>=0.30"]) == 2
     assert capsys.readouterr().err.strip() == (

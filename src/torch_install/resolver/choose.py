@@ -325,7 +325,7 @@ class Search:
                     for v in policy.variants(release, self.platform)]
         for verdict in verdicts:  # a requested package built against torch must have a build for the variant
             for b in self.bound:
-                if verdict.usable and b.constrains_torch:
+                if verdict.usable and b.constrains_torch and not b.none_for(self.platform):
                     found, why = b.pick(release, verdict.variant, self.machine, self.strict)
                     if found is None:
                         verdict.usable = False

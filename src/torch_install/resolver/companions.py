@@ -207,6 +207,16 @@ class Bound(Record):
         return any(b.torch == minor for r in self.releases() for b in r.builds) \
             or any(not r.builds_known for r in self.releases())
 
+    def none_for(self, platform: str) -> bool:
+        """Whether no release of the package has a wheel for ``platform`` (vLLM on Windows): it cannot be
+        installed there with any build, so it moves neither torch nor the variant (the plan leaves it out)."""
+        package = self.package
+        if package.kind not in HARD_KINDS or package.elsewhere:
+            return False
+        everywhere = {p for r in package.releases for p in r.platforms}
+        return bool(everywhere) and platform not in everywhere \
+            and not any(r.source == "default" and not r.platforms for r in package.releases)
+
     def preference(self) -> bool:
         """Whether the requirement's releases are built for one torch without declaring it (a preference)."""
         return any(r.built_for and not r.torch for r in self.known())
@@ -258,9 +268,8 @@ class Bound(Record):
                       ) -> tuple[Pick | None, str]:
         package = self.package
         platform = machine.platform or ""
-        everywhere = sorted({p for r in package.releases for p in r.platforms})
-        if everywhere and platform not in everywhere and not package.elsewhere \
-                and not any(r.source == "default" and not r.platforms for r in package.releases):
+        if self.none_for(platform):
+            everywhere = sorted({p for r in package.releases for p in r.platforms})
             return None, f"{package.name} has no wheels for {platform} (its wheels: {', '.join(everywhere)})"
         if self.unknown() and not self.known():
             return self.unknown_pick(), ""
