@@ -159,3 +159,13 @@ def test_what_a_lock_says_only_torch_needs_is_not_named(capsys: pytest.CaptureFi
     p = plan(capsys, *CPU, "-r", str(lock))
     warning = next(w["message"] for w in p["warnings"] if w["code"] == "requirement-unknown")
     assert warning.startswith("what numpy, requests need of torch is not known here")
+
+
+def test_a_torchvision_pin_a_package_declares_holds_like_its_torch_pin(capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM's releases pin torchvision (Requires-Dist): a request's own torchvision pin chooses among them, and one
+    that none of them allows is one input error naming both, not a second step pip cannot resolve."""
+    p = plan(capsys, *CPU, "vllm", "torchvision==0.28.0")
+    assert p["choice"]["packages"]["torchvision"].startswith("0.28.0") and "vllm==0.32.0" in p["commands"]["pip"]
+    assert main(["plan", *CPU, "--python", "3.12", "vllm", "torchvision==0.29.2"]) == 2
+    err = capsys.readouterr().err
+    assert "vllm needs torch ==2.14.0" in err and "with torchvision==0.29.0" in err and len(err.splitlines()) == 1

@@ -26,6 +26,7 @@ Pure: reads only its arguments. The search, in the order ``Search.run`` takes it
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import MappingProxyType
 
 from .. import vendors
 from ..errors import InputError
@@ -82,7 +83,9 @@ class Search:
         if matrix.packages:
             from .companions import bound_requirements
 
-            self.bound = bound_requirements(request.requirements, machine, matrix.packages)
+            family = MappingProxyType(dict(self.req.companions))
+            self.bound = [b._replace(family=family)
+                          for b in bound_requirements(request.requirements, machine, matrix.packages)]
         self.strict = True  # what a package was built for holds (a preference: ``resolve`` drops it if need be)
         self.labels = labels  # the builds local labels name hold (the plan without them says what would run)
         self.pins = [*self.req.pins, *(Pin(b.text, b.package.name, b.exact or "", b.label.variant) for b in self.bound

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import lru_cache
+from types import MappingProxyType
 
 from ..records import Record
 from .companion_facts import HARD_KINDS, CompanionRelease, Package, Pick
@@ -127,6 +128,7 @@ class Bound(Record):
     label: BuiltFor | None = None  # the build the requirement's local label names
     label_unread: bool = False  # it has a local label this does not read
     matching: tuple[CompanionRelease, ...] = ()  # ``allowed(package, spec, exact)``, worked out once
+    family: Mapping[str, Any] = MappingProxyType({})  # the request's torchvision/torchaudio specifiers
 
     @property
     def constrains_torch(self) -> bool:
@@ -189,16 +191,26 @@ class Bound(Record):
         strict = strict and self.preference()
         if self.unknown() and not any(self._fits(r, torch, strict) for r in self.known()):
             return True
-        here = [r for r in self.known() if not r.platforms or platform in r.platforms or package.elsewhere
-                or r.source == "default"]
+        here = [r for r in self.known() if (not r.platforms or platform in r.platforms or package.elsewhere
+                                            or r.source == "default") and python_fits(r, self.python)]
         return not here or any(self._fits(r, torch, strict) for r in here)
 
-    @staticmethod
-    def _fits(release: CompanionRelease, torch: str, strict: bool) -> bool:
-        """Whether the release goes with ``torch``: by its declared requirement and, ``strict``, by the torch it
-        was built for (a release whose build is not known does not count then)."""
-        return _contains(release.torch or "", torch) and (not strict or bool(release.built_for)
-                                                          and _contains(release.built_for, torch))
+    def _fits(self, release: CompanionRelease, torch: str, strict: bool) -> bool:
+        """Whether the release goes with ``torch`` and the request's torchvision/torchaudio: by its declared
+        requirements and, ``strict``, by the torch it was built for (a release whose build is not known does not
+        count then)."""
+        return _contains(release.torch or "", torch) and not self.family_clash(release) \
+            and (not strict or bool(release.built_for) and _contains(release.built_for, torch))
+
+    def family_clash(self, release: CompanionRelease) -> str:
+        """A torchvision/torchaudio pin of the release that the request's own specifier for it rules out, in
+        words ("torchvision==0.29.0"), or ""."""
+        for name, pinned in release.family.items():
+            asked = self.family.get(name)
+            if asked is not None and str(asked) and pinned.startswith("==") \
+                    and not asked.contains(pinned[2:], prereleases=True):
+                return f"{name}{pinned}"
+        return ""
 
     def _prebuilt_minor(self, torch: str) -> bool:
         minor = _minor(torch)
@@ -239,10 +251,13 @@ class Bound(Record):
         specs = list(dict.fromkeys(",".join(filter(None, (r.torch, r.built_for if strict else "")))
                                    for r in self.known()))
         specs = [s for s in specs if s]
+        clashes = list(dict.fromkeys(c for r in self.known() if (c := self.family_clash(r))))
+        family = (f", with {' or '.join(clashes[:3])}{' …' if len(clashes) > 3 else ''}, which the request's "
+                  "own pin rules out") if clashes else ""
         if not specs:
-            return "no torch it declares"
+            return "no torch it declares" + family
         return "torch" + (specs[0] if len(specs) == 1 else " " + " or ".join(specs[:3]) + (" …" if len(specs) > 3
-                                                                                          else ""))
+                                                                                          else "")) + family
 
     def pick(self, release: Release, variant: str, machine: Machine, strict: bool = True) -> tuple[Pick | None, str]:
         """How the package installs with ``release`` ``variant`` on ``machine``: (the pick, "") or (None, why not)."""
@@ -278,6 +293,8 @@ class Bound(Record):
         for r in self.known():
             if not _contains(r.torch or "", release.version):
                 reasons.append(f"{package.name} {r.version} needs torch{r.torch}")
+            elif clash := self.family_clash(r):
+                reasons.append(f"{package.name} {r.version} needs {clash}, which the request rules out")
             elif strict and not self._fits(r, release.version, True):
                 reasons.append(f"{package.name} {r.version} is built for " + (f"torch{r.built_for}" if r.built_for
                                                                                else "a torch not recorded"))
