@@ -262,3 +262,33 @@ def test_a_fleet_of_jetsons_and_servers_tells_them_apart_by_platform_release() -
     assert [Marker(m).evaluate(jetson_env) for m in markers[:2]] == [True, False]
     assert [Marker(m).evaluate(server_env) for m in markers[:2]] == [False, True]
     assert platform_markers([orin, Machine(**LINUX)])[0] == "sys_platform == 'linux' and platform_machine == 'aarch64'"
+
+
+# -- a variant only a vendor's index has, forced or named by a pin ------------------------------------------------
+
+@pytest.mark.parametrize("request_", [Request(variant="rocm10.0.0"), Request(packages=("torch==2.13.0+rocm10.0.0",))],
+                         ids=["--variant", "pin"])
+def test_a_variant_only_amds_index_has_is_its_build(request_: Request) -> None:
+    plan = resolve(Machine(**WINDOWS, gpus=(RX7900XTX,)), request_, TEST_MATRIX)
+    assert (plan.choice.torch, plan.choice.variant, plan.choice.vendor_index.id) == ("2.13.0", "rocm10.0.0",
+                                                                                    "amd-stable")
+    assert plan.choice.extras == {"torch": ("device-gfx1100",)}
+
+
+def test_a_forced_vendor_variant_without_code_for_the_gpu_is_said() -> None:
+    plan = resolve(Machine(**WINDOWS, gpus=(RX580,)), Request(variant="rocm10.1.0"), TEST_MATRIX)
+    assert plan.choice is None
+    assert warning(plan, "gpu-arch-unsupported").startswith("rocm10.1.0 requested: the builds of AMD's stable ROCm "
+                                                            "index (whl-next) have no code for AMD Radeon RX 580")
+
+
+def test_one_image_for_several_amd_targets_carries_each_targets_device_extra() -> None:
+    from torch_install import fleet
+
+    machines = [Machine(**LINUX, rocm="7.1.1", gpus=(RX5700XT,)), Machine(**LINUX, rocm="7.1.1", gpus=(RX7900XTX,))]
+    result = fleet.resolve_fleet(machines, Request(packages=("torch", "torchvision")), TEST_MATRIX)
+    assert result.choice is not None and (result.choice.torch, result.choice.variant) == ("2.14.0", "rocm10.1.0")
+    run = next(line for line in fleet.render(result, "dockerfile").splitlines() if line.startswith("RUN python3"))
+    assert run == ("RUN python3 -m pip install --no-cache-dir "
+                   "'torch[device-gfx1010,device-gfx1100]==2.14.0+rocm10.1.0' "
+                   "'torchvision[device-gfx1010,device-gfx1100]==0.29.0a0+rocm10.1.0' --index-url " + AMD_INDEX)

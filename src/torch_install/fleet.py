@@ -144,7 +144,7 @@ def render(result: FleetPlan, fmt: str) -> str:
         return json.dumps(to_dict(result), indent=2)
     if fmt == "dockerfile":
         if result.plan is not None:
-            return render_plan(result.plan, fmt)
+            return render_plan(image_plan(result), fmt)
         return "\n".join(["# torch-install: no single build runs on every target (one image needs one)",
                           *(f"# {line}" for line in _breaks(result))])
     own = result.own or result.plans
@@ -177,6 +177,30 @@ def render(result: FleetPlan, fmt: str) -> str:
         lines.append("Shared:   none: no single build runs on every target")
     lines += _breaks(result)
     return "\n".join(lines)
+
+
+def image_plan(result: FleetPlan) -> Plan:
+    """The shared build's plan for one image that serves every target: a vendor build with device extras
+    (AMD's) carries each target's GPU's extra (the all-devices one where a target's GPU took it)."""
+    plan = result.plan
+    assert plan is not None and plan.choice is not None
+    extras: dict[str, list[str]] = {}
+    devices = []
+    for each in result.plans:
+        for name, names in (each.choice.extras.items() if each.choice else ()):
+            extras.setdefault(name, [])
+            extras[name] += [e for e in names if e not in extras[name]]
+        devices += [d for d in (each.choice.devices if each.choice else ()) if d not in devices]
+    if not extras:
+        return plan
+    index = plan.choice.vendor_index
+    every = next((d.extra for d in devices if d.arch is None and d.extra), None)  # the all-devices extra
+    merged = {name: (every,) if every else tuple(names) for name, names in extras.items()}
+    reason = (f"one image for {len(result.plans)} targets: the device extras of each target's GPUs "
+              f"({', '.join(sorted({e for names in merged.values() for e in names}))}) from {index.name}"
+              if index else "one image for every target")
+    return plan._replace(choice=plan.choice._replace(extras=merged, devices=tuple(devices)),
+                         reasons=(*plan.reasons, reason))
 
 
 def _build(plan: Plan) -> tuple[str, str] | None:

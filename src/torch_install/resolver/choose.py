@@ -588,6 +588,8 @@ class Search:
         variant = self.variant or ""
         pinned = not self.request.variant  # the build the pins' local labels name, not --variant
         having = [r for r in releases if variant in r.variants(self.platform)]
+        if not having and (vendor := self.forced_vendor(variant)) is not None:
+            return vendor
         if not having:
             known = sorted({v for r in releases for v in r.variants(self.platform)})
             if pinned:
@@ -636,6 +638,24 @@ class Search:
             if rules is not None:
                 rules.forced_checked(self, variant)
         return self.plan.finish(release, variant, usable)
+
+    def forced_vendor(self, variant: str) -> Plan | None:
+        """A variant (forced, or named by the pins' local labels) that only a vendor's own index has: that index's
+        build for the GPUs; None when no vendor build has the variant for this platform."""
+        from .vendor_indexes import vendor_builds_of
+
+        builds = [b for b in vendor_builds_of(self).builds if b.variant == variant and self.platform in b.targets]
+        row = vendors.vendor(builds[0].vendor_index.vendor) if builds else None
+        if row is None:
+            return None
+        gpus = [g for g in self.gpu_pool() if g.vendor == row.name]
+        found = vendor_build_plan(self, row, gpus, f"the {variant} build, from {builds[0].vendor_index.name}, as "
+                                  + (f"{self.pinned()} name it" if not self.request.variant else "requested"),
+                                  variant=variant)
+        if isinstance(found, str):
+            self.plan.warn("gpu-arch-unsupported", f"{variant} requested: {found}")
+            return self.plan.finish(None, None, False)
+        return found
 
     def pinned(self) -> str:
         """The pins that name the build, in words."""

@@ -258,8 +258,14 @@ def check_consistent(machine: Machine, variant: str | None, matrix: Matrix) -> N
     if row is None:
         return
     os_ = machine.os
-    if os_ and not any(variant_kind(v) == row.kind for r in matrix.releases for p, vs in r.variant_lists.items()
-                       if p.startswith(f"{os_}_") for v in vs):
+    from .vendor_builds import load_vendor_builds
+
+    vendor = matrix.vendor_builds or load_vendor_builds()  # a variant only a vendor's own index has
+    on_vendor_index = any(b.variant == variant and any(p.startswith(f"{os_}_") for p in b.targets)
+                          for b in vendor.builds)
+    if os_ and not on_vendor_index and not any(variant_kind(v) == row.kind for r in matrix.releases
+                                               for p, vs in r.variant_lists.items() if p.startswith(f"{os_}_")
+                                               for v in vs):
         elsewhere = dict(row.elsewhere).get(os_)
         raise InputError(f"--variant {variant}: the PyTorch index has no {row.build} builds for {os_}"
                          + (f" ({elsewhere})" if elsewhere else ""))

@@ -108,16 +108,17 @@ def keeps_out(search: Search, table: VendorBuilds, build: VendorBuild) -> Blocke
 
 
 def vendor_build_plan(search: Search, row: Vendor, gpus: list[Gpu], why: str,
-                      newest: tuple[str, str] | None = None) -> Plan | str:
+                      newest: tuple[str, str] | None = None, variant: str | None = None) -> Plan | str:
     """The plan of the newest build on one of ``row``'s indexes that installs here and has code for the most of
     ``gpus``; else one line saying why none does (each build's reason is in the plan's rejected list). ``newest``:
     the warning code and words of why the newest matching release of PyTorch's index does not serve the GPUs, said
-    when the vendor's build is older."""
+    when the vendor's build is older. ``variant``: only the builds of that variant (a forced one)."""
     table = vendor_builds_of(search)
     platform = search.platform
     fits: list[Fit] = []
     kept_out: list[Blocker] = []
-    builds = table.of_vendor(row.name, platform, search.request.channel)
+    builds = [b for b in table.of_vendor(row.name, platform, search.request.channel)
+              if variant is None or b.variant == variant]
     for build in builds:
         blocker = keeps_out(search, table, build)
         where = f"{build.variant} rejected: {build.vendor_index.name}"
