@@ -11,7 +11,9 @@ Pure: reads only its arguments. The search, in the order ``Search.run`` takes it
 4. The candidates: releases matching the request whose wheels install here (Python, free-threading, glibc, macOS,
    the requested companions), newest first. The newest matching release is "the newest"; every reason it is out
    is a warning.
-5. A forced ``--variant``: the newest candidate that has it, checked against the GPUs of its vendor.
+5. A forced ``--variant``, or the build the pins' local labels name (``torch==2.9.1+cu128``): the newest
+   candidate that has it, checked against the GPUs of its vendor; a pinned build that does not exist or run here
+   is a blocker naming what the request without its labels plans.
 6. The GPUs: the visible discrete ones (integrated only when there is no discrete one); a GPU a vendor's rules
    can infer although none is listed (an NVIDIA driver alone); then the first vendor, in the registry's order
    (``vendors.py``), with builds. None: the newest candidate's CPU build.

@@ -1,20 +1,24 @@
 """The facts about packages built against one torch (xformers, vLLM, torchao, fbgemm-gpu, torchrec, flash-attn,
-the PyG libraries): their releases, the torch each needs, the builds each has, and where those come from. Matching
-them to a chosen build is ``companions.py``.
+the PyG libraries): every release, the torch each declares and the one it was built for, the builds each has,
+its Pythons, whether it is yanked, and where its builds come from. Matching them to a chosen build is
+``companions.py``.
 
 The facts are the embedded table (``data/companions.json``, built by scripts/build_companions.py from the
 default index's metadata and each package's own build files) and, with ``--online``, what a package's metadata on
-the user's index declares (``index/requirements.py``). Where a package's build comes from (``kind``):
+the user's index declares (``index/requirements.py``). Where a package's build comes from (``kind``, which a
+release may override with ``source`` "default"):
 
 - ``index``: the PyTorch index, per variant (xformers, torchao, fbgemm-gpu, torchrec): installed from the chosen
-  build's index with torch; each release needs some torch versions and has builds for some variants.
+  build's index with torch; each release declares some torch versions (or was built for one) and has builds for
+  some variants.
 - ``default``: the user's own index (vLLM), with the torch it declares.
 - ``find-links``: a find-links page per torch minor and variant (the PyG libraries).
 - ``release-wheel``: prebuilt wheels at a URL per torch minor, CUDA major, Python and C++ ABI (flash-attn).
 
-A package constrains torch when no build of it installs with another torch: ``index`` and ``default`` packages,
-and the others when no source build exists. Otherwise, without a prebuilt wheel for the chosen build, it
-builds from source (the plan's ``builds-from-source`` warning names the toolchain).
+A package constrains torch when no build of it installs with another torch: ``index`` and ``default`` packages
+by their declared requirements and their builds (what a release was built for without declaring it is a
+preference), and the others when no source build exists. Otherwise, without a prebuilt wheel for the chosen
+build, it builds from source (the plan's ``builds-from-source`` warning names the toolchain).
 """
 
 from __future__ import annotations
