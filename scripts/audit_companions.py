@@ -144,9 +144,19 @@ class Audit:
             self.say(f"{where}: Requires-Python {row.get('python')!r} in the table, {facts.get('requires_python')!r}")
 
     # -- where each package's builds come from ---------------------------------------------------------------
+    def labels_say(self, name: str, row: dict[str, Any], fact: str, evidence: str) -> None:
+        """A fact's label names the kind of evidence it was read from."""
+        given = self.labels(name, row).get(fact)
+        if given != evidence:
+            self.say(f"{name} {row['version']}: its {fact} is labelled {given}; its evidence makes it {evidence}")
+
     def xformers(self) -> None:
         upstream = self.evidence["upstream"]["xformers"]["releases"]
         for version, row in self.releases("xformers").items():
+            if "torch" in row:
+                self.labels_say("xformers", row, "torch", "requires-dist")
+            if "variants" in row:
+                self.labels_say("xformers", row, "variants", "build-workflow")
             uploaded = upstream.get(version, {}).get("uploaded", [])
             if set(row.get("variants", [])) != set(uploaded):
                 self.say(f"xformers {version}: variants {row.get('variants', [])} in the table, its wheels.yml "
@@ -167,6 +177,9 @@ class Audit:
             if expected != row.get("built_for"):
                 self.say(f"torchao {version}: built for {row.get('built_for')!r} in the table, its sources say "
                          f"{expected!r}")
+            elif expected:
+                own = version in upstream["min_torch"] or version in upstream["built_against"]
+                self.labels_say("torchao", row, "built_for", "source-file" if own else "inferred")
             variants = ({"cpu", *map(_variant, build.get("cuda", [])), *(f"rocm{r}" for r in build.get("rocm", []))}
                         if branch and build.get("cuda") else None)
             if variants != (set(row["variants"]) if "variants" in row else None):

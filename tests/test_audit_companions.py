@@ -57,6 +57,12 @@ MUTATIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
                            "xformers 0.0.30: Python tags"),
     "a Requires-Python changed": (lambda t: release(t, "vllm", "0.34.0").update(python=">=3.10"),
                                   "vllm 0.34.0: Requires-Python"),
+    "a workflow's variant list labelled as observed": (
+        lambda t: t["packages"]["xformers"]["labels"].update(variants="observed-wheel"),
+        "xformers 0.0.35: its variants is labelled observed-wheel; its evidence makes it build-workflow"),
+    "a branch's stable torch labelled as torchao's own source": (
+        lambda t: release(t, "torchao", "0.10.0").pop("labels"),
+        "torchao 0.10.0: its built_for is labelled source-file; its evidence makes it inferred"),
     "an uploaded variant dropped": (lambda t: release(t, "xformers", "0.0.35")["variants"].remove("cu130"),
                                     "xformers 0.0.35: variants"),
     "a release the workflow uploaded said to come from the user's index": (
