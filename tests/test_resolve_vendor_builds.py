@@ -214,6 +214,16 @@ def test_thor_keeps_pytorchs_own_build() -> None:
     assert plan.choice.distribution == "pytorch-index"
 
 
+def test_orin_on_the_sbsa_stack_with_only_sm_80_kernels_is_said_not_assumed() -> None:
+    plan = resolve(Machine(**{**JETSON, "python": "3.12"}, jetson="39.1.0", nvidia_driver="580.00", gpus=(ORIN,)),
+                   Request(), TEST_MATRIX)
+    assert plan.choice.distribution == "pytorch-index" and plan.gpu_accelerated
+    message = warning(plan, "gpu-arch-unknown")
+    assert message.startswith(f"Jetson AGX Orin (sm_87) gets the sm_80 kernels of torch {plan.choice.torch}+"
+                              f"{plan.choice.variant}, which lists no sm_87")
+    assert message.endswith("inferred")
+
+
 def test_l4t_unknown_is_said_when_a_jetson_index_is_chosen() -> None:
     plan = resolve(jetson(None), Request(), TEST_MATRIX)
     assert plan.choice.vendor_index.id == "jetson-jp6-cu126"

@@ -19,7 +19,7 @@ import pytest
 from servers import DirectoryServer
 from sysroot import FIXTURES
 from torch_install.cli import main
-from vendor_index import write_index, write_indexes
+from vendor_index import serve_indexes, write_index
 from wheels import build_wheel
 
 pytestmark = pytest.mark.slow
@@ -28,10 +28,7 @@ UV = str(Path(sys.executable).with_name("uv"))
 
 @pytest.fixture(scope="module")
 def indexes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DirectoryServer]:
-    root = tmp_path_factory.mktemp("vendor-indexes")
-    write_indexes(root)
-    (root / "empty").mkdir()
-    server = DirectoryServer(str(root))
+    server = serve_indexes(tmp_path_factory.mktemp("vendor-indexes"))
     yield server
     server.close()
 

@@ -27,6 +27,10 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from servers import DirectoryServer
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -158,6 +162,17 @@ def write_indexes(root: Path, table: VendorBuilds | None = None) -> dict[str, li
     for index_id, wheels in out.items():
         write_index(root, index_id, wheels)
     return out
+
+
+def serve_indexes(root: Path) -> DirectoryServer:
+    """A loopback server of every vendor index's copy under ``root``, with two empty directories: ``empty/`` (a
+    default index with nothing on it) and ``pytorch/`` (a PyTorch index with no page)."""
+    from servers import DirectoryServer
+
+    write_indexes(root)
+    (root / "empty").mkdir()
+    (root / "pytorch").mkdir()
+    return DirectoryServer(str(root))
 
 
 if __name__ == "__main__":

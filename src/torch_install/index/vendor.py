@@ -30,10 +30,12 @@ COMPANIONS = ("torchvision", "torchaudio")
 
 def indexes_for(table: VendorBuilds, machine: Machine, channel: str) -> list[VendorIndex]:
     """The vendor indexes with builds for this machine: of a vendor whose GPU it has (a Jetson's is NVIDIA's), for
-    its platform, on the stable channel."""
+    its platform, on the stable channel (a Jetson index: for the machine's L4T release, where known)."""
     owners = {g.vendor for g in machine.visible_gpus} | ({"nvidia"} if machine.jetson else set())
+    major = machine.jetson.split(".")[0] if machine.jetson else None
     return [index for index in table.indexes.values()
             if index.vendor in owners and machine.platform in index.platforms and index.channel == channel == "stable"
+            and not (index.l4t and major and major not in index.l4t)
             and any(b.vendor_index.id == index.id for b in table.builds)]
 
 

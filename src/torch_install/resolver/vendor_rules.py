@@ -200,6 +200,7 @@ class CudaRules(VendorRules):
 
     def after(self, search: Search, releases: list[Release], found: Walk, gpus: list[Gpu],
               used: list[Gpu]) -> None:
+        self.jetson_kernels(search, found, used)
         if search.machine.nvidia_driver:
             return
         v, r = found.verdict, found.release
@@ -219,6 +220,25 @@ class CudaRules(VendorRules):
                             f"(needs ≥ {search.matrix.cuda_floor(alt, search.os)})")
                 break
         search.plan.warn("driver-unknown", message)
+
+    def jetson_kernels(self, search: Search, found: Walk, used: list[Gpu]) -> None:
+        """A Jetson GPU the chosen build serves only by the kernels of a lower minor (Orin's sm_87 by sm_80): on a
+        Jetson that is not established (conda-forge's aarch64 CUDA 13 build failed on AGX Orin with only 8.0 and
+        8.6 kernels, until it added 8.7), so it is said, not assumed."""
+        v, r = found.verdict, found.release
+        assert v and r
+        arch = r.cuda_arch(v.variant, search.platform)
+        if arch is None:
+            return
+        for gpu in used:
+            if gpu.sm is None or not (gpu.family or "").startswith("jetson-"):
+                continue
+            how = cubin_or_ptx(arch, gpu.sm)
+            if how and how[0] == "cubin" and how[1] != gpu.sm:
+                search.plan.warn("gpu-arch-unknown", f"{gpu.label_with_arch} gets the {sm_text(how[1])} kernels of "
+                                 f"torch {r.version}+{v.variant}, which lists no {sm_text(gpu.sm)}: that they run on "
+                                 "a Jetson is not established (conda-forge's aarch64 CUDA 13 build failed on AGX Orin "
+                                 "with only sm_80 and sm_86 kernels, until it added 8.7); inferred")
 
     def no_driver_helps(self) -> str | None:
         return "no driver upgrade helps: the builds have no kernels for this GPU"
