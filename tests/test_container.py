@@ -5,14 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from torch_install.cli.targets import no_target_error
+import pytest
+
 from torch_install.container import (
     container_marker,
+    container_targets,
     gpu_device,
     image_hints,
+    no_target_error,
     target_from_hints,
 )
 from torch_install.drivers import driver_for_toolkit
+from torch_install.errors import InputError
 from torch_install.machine import Machine
 from torch_install.probe import Probe
 
@@ -28,6 +32,7 @@ PLATFORM = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35")
 
 
 def tree(tmp_path: Path, env: dict[str, str], files: dict[str, str] | None = None) -> Probe:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "_env.json").write_text(json.dumps(env))
     for path, text in (files or {}).items():
         target = tmp_path / path.lstrip("/")
@@ -247,3 +252,21 @@ def test_gpu_combines_with_the_base_image_hints(tmp_path, capsys):
     explicit = _container_plan(capsys, _build_host(tmp_path / "x", CUDA_12_4_1), "--for-container", "--gpu",
                                "RTX 4090", "--nvidia-driver", "580.82.07")  # a flag still wins
     assert explicit["machine"]["nvidia_driver"] == "580.82.07" and explicit["choice"]["variant"].startswith("cu13")
+
+
+def test_container_mode_is_one_call_on_plain_values(tmp_path):
+    """container_targets: off unless asked or in a container without GPU devices; a described machine keeps what
+    it states and takes the image's hardware for what it leaves open; asked with no target at all: exit 2."""
+    cuda = tree(tmp_path / "cuda", CUDA_12_4_1)
+    assert container_targets(cuda, False, [PLATFORM]) is None  # --no-for-container
+    assert container_targets(cuda, None, [PLATFORM]) is None  # no container marker
+    (target,) = container_targets(cuda, True, [PLATFORM])
+    driver = driver_for_toolkit("12.4.1")
+    assert driver is not None and (target.nvidia_driver, target.cuda_driver_api) == (driver[0], "12.4")
+    assert [g.vendor for g in target.gpus] == ["nvidia"] and target.container == "image"
+    (stated,) = container_targets(cuda, True, [PLATFORM._replace(nvidia_driver="580.65.06")])
+    assert stated.nvidia_driver == "580.65.06"  # what the flags state wins over the image
+    marked = tree(tmp_path / "bare", {}, {"/.dockerenv": ""})
+    assert container_targets(marked, None, [PLATFORM]) == [PLATFORM._replace(container="image")]
+    with pytest.raises(InputError, match="container mode \\(--for-container\\): no target machine"):
+        container_targets(marked, True, None)

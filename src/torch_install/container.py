@@ -7,16 +7,18 @@ CUDA), ROCm images (``ROCM_VERSION``, ``/opt/rocm/.info/version``) and Intel one
 never proof of a GPU. Platform fields (OS, arch, Python, glibc) are the image's own and are detected.
 
 Container mode is on with ``plan --for-container``, and on by itself when container markers are present and
-no GPU device node is reachable (``--no-for-container`` turns it off); the CLI wires those flags
-(``cli/targets.py``), this module knows images.
+no GPU device node is reachable (``--no-for-container`` turns it off). ``container_targets`` is its one entry:
+the CLI parses the flags (``cli/targets.py``) and hands it their values, this module decides.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from . import vendors
 from .drivers import driver_for_toolkit
+from .errors import InputError
 from .machine import Gpu, Machine
 from .probe import Probe
 from .records import Record
@@ -33,6 +35,7 @@ ROCM_FILES = ("/opt/rocm/.info/version",)
 ONEAPI_ENV = ("ONEAPI_ROOT", "CMPLR_ROOT")
 ONEAPI_DIRS = ("/opt/intel/oneapi",)
 HINT_NAMES = "CUDA_VERSION, NVIDIA_REQUIRE_CUDA, NV_CUDA_*, ROCM_VERSION, /opt/rocm/.info/version, ONEAPI_ROOT"
+TARGET_FLAGS = ("--target FILE", "--gpu NAME", "--nvidia-driver VERSION", "--rocm VERSION", "--variant ID")
 
 
 class ImageHint(Record):
@@ -213,3 +216,70 @@ def fill_hardware(stated: Machine, given: Machine) -> Machine:
         sources.update({k: v for k, v in given.sources.items() if k.startswith("gpus[")})
     notes = (*stated.notes, *(n for n in given.notes if n not in stated.notes))
     return stated._replace(**values, sources=sources, notes=notes)
+
+
+def no_target_error(why: str) -> InputError:
+    return InputError(
+        f"container mode ({why}): no target machine and no base-image hint ({HINT_NAMES}); the build host's "
+        f"hardware is not used.\nGive the target with {', '.join(TARGET_FLAGS)} (e.g. --variant cpu for a "
+        "CPU-only image), or build FROM an nvidia/cuda, rocm or oneAPI base image")
+
+
+def container_targets(probe: Probe, explicit: bool | None, described: Sequence[Machine] | None,
+                      python: str | None = None, python_full: str | None = None,
+                      variant: str | None = None) -> list[Machine] | None:
+    """The machine(s) container mode resolves for, or None when it is off.
+
+    ``probe``: the build host (or its capture); ``explicit``: ``--for-container`` (True), ``--no-for-container``
+    (False) or neither (None: on by itself when a container marker is present and no GPU device node);
+    ``described``: the machines the flags and profiles describe, their platform filled (None: they describe
+    none); ``python``/``python_full``: the Python the flags give; ``variant``: the forced ``--variant``.
+
+    First that applies: the described machines, their open hardware filled from the user's override variables,
+    then the base image's hints; a target from those alone on this machine's platform; the forced variant on
+    it. Explicit with none of them: an InputError (exit 2). Automatic: the same, unless detection sees no GPU
+    hardware either; then this machine (CPU), with a note saying how to target a GPU image.
+    """
+    if explicit is False:
+        return None
+    if explicit:
+        why = "--for-container"
+    else:
+        marker = container_marker(probe)
+        if not marker or gpu_device(probe):
+            return None
+        why = f"{marker}, no GPU device node"
+    hints = image_hints(probe)
+    override = override_target(probe)  # the user's override variables: they outrank the base image's hints
+
+    def hinted(platform: Machine) -> Machine:
+        target = target_from_hints(hints, platform) if hints else platform
+        return with_hardware(target, override) if override else target
+
+    if described is not None:
+        marked = [m._replace(container=m.container or "image") for m in described]
+        if not hints and not override:
+            return marked
+        # what flags and profiles state wins; the hardware they leave open comes from overrides, then the image
+        return [fill_hardware(m, hinted(m._replace(gpus=(), gpus_known=False)))._replace(container=m.container)
+                for m in marked]
+    from .detectors import detect, detect_platform
+
+    platform = detect_platform(probe)
+    if python:
+        platform = platform._replace(python=python, python_full=python_full)
+    if hints or override:
+        return [hinted(platform)._replace(container=platform.container or "image")]
+    if variant:
+        note = f"container mode ({why}): no hardware target; the build is the forced --variant {variant}"
+        return [platform._replace(notes=(*platform.notes, note), container=platform.container or "image")]
+    if explicit:
+        raise no_target_error(why)
+    here = detect(probe)
+    if python:
+        here = here._replace(python=python, python_full=python_full)
+    if here.gpus or here.nvidia_driver or here.rocm:
+        raise no_target_error(why)
+    note = (f"container without GPU devices ({why}) and no base-image hint: resolved for this machine as "
+            "detected (no GPU); for a GPU image give --for-container with --target/--gpu/--nvidia-driver")
+    return [here._replace(notes=(*here.notes, note))]

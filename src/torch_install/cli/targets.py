@@ -1,10 +1,11 @@
 """Flags to machines: which machine(s) a command resolves for, from ``--target``, the hardware and platform flags,
-``--sysroot`` or this host, and container mode; every machine completed (``completion.complete_machine``).
+``--sysroot`` or this host, and container mode; every machine completed (``machine_completion.complete_machine``).
 
 Precedence, first that applies:
 
 1. container mode (``plan --for-container``, or on by itself in a container without a GPU device node): the
-   flags, else the base image's hints, else the forced ``--variant``; never the build host's hardware;
+   flags, else the base image's hints, else the forced ``--variant``; never the build host's hardware
+   (``container.container_targets`` decides, from the values parsed here);
 2. ``--target FILE`` (repeatable): each profile, the field flags overriding its fields;
 3. a hardware flag (``--gpu``, ``--nvidia-driver``, ``--rocm``) or ``--os``/``--arch``: a machine of the flags alone;
 4. this machine (or the ``--sysroot`` tree), detected; ``--python`` replaces its Python.
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 _FLAG_FIELDS = (("os", "os"), ("arch", "arch"), ("python", "python"), ("nvidia_driver", "nvidia-driver"),
                 ("rocm", "rocm"))
-TARGET_FLAGS = ("--target FILE", "--gpu NAME", "--nvidia-driver VERSION", "--rocm VERSION", "--variant ID")
 
 
 def non_empty(value: str) -> str:
@@ -99,12 +99,9 @@ def detect_here(args: argparse.Namespace) -> Machine:
 
 def platform_here(args: argparse.Namespace) -> Machine:
     """This machine's platform fields only (os, arch, python, glibc): what a target profile may assume."""
-    from ..detectors import host
-    from ..detectors.found import Found, build_machine
+    from ..detectors import detect_platform
 
-    found = Found()
-    host.detect(probe_of(args), found)
-    return build_machine(found)
+    return detect_platform(probe_of(args))
 
 
 def target_flag_values(args: argparse.Namespace) -> dict[str, Any]:
@@ -168,84 +165,21 @@ def _described(args: argparse.Namespace) -> list[Machine]:
     return [fill_platform(machine, host) for machine in described]
 
 
-def no_target_error(why: str) -> InputError:
-    from ..container import HINT_NAMES
-
-    return InputError(
-        f"container mode ({why}): no target machine and no base-image hint ({HINT_NAMES}); the build host's "
-        f"hardware is not used.\nGive the target with {', '.join(TARGET_FLAGS)} (e.g. --variant cpu for a "
-        "CPU-only image), or build FROM an nvidia/cuda, rocm or oneAPI base image")
-
-
-def _container_machines(args: argparse.Namespace, variant: str | None) -> list[Machine] | None:
-    """Step 1 of the module docstring: the machine(s) of container mode, or None when it is off.
-
-    Explicit (``--for-container``) with neither target nor hint: an InputError (exit 2). Automatic (markers,
-    no GPU device): the same, unless detection saw no GPU hardware either; then this machine (CPU) is
-    resolved, with a note saying how to target a GPU image.
-    """
-    from ..container import (
-        container_marker,
-        fill_hardware,
-        gpu_device,
-        image_hints,
-        override_target,
-        target_from_hints,
-        with_hardware,
-    )
-
-    explicit = getattr(args, "for_container", None)
-    if explicit is False:
-        return None
-    probe = probe_of(args)
-    if explicit:
-        why = "--for-container"
-    else:
-        marker = container_marker(probe)
-        if not marker or gpu_device(probe):
-            return None
-        why = f"{marker}, no GPU device node"
-    hints = image_hints(probe)
-    override = override_target(probe)  # the user's override variables: they outrank the base image's hints
-
-    def hinted(platform: Machine) -> Machine:
-        target = target_from_hints(hints, platform) if hints else platform
-        return with_hardware(target, override) if override else target
-
-    if describes_target(args):
-        described = [m._replace(container=m.container or "image") for m in _described(args)]
-        if not hints and not override:
-            return described
-        # what flags and profiles state wins; the hardware they leave open comes from overrides, then the image
-        return [fill_hardware(m, hinted(m._replace(gpus=(), gpus_known=False)))._replace(container=m.container)
-                for m in described]
-    platform = platform_here(args)
-    if getattr(args, "python", None):
-        given = target_flag_values(args)
-        platform = platform._replace(python=given["python"], python_full=given.get("python_full"))
-    if hints or override:
-        return [hinted(platform)._replace(container=platform.container or "image")]
-    if variant:
-        note = f"container mode ({why}): no hardware target; the build is the forced --variant {variant}"
-        return [platform._replace(notes=(*platform.notes, note), container=platform.container or "image")]
-    if explicit:
-        raise no_target_error(why)
-    here = _described(args)[0]  # this machine, --python applied
-    if here.gpus or here.nvidia_driver or here.rocm:
-        raise no_target_error(why)
-    note = (f"container without GPU devices ({why}) and no base-image hint: resolved for this machine as "
-            "detected (no GPU); for a GPU image give --for-container with --target/--gpu/--nvidia-driver")
-    return [here._replace(notes=(*here.notes, note))]
-
-
 def machines(args: argparse.Namespace, variant: str | None = None, container: bool = False) -> list[Machine]:
     """The completed machine(s) a command resolves for (the module docstring's precedence). ``container``:
     the command knows container mode (``plan``); ``variant``: the forced ``--variant``, a target of its own
     in container mode."""
     from ..machine_completion import complete_machine
 
-    found = _container_machines(args, variant) if container else None
-    return [complete_machine(m) for m in (found or _described(args))]
+    described = _described(args) if not container or describes_target(args) else None
+    found = None
+    if container and getattr(args, "for_container", None) is not False:
+        from ..container import container_targets
+
+        python = target_flag_values(args) if described is None and getattr(args, "python", None) else {}
+        found = container_targets(probe_of(args), getattr(args, "for_container", None), described,
+                                  python.get("python"), python.get("python_full"), variant)
+    return [complete_machine(m) for m in (found or described or _described(args))]
 
 
 def machine(args: argparse.Namespace) -> Machine:

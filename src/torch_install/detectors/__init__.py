@@ -27,6 +27,16 @@ class Detector(vendors.Protocol):
 DETECTOR: vendors.Hook[Detector] = vendors.Hook("detector", Detector, __name__, attribute="detect")
 
 
+def detect_platform(probe: Probe) -> Machine:
+    """The probe's platform fields only (os, arch, python, glibc), the host detector's: what a machine described by
+    a profile or flags may assume."""
+    from . import host
+
+    found = Found()
+    host.detect(probe, found)
+    return build_machine(found)
+
+
 def detect(probe: Probe | None = None) -> Machine:
     """Detect the machine behind ``probe`` (the real host by default): the host, the PCI scan, each registered
     vendor's detector (``vendors.py``; a vendor without one gets its PCI id table read), Windows' adapters, then
