@@ -237,17 +237,9 @@ def _hashes(args: argparse.Namespace, plan: Plan) -> dict[str, list[str]]:
 def _write_pyproject(args: argparse.Namespace, plans: list[Plan], matrices: list[Matrix]) -> None:
     """The pyproject entries of ``plans`` (and the requires-python floor their releases need), printed, or with
     --merge merged into the file."""
-    from ..render.project import merge_pyproject, render_pyproject_platforms
-    from ..wheel_tags import python_sort_key
+    from ..render.project import merge_pyproject, render_pyproject_platforms, requires_python_floor
 
-    floors = []
-    for plan, matrix in zip(plans, matrices, strict=True):
-        release = matrix.release(plan.choice.torch) if plan.choice and matrix.has_release(plan.choice.torch) \
-            else None
-        pythons = release.python_tags(plan.machine.platform or "") if release else ()
-        if pythons:
-            floors.append(min((p for p in pythons if not p.endswith("t")), key=python_sort_key, default=pythons[0]))
-    floor = max(floors, key=python_sort_key) if floors and len(plans) > 1 else None
+    floor = requires_python_floor(plans, matrices)
     if args.merge:
         for line in merge_pyproject(args.merge, plans, floor):
             common.say(f"torch-install: {args.merge}: {line}")

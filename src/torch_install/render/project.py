@@ -24,6 +24,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from typing import Any
 
+    from ..resolver.matrix import Matrix
+
 # pip's --require-hashes mode wants every package of the install pinned and hashed, dependencies included; the
 # plan pins the torch family only (its dependencies are the installer's to resolve)
 HASHES_LIMIT = ["# The hashes cover the torch family's own wheels. pip --require-hashes also wants each dependency",
@@ -292,6 +294,21 @@ def _tables(plans: Sequence[Plan], requires_python: str | None = None) -> Tables
         if wanted.text not in tables.dependencies:
             tables.dependencies.append(wanted.text)
     return tables
+
+
+def requires_python_floor(plans: Sequence[Plan], matrices: Sequence[Matrix]) -> str | None:
+    """The ``requires-python`` floor a pyproject for several targets needs (None for one): the highest of each
+    chosen release's lowest Python with wheels on its target's platform (free-threaded tags aside)."""
+    from ..wheel_tags import python_sort_key
+
+    floors = []
+    for plan, matrix in zip(plans, matrices, strict=True):
+        release = matrix.release(plan.choice.torch) if plan.choice and matrix.has_release(plan.choice.torch) \
+            else None
+        pythons = release.python_tags(plan.machine.platform or "") if release else ()
+        if pythons:
+            floors.append(min((p for p in pythons if not p.endswith("t")), key=python_sort_key, default=pythons[0]))
+    return max(floors, key=python_sort_key) if floors and len(plans) > 1 else None
 
 
 def render_pyproject(plan: Plan) -> str:
