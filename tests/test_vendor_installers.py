@@ -225,10 +225,13 @@ def test_install_puts_amds_build_in_a_venv_and_the_doctor_knows_and_fixes_it(
     monkeypatch.setattr(targets, "detect_here", lambda args: gfx1010)  # this machine, as if it had the GPU
     mirror = f"amd-stable={indexes.url('amd-stable/')}"
     assert main(["install", "--python", str(python), "--installer", installer, "torch", "torchvision",
-                 "--vendor-index", mirror]) == 0
+                 "--vendor-index", mirror, "--pin"]) == 0
+    pins = (python.parents[1] / "torch-install-constraints.txt").read_text()
+    assert {"torch==2.14.0+rocm10.1.0", "torchvision==0.29.0a0+rocm10.1.0"} <= set(pins.splitlines())
     assert {k: v for k, v in installed(python).items() if k not in ("pip", "setuptools")} == {
         k: v for k, v in amd_set(["gfx1010"]).items() if k != "torchaudio"}
     capsys.readouterr()
+    monkeypatch.delenv("PIP_CONFIG_FILE")  # the environment's pip.conf, which names the pin, is read from now on
     for name, gfx in (("gfx1010.json", "gfx1010"), ("gfx1100.json", "gfx1100")):
         (tmp_path / name).write_text(json.dumps({"os": "linux", "arch": "x86_64", "glibc": "2.36", "rocm": "7.1.1",
                                                  "gpus": [{"vendor": "amd", "name": "AMD Radeon", "gfx": gfx}]}))
