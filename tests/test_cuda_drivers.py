@@ -9,9 +9,9 @@ import pytest
 
 from torch_install.container import ImageHint, target_from_hints
 from torch_install.drivers import cuda_for_driver, driver_for_toolkit, toolkit_rows
-from torch_install.fleet import nfd_labels
 from torch_install.machine import Gpu, Machine
 from torch_install.package_data import load_json
+from torch_install.render.nfd import nfd_labels
 from torch_install.wheelnext.properties import driver_cuda, override_env, supported_properties
 
 REFERENCE = Path(__file__).resolve().parent.parent / "scripts/reference/torch-matrix.json"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from resolve_cases import TEST_MATRIX
-from torch_install.fleet import nfd_labels, nfd_lines
 from torch_install.machine import Gpu, Machine
+from torch_install.render.nfd import nfd_labels, nfd_lines
 from torch_install.resolver.plan import Choice, Plan, Request
 
 H100_NODE = Machine(os="linux", arch="x86_64", nvidia_driver="570.124.06", cuda_driver_api="12.8",

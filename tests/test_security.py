@@ -244,8 +244,8 @@ def test_gpu_name_and_notes_from_a_profile_cannot_add_lines(tmp_path: Path, fmt:
 
 
 def test_nfd_label_values_never_carry_a_line_break() -> None:
-    from torch_install.fleet import nfd_lines
     from torch_install.machine import Gpu, Machine
+    from torch_install.render.nfd import nfd_lines
 
     machine = Machine(os="linux", arch="x86_64", nvidia_driver="550.54.15\n", rocm="6.4\n",
                       gpus=(Gpu(vendor="nvidia", compute_capability="8.9"),))

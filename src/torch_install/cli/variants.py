@@ -1,17 +1,18 @@
-"""`torch-install variants FILE|URL`: which wheel-variant label a variant-aware installer should pick, and why."""
+"""`torch-install variants FILE|URL`: which wheel-variant label a variant-aware installer should pick, and why (its
+formats: ``render/variants.py``)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..errors import EXIT_OK, EXIT_WARNINGS, EnvironmentFailure, InputError
+from ..render.variants import FORMATS, Ranked, render
 from . import common, targets
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..machine import Machine
-    from ..wheelnext import LabelVerdict, Ranking, VariantsFile
+    from ..wheelnext import VariantsFile
 
 MAX_BYTES = 2 * 1024 * 1024
 
@@ -23,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "dialect (v0.0.2/0.0.3, PEP 825 v0.1.1, v0.2.0), order its labels as a variant-aware installer "
                     "must (PEP 825) for the machine, and explain the order. Runs no provider plugin.")
     parser.add_argument("source", metavar="FILE|URL", help="a local file, or an https URL (http only for loopback)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format (default text)")
     parser.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     parser.add_argument("--enable-optional", metavar="NAMESPACE", action="append", default=[],
                         help="turn on an optional provider namespace")
@@ -80,55 +81,6 @@ def _cpu_flags(args: argparse.Namespace, machine: Machine) -> frozenset[str]:
     return cpu_flags_from_cpuinfo(probe.read_text("/proc/cpuinfo", limit=256 * 1024))
 
 
-def render_text(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: tuple[str, ...]) -> str:
-    from ..render.plan import gpu_description
-    from ..wheelnext import DIALECTS, INSTALLERS, index_variant, why_first
-
-    gpus = ", ".join(gpu_description(g) for g in machine.gpus) or "no GPU"
-    driver = f"; CUDA driver {machine.cuda_driver_api}" if machine.cuda_driver_api else ""
-    rocm = f"; ROCm {machine.rocm}" if machine.rocm else ""
-    lines = [f"Metadata: {vfile.origin}: {DIALECTS[vfile.dialect]}",
-             f"Installers: {INSTALLERS[vfile.dialect]}",
-             f"Target:   {machine.os or '?'} {machine.arch or '?'}; {gpus}{driver}{rocm}"]
-    choice = ranking.choice
-    if choice is None:
-        lines.append("Choice:   none: no label is compatible and there is no null variant")
-    else:
-        legacy = index_variant(choice.label, vfile.variants[choice.label])
-        extra = f" (classic index variant: {legacy})" if legacy else ""
-        lines.append(f"Choice:   {choice.label}{extra}")
-    lines.append("Order (PEP 825: namespace, feature, value index of each property; null last):")
-    for n, verdict in enumerate(ranking.ranked, 1):
-        props = "; ".join(f"{m} [{','.join(map(str, m.key))}]" for m in verdict.matches) or "no properties"
-        lines.append(f"  {n}. {verdict.label}: {props}")
-    for a, b in zip(ranking.ranked, ranking.ranked[1:], strict=False):
-        lines.append(f"  {a.label} before {b.label}: {why_first(a, b, vfile)}")
-    if ranking.incompatible:
-        lines.append("Not compatible:")
-        for verdict in ranking.incompatible:
-            lines.append(f"  {verdict.label}: {'; '.join(verdict.reasons)}")
-    lines.append("Providers:")
-    lines += [f"  {ns}: {how}" for ns, how in ranking.providers.items()]
-    lines += [f"Note:     {note}" for note in notes]
-    return "\n".join(lines)
-
-
-def render_json(vfile: VariantsFile, ranking: Ranking, machine: Machine, notes: tuple[str, ...]) -> str:
-    from ..wheelnext import index_variant
-
-    def verdict(v: LabelVerdict) -> dict[str, object]:
-        return {"label": v.label, "index_variant": index_variant(v.label, vfile.variants[v.label]),
-                "properties": [{"property": str(m), "key": list(m.key)} for m in v.matches],
-                "reasons": list(v.reasons)}
-
-    data = {"source": vfile.origin, "schema": vfile.schema, "dialect": vfile.dialect,
-            "choice": ranking.choice.label if ranking.choice else None,
-            "ranked": [verdict(v) for v in ranking.ranked],
-            "incompatible": [verdict(v) for v in ranking.incompatible],
-            "providers": dict(ranking.providers), "notes": list(notes), "machine": machine.to_dict()}
-    return json.dumps(data, indent=2)
-
-
 def run(args: argparse.Namespace) -> int:
     from ..wheelnext import rank_variants, supported_properties
 
@@ -136,6 +88,5 @@ def run(args: argparse.Namespace) -> int:
     machine = targets.machine(args)
     target = supported_properties(machine, _cpu_flags(args, machine))
     ranking = rank_variants(vfile, target, machine, args.enable_optional)
-    render = render_json if args.format == "json" else render_text
-    common.write(render(vfile, ranking, machine, target.notes))
+    common.write(render(Ranked(vfile, ranking, machine, target.notes), args.format))
     return EXIT_OK if ranking.choice is not None else EXIT_WARNINGS
