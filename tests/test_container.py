@@ -270,3 +270,13 @@ def test_container_mode_is_one_call_on_plain_values(tmp_path):
     assert container_targets(marked, None, [PLATFORM]) == [PLATFORM._replace(container="image")]
     with pytest.raises(InputError, match="container mode \\(--for-container\\): no target machine"):
         container_targets(marked, True, None)
+
+
+@pytest.mark.parametrize("text", ["6.4.1-120\n", "7.1.1-38\n", "6.2\n", "6.4.3.60403-128~24.04\n", "garbage\n", ""])
+def test_a_rocm_version_file_reads_the_same_as_a_base_image_hint_and_as_detection(tmp_path, text):
+    """One reader of .info/version: container mode's hint and the AMD detector agree on every file."""
+    from torch_install.detectors import detect
+
+    probe = tree(tmp_path, {"ROCM_PATH": "/opt/rocm-x"}, {"/opt/rocm-x/.info/version": text})
+    hinted = [h.version for h in image_hints(probe) if h.kind == "rocm"]
+    assert hinted == ([detect(probe).rocm] if detect(probe).rocm else [])

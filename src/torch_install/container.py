@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 GPU_DEVICE_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd", "/dev/dxg")
 CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
 CUDA_ENV = ("CUDA_VERSION", "NVIDIA_REQUIRE_CUDA", "NV_CUDA_CUDART_VERSION", "NV_CUDA_COMPAT_PACKAGE")
-ROCM_FILES = ("/opt/rocm/.info/version",)
 ONEAPI_ENV = ("ONEAPI_ROOT", "CMPLR_ROOT")
 ONEAPI_DIRS = ("/opt/intel/oneapi",)
 HINT_NAMES = "CUDA_VERSION, NVIDIA_REQUIRE_CUDA, NV_CUDA_*, ROCM_VERSION, /opt/rocm/.info/version, ONEAPI_ROOT"
@@ -73,13 +72,11 @@ def image_hints(probe: Probe) -> list[ImageHint]:
     if rocm_match:
         hints.append(ImageHint("rocm", rocm_match.group(1), f"$ROCM_VERSION={rocm_env}"))
     else:
-        rocm_path = probe.env("ROCM_PATH")
-        files = ((f"{rocm_path.rstrip('/')}/.info/version",) if rocm_path else ()) + ROCM_FILES
-        for path in files:
-            text = (probe.read_text(path, limit=256) or "").strip()
-            if match := re.match(r"^([0-9]+\.[0-9]+(?:\.[0-9]+)?)", text):
-                hints.append(ImageHint("rocm", match.group(1), f"{path}: {text.splitlines()[0]}"))
-                break
+        from .detectors.amd import rocm_version_file
+
+        release = rocm_version_file(probe)
+        if release is not None:
+            hints.append(ImageHint("rocm", release.version, f"{release.path}: {release.line}"))
     for name in ONEAPI_ENV:
         if value := probe.env(name):
             hints.append(ImageHint("xpu", None, f"${name}={value} (Intel oneAPI image)"))

@@ -139,7 +139,18 @@ def detect(probe: Probe, found: Found) -> None:
         found.note(f"HSA_OVERRIDE_GFX_VERSION={override} is set: ROCm will run the GPU as another gfx target")
 
 
-def _rocm_version(probe: Probe, found: Found) -> str | None:
+class RocmRelease(Record):
+    """The ROCm release a user space's version file states."""
+
+    version: str  # "6.4.1"
+    path: str  # the file: "/opt/rocm/.info/version"
+    line: str  # its first line, as written: "6.4.1-120"
+
+
+def rocm_version_file(probe: Probe, problems: list[str] | None = None) -> RocmRelease | None:
+    """The one reader of ROCm's ``.info/version``: ``$ROCM_PATH``'s, else ``/opt/rocm``'s, the first that holds a
+    version (``parse_rocm_version``); each that holds none adds a line to ``problems``. Detection and container
+    mode's base-image hints both read it."""
     candidates = []
     rocm_path = probe.env("ROCM_PATH")
     if rocm_path:
@@ -151,11 +162,22 @@ def _rocm_version(probe: Probe, found: Found) -> str | None:
             continue
         version = parse_rocm_version(text)
         if isinstance(version, Unknown):
-            found.note(f"{path}: {version.reason}")
+            if problems is not None:
+                problems.append(f"{path}: {version.reason}")
             continue
-        found.set("rocm", version, path)
-        return version
+        return RocmRelease(version, path, text.strip().splitlines()[0])
     return None
+
+
+def _rocm_version(probe: Probe, found: Found) -> str | None:
+    problems: list[str] = []
+    release = rocm_version_file(probe, problems)
+    for line in problems:
+        found.note(line)
+    if release is None:
+        return None
+    found.set("rocm", release.version, release.path)
+    return release.version
 
 
 def parse_amdgpu_module_version(text: str | None) -> str | Unknown:
