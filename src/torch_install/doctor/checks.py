@@ -145,7 +145,7 @@ def check_no_torch(ctx: Context) -> list[Finding]:
 
 def check_broken_install(ctx: Context) -> list[Finding]:
     findings: list[Finding] = []
-    for package in ("torch", "torchvision", "torchaudio"):
+    for package in PACKAGES:
         dist = ctx.installed.dist(package)
         evidence: list[str] = []
         if dist is not None:
@@ -201,7 +201,7 @@ def check_companion_mismatch(ctx: Context) -> list[Finding]:
     if torch is None or conda_managed(ctx):
         return []
     findings: list[Finding] = []
-    for package in ("torchvision", "torchaudio"):
+    for package in PACKAGES[1:]:
         dist = ctx.installed.dist(package)
         if dist is None or dist.kind == "egg-link":
             continue

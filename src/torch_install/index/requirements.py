@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..resolver.companion_facts import HARD_KINDS, CompanionRelease, Package
+from ..resolver.request import PACKAGES
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
 MAX_RELEASES = 24  # releases of one package read, at most
 MAX_PACKAGES = 40  # packages read in one plan
-FAMILY = ("torch", "torchvision", "torchaudio")
 
 
 def learn_packages(requirements: Sequence[Wanted], machine: Machine, client: IndexClient,
@@ -48,7 +48,7 @@ def learn_packages(requirements: Sequence[Wanted], machine: Machine, client: Ind
     wanted: dict[str, Requirement] = {}
     for w in requirements:
         table = known.get(w.name or "")
-        if w.name is None or w.name in FAMILY or w.editable or w.constraint or (
+        if w.name is None or w.name in PACKAGES or w.editable or w.constraint or (
                 table is not None and table.kind not in HARD_KINDS):
             continue
         try:
@@ -134,7 +134,7 @@ def _release(version: str, wheel: Wheel, requirement: Requirement, machine: Mach
             needed = Requirement(line)
         except ValueError:
             continue
-        if needed.name.lower() not in FAMILY:
+        if needed.name.lower() not in PACKAGES:
             continue
         if needed.marker is not None and not any(needed.marker.evaluate({**env, "extra": extra})
                                                  for extra in ("", *requirement.extras)):
