@@ -34,15 +34,17 @@ DEFAULT_INDEX_PAGES = HERE / "reference" / "default-index"  # scripts/capture_de
 
 # Arch lists read from build scripts where the reference copies another platform's. aarch64 cu129: every
 # aarch64_ci_build.sh revision omits 7.0/7.5/8.6; the one with a 12.9 case sets 8.0;9.0;10.0;12.0 (2.8 go-live:
-# CUDA_AARCH64_ARCHES = ['12.9-aarch64']); 2.12.1/2.13.0 have no list of their own (test-infra #8164/#8215 add
-# the variant only), so they take the last known aarch64 12.9 list, inferred. Windows cu128/cu129: the stored
+# CUDA_AARCH64_ARCHES = ['12.9-aarch64']); 2.9.1-2.11.0 (whose release branches add 12.9-aarch64 to the test
+# channel in code) and 2.12.1/2.13.0 have no list of their own (test-infra #8164/#8215 add the variant only), so
+# they take the last known aarch64 12.9 list, inferred. Windows cu128/cu129: the stored
 # cuda128.bat/cuda129.bat set 7.5;8.0;8.6;9.0;10.0;12.0 without PTX; sm_70 came back for Linux only
 # (pytorch#157558); the .bat revisions are undated, so inferred.
 ARCH_OVERRIDES: dict[tuple[str, str, str], dict[str, Any]] = {
     ("2.8.0", "linux_aarch64", "cu129"): {"sm": [80, 90, 100, 120], "ptx": [], "conf": "source-file",
                                           "note": "aarch64_ci_build.sh 12.9 case"},
-    ("2.12.1", "linux_aarch64", "cu129"): {"sm": [80, 90, 100, 120], "ptx": [], "conf": "inferred",
-                                           "note": "the last aarch64 12.9 list (aarch64_ci_build.sh)"},
+    **{(v, "linux_aarch64", "cu129"): {"sm": [80, 90, 100, 120], "ptx": [], "conf": "inferred",
+                                       "note": "the last aarch64 12.9 list (aarch64_ci_build.sh)"}
+       for v in ("2.9.1", "2.10.0", "2.11.0", "2.12.1")},
     ("2.13.0", "linux_aarch64", "cu129"): {"sm": [80, 90, 100, 120], "ptx": [], "conf": "inferred",
                                            "note": "the last aarch64 12.9 list (aarch64_ci_build.sh)"},
     **{(v, "windows_x86_64", c): {"sm": [75, 80, 86, 90, 100, 120], "ptx": [], "conf": "inferred",
@@ -81,10 +83,19 @@ GFX_ALIASES = {
 }
 
 
-# Oldest driver branch that drives a GPU generation at all, keyed by compute-capability major. Blackwell needs
-# R570 (reference anchors-uv §2.4, secondary); other generations are older than every floor in use.
-GPU_DRIVER_FLOOR = {"10": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
-                    "12": {"driver": "570", "arch": "Blackwell", "conf": "secondary"}}
+# Oldest driver branch that drives a GPU generation at all, keyed by compute capability (or by its major, for
+# every capability of it without a row): the driver of the first CUDA toolkit whose compiler targets it (clang's
+# MinVersionForCudaArch: sm_86 CUDA 11.1, sm_87 11.4, sm_89/sm_90 11.8; evidence/cuda-archs.json), at that
+# toolkit's GA (data/cuda-toolkit-drivers.json). Blackwell needs R570 (CUDA 12.8; reference anchors-uv §2.4,
+# secondary). Older generations (sm_80's CUDA 11.0: R450) are no newer than every CUDA family floor in use.
+GPU_DRIVER_FLOOR = {
+    "8.6": {"driver": "455", "arch": "Ampere", "conf": "derived"},
+    "8.7": {"driver": "470", "arch": "Ampere (Jetson Orin)", "conf": "derived"},
+    "8.9": {"driver": "520", "arch": "Ada Lovelace", "conf": "derived"},
+    "9.0": {"driver": "520", "arch": "Hopper", "conf": "derived"},
+    "10": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
+    "12": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
+}
 # Newest driver branch that still drives the older generations: R470 is Kepler's last; R580 is the last for
 # Maxwell, Pascal and Volta (NVIDIA's CUDA 12.8/13.0 release notes and driver support announcements; secondary).
 GPU_DRIVER_LAST = [{"up_to_sm": 37, "driver": "470", "arch": "Kepler", "conf": "secondary"},
@@ -347,6 +358,9 @@ def _targets(r: dict[str, Any]) -> dict[str, Any]:
 
 def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dict[str, Any]:
     r = releases[i]
+    if unread := {"rocm_gfx_targets", "xpu"} & set(r):  # a minor's facts: rocm_variants / xpu.per_minor hold them
+        raise SystemExit(f"torch {r['version']}: {', '.join(sorted(unread))} are read per torch minor "
+                         "(rocm_variants[].gfx_targets_by_minor, xpu.per_minor), not per release")
     py = r["python"]["pypi_wheels_by_platform"]
     tags = r["pypi_platform_tags"]
     variants: dict[str, list[str]] = {}
@@ -411,7 +425,7 @@ def _release(ref: dict[str, Any], releases: list[dict[str, Any]], i: int) -> dic
         "xpu": _xpu(ref["xpu"]["per_minor"].get(r["minor"])),
         **_targets(r),
         "companions": companions,
-        "companion_gaps": _companion_gaps(files, companions, py),
+        "companion_gaps": _companion_gaps(files, companions, python),  # the index-only Pythons too
     }
     out["companion_macos"] = _companion_macos(files, companions, out["macos"], out["macos_python"])
     out["companion_python"] = _companion_patch_exclusions(companions)
@@ -438,9 +452,12 @@ METADATA = DEFAULT_INDEX_PAGES / "metadata"
 def decoupled_companions(built: list[dict[str, Any]], metadata: Path = METADATA) -> dict[str, Any]:
     """Companion releases whose wheels pin no one torch (their captured METADATA has no ``Requires-Dist: torch``,
     or an open range such as ``torch>=2.11``): each goes with every torch from its floor (the range's lower bound,
-    else the oldest release naming it as its match), not with one release alone."""
+    else the oldest release naming it as its match), not with one release alone. Each carries its own wheels'
+    facts, which decide where it installs beside another torch: the Python tags and macOS floors of its files on
+    the default index, and the variants of the releases it is the match of (the builds its release cycles made)."""
     from packaging.requirements import Requirement
 
+    files = _default_index_files()
     out: dict[str, Any] = {}
     for path in sorted(metadata.glob("*.metadata")):
         name, version = path.name.split("-")[:2]
@@ -453,19 +470,66 @@ def decoupled_companions(built: list[dict[str, Any]], metadata: Path = METADATA)
                for req in torch for spec in req.specifier):
             continue
         floors = [spec.version for req in torch for spec in req.specifier if spec.operator in (">=", ">")]
-        paired = [r["v"] for r in built if r.get("companions", {}).get(name) == version]
+        home = [r for r in built if r.get("companions", {}).get(name) == version]
         if floors:
             floor = max(floors, key=_version_key)
-            floor = floor if floor.count(".") >= 2 else f"{floor}.0"
-        elif paired:
-            floor = min(paired, key=_version_key)
+            floor, conf = (floor if floor.count(".") >= 2 else f"{floor}.0"), "verified"
+            said = f"its METADATA: Requires-Dist: {torch[0]}"
+        elif home:
+            floor, conf = min((r["v"] for r in home), key=_version_key), "derived"
+            said = (f"its METADATA names no torch: from the oldest release whose match it is, by version number "
+                    f"({floor})")
         else:
             continue
-        said = (f"Requires-Dist: {torch[0]}" if torch else
-                "no Requires-Dist on torch; the floor is the oldest release whose companion it is")
-        out.setdefault(name, {})[version] = {"torch_from": floor, "conf": "verified" if floors else "inferred",
-                                             "src": [f"default index METADATA of {name} {version} ({said})"]}
+        row: dict[str, Any] = {"torch_from": floor, "conf": conf, "src": [f"default index: {name} {version} ({said})"]}
+        row.update(_companion_wheels(name, files.get(name, []), version))
+        row["variants"] = _home_variants(home)
+        row["variants_conf"] = "derived"
+        row["variants_src"] = ("the variant sets of torch " + ", ".join(r["v"] for r in reversed(home))
+                               + ", whose match it is (the builds of their release cycles)")
+        out.setdefault(name, {})[version] = row
     return out
+
+
+def _companion_wheels(name: str, files: list[tuple[str, Any, str]], version: str) -> dict[str, Any]:
+    """``python`` (platform -> the CPython tags of its wheels, ["*"] for a py3 wheel), ``macos`` (macOS platform ->
+    Python or "*" -> the lowest macOS its wheels need) and ``requires_python`` of one companion release."""
+    pythons: dict[str, set[str]] = {}
+    macos: dict[str, dict[str, tuple[int, int]]] = {}
+    for v, tags, _ in files:
+        if v != version:
+            continue
+        for tag in tags:
+            platform = _platform_of(tag.platform)
+            if platform is None:
+                continue
+            python = _python_of(tag) or "*"
+            pythons.setdefault(platform, set()).add(python)
+            if m := re.match(r"macosx_(\d+)_(\d+)_", tag.platform):
+                seen = macos.setdefault(platform, {})
+                seen[python] = min(seen.get(python, (int(m[1]), int(m[2]))), (int(m[1]), int(m[2])))
+    out: dict[str, Any] = {
+        "python": {p: sorted(v, key=_python_order) for p, v in sorted(pythons.items())},
+        "macos": {p: {py: f"{f[0]}.{f[1]}" for py, f in sorted(by.items(), key=lambda x: _python_order(x[0]))}
+                  for p, by in sorted(macos.items())}}
+    page = json.loads((DEFAULT_INDEX_PAGES / f"{name}.json").read_text(encoding="utf-8"))
+    specs = {e.get("requires-python") or "" for e in page["files"] if e["filename"].startswith(f"{name}-{version}-")}
+    if len(specs - {""}) == 1:
+        out["requires_python"] = (specs - {""}).pop()
+    return out
+
+
+def _python_order(python: str) -> tuple[int, ...]:
+    return (0,) if python == "*" else (*_version_key(python.rstrip("t")), python.endswith("t"))
+
+
+def _home_variants(home: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """platform -> the variants of the releases a companion release is the match of, together."""
+    out: dict[str, set[str]] = {}
+    for release in home:
+        for platform, labels in release["variants"].items():
+            out.setdefault(platform, set()).update(labels)
+    return {p: sorted(v, key=_variant_order) for p, v in sorted(out.items())}
 
 
 def build(ref: dict[str, Any]) -> dict[str, Any]:

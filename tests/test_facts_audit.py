@@ -148,3 +148,72 @@ def test_each_gpu_on_its_own_pci_domain_gets_its_own_proc_facts() -> None:
     assert [g.name for g in machine.gpus] == ["NVIDIA A100 80GB PCIe", "NVIDIA L40S"]
     assert machine.sources["gpus[0].name"] == "/proc/driver/nvidia/gpus/0001:00:00.0/information"
     assert machine.sources["gpus[1].name"] == "/proc/driver/nvidia/gpus/0002:00:00.0/information"
+
+
+# Cloud instance types: Azure's NCv2 sizes are P100 (sm_60), not V100
+@pytest.mark.parametrize(("size", "gpu"), [("Standard_NC6s_v2", "Tesla P100"), ("Standard_NC24rs_v2", "Tesla P100"),
+                                           ("Standard_NC6s_v3", "Tesla V100"), ("Standard_ND40rs_v2", "Tesla V100")])
+def test_azure_nc_and_nd_sizes_by_generation(size: str, gpu: str) -> None:
+    assert gpu_from_name(size).name == gpu
+
+
+def test_an_ncv2_size_gets_a_build_with_sm_60_kernels() -> None:
+    machine = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", nvidia_driver="570.172.08",
+                      gpus=(gpu_from_name("Standard_NC6s_v2"),))
+    p = plan(machine, "torch==2.9.1")
+    assert p.choice is not None and p.gpu_accelerated
+    arch = MATRIX.cuda_arch(f"2.9.1+{p.choice.variant}", "linux_x86_64")
+    assert arch is not None and 60 in arch.sm
+
+
+# AMD desktop parts with an F suffix have no integrated GPU
+@pytest.mark.parametrize(("cpu", "sibling"), [
+    ("AMD Ryzen 5 7500F 6-Core Processor", "AMD Ryzen 5 7600X 6-Core Processor"), ("Ryzen 5 7400F", "Ryzen 5 7600"),
+    ("Ryzen 7 9700F", "Ryzen 7 9700X"), ("Ryzen 7 8700F", "Ryzen 7 8700G")])
+def test_an_f_part_is_no_gpu(cpu: str, sibling: str) -> None:
+    from torch_install.detectors.names import lookup_gpu_name
+
+    assert lookup_gpu_name(cpu) is None
+    assert lookup_gpu_name(sibling) is not None  # a part of the same series with its GPU
+
+
+# The driver branches: R470 is Kepler's last, R580 the last for Maxwell, Pascal and Volta; newer generations need
+# the driver of the first toolkit that targets them. Every GPU of each generation in the names table, both sides.
+NVIDIA_GPUS = [(g["name"], round(float(g["compute_capability"]) * 10))
+               for g in load_json("detectors/data/gpu-names.json")["gpus"]
+               if g["vendor"] == "nvidia" and g.get("compute_capability")]
+
+
+def _nvidia(name: str, driver: str) -> Machine:
+    return Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", nvidia_driver=driver,
+                   gpus=(gpu_from_name(name),))
+
+
+@pytest.mark.parametrize(("name", "sm"), [(n, sm) for n, sm in NVIDIA_GPUS if MATRIX.gpu_driver_last_for(sm)])
+def test_a_driver_newer_than_the_generations_last_drives_no_gpu_of_it(name: str, sm: int) -> None:
+    last = MATRIX.gpu_driver_last_for(sm)
+    assert last is not None
+    newer = plan(_nvidia(name, f"{int(last.driver) + 5}.10.01"))
+    assert newer.choice is not None and not newer.gpu_accelerated and "driver-too-new" in codes(newer)
+    assert f"R{last.driver} is the last driver branch for {last.arch}" in next(
+        w.message for w in newer.warnings if w.code == "driver-too-new")
+    own = plan(_nvidia(name, f"{last.driver}.82.01"), "torch<2.9")
+    assert "driver-too-new" not in codes(own)
+
+
+@pytest.mark.parametrize(("name", "sm"), [(n, sm) for n, sm in NVIDIA_GPUS if MATRIX.gpu_driver_floor_for(sm)])
+def test_a_driver_older_than_the_generations_floor_gets_no_gpu_build(name: str, sm: int) -> None:
+    floor = MATRIX.gpu_driver_floor_for(sm)
+    assert floor is not None
+    older = plan(_nvidia(name, f"{int(floor.driver.split('.')[0]) - 1}.99.01"))
+    assert not older.gpu_accelerated and "driver-too-old" in codes(older)
+
+
+def test_a_gpu_the_driver_no_longer_drives_is_hidden_beside_one_it_drives() -> None:
+    machine = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", nvidia_driver="535.54.03",
+                      gpus=(gpu_from_name("Tesla K80"), gpu_from_name("Tesla T4")))
+    p = plan(machine)
+    assert p.choice is not None and p.gpu_accelerated and "driver-too-new" not in codes(p)
+    assert any(w.code == "mixed-gpus" and "cannot use Tesla K80" in w.message
+               and "driver 535.54.03 no longer drives Tesla K80 (sm_37) (R470 is the last driver branch for Kepler)"
+               in w.message for w in p.warnings)

@@ -37,7 +37,7 @@ def test_load_matrix_is_cached(matrix):
 
 @pytest.mark.parametrize(("version", "platform", "expected"), [
     ("2.9.1", "linux_x86_64", ["cpu", "cu126", "cu128", "cu129", "cu130", "rocm6.3", "rocm6.4", "xpu"]),
-    ("2.9.1", "linux_aarch64", ["cpu", "cu126", "cu128", "cu130"]),
+    ("2.9.1", "linux_aarch64", ["cpu", "cu126", "cu128", "cu129", "cu130"]),  # its branch adds 12.9-aarch64
     ("2.5.0", "windows_x86_64", ["cpu", "cu118", "cu121", "cu124", "xpu"]),
     ("2.15.0", "macos_arm64", ["default"]),
     ("2.2.2", "macos_x86_64", ["default"]),

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from ..machine import Machine
 from .matrix import Matrix, Release
 from .plan import Choice, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
-from .rules import Blocker
+from .rules import WEAK_CONFIDENCE, Blocker, companion_blocker, companion_candidates
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -128,7 +128,7 @@ class PlanBuilder:
         packages = {"torch": f"{release.version}{label}" if stable else ""}
         needed = {name: spec for p in picks for name, spec in self.family_needs(p, release).items()}
         for name in self.companions:
-            version = needed.get(name) or self.companion_version(name, release)
+            version = needed.get(name) or self.companion_version(name, release, variant)
             if not stable or not version:
                 packages[name] = ""
             else:
@@ -137,16 +137,23 @@ class PlanBuilder:
         return Choice(variant=variant, torch=release.version, index_url=url, packages=packages, companions=picks,
                       distribution="pytorch-index" if url else "default-index")
 
-    def companion_version(self, name: str, release: Release) -> str | None:
-        """The companion version installed with ``release``: its own match, unless the request rules that out and
-        a decoupled release of the companion fits (a note says so)."""
+    def companion_version(self, name: str, release: Release, variant: str) -> str | None:
+        """The companion version installed with ``variant`` of ``release``: its own match, unless the request rules
+        that out, or it has no wheel here, and a decoupled release of the companion fits (a note says so)."""
         versions = self.matrix.companion_versions(name, release)
-        spec = self.specs.get(name)
-        fitting = [v for v in versions if spec is None or not str(spec) or spec.contains(v, prereleases=True)]
-        if fitting and versions and fitting[0] != versions[0]:
-            self.note(f"{name} {fitting[0]}, not {versions[0]}: as asked; {name} {fitting[0]} pins no one torch "
-                      f"(its metadata), and its wheels go with torch {release.version}")
-        return fitting[0] if fitting else (versions[0] if versions else None)
+        fitting = companion_candidates(self.matrix, release, name, self.specs.get(name))
+        platform = self.machine.platform or ""
+        usable = [v for v in fitting if not companion_blocker(self.matrix, release, name, v, platform, self.machine,
+                                                              variant)]
+        chosen = next(iter((*usable, *fitting, *versions)), None)
+        if chosen is not None and versions and chosen != versions[0]:
+            facts = self.matrix.decoupled_companions.get(name, {}).get(chosen)
+            why = "as asked" if fitting and chosen == fitting[0] else f"{name} {versions[0]} has no wheel here"
+            self.note(f"{name} {chosen}, not {versions[0]}: {why}; {name} {chosen} pins no one torch (its metadata), "
+                      f"and its wheels go with torch {release.version}"
+                      + (f" (that it goes with torch from {facts.torch_from} is {facts.confidence})"
+                         if facts and facts.confidence in WEAK_CONFIDENCE else ""))
+        return chosen
 
     def family_needs(self, picked: Pick, release: Release) -> dict[str, str]:
         """The torchvision/torchaudio version a picked package pins (``==X``) where it differs from the release's

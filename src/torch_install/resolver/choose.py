@@ -45,6 +45,8 @@ from .rules import (
     VendorPolicy,
     Verdict,
     Walk,
+    companion_blocker,
+    companion_candidates,
     driver_need,
     driver_of,
     gates,
@@ -251,8 +253,25 @@ class Search:
         return passing
 
     def gates(self, release: Release) -> list[Blocker]:
-        """Every reason the release (with the requested companions) does not install here."""
-        return gates(release, self.platform, self.machine, tuple(self.req.companions))
+        """Every reason the release (with the requested companions) does not install here: a companion is out
+        when none of the versions the request allows with the release has a wheel here (the first one's reason)."""
+        found = gates(release, self.platform, self.machine)
+        for name, spec in self.req.companions.items():
+            blockers = [companion_blocker(self.matrix, release, name, v, self.platform, self.machine)
+                        for v in companion_candidates(self.matrix, release, name, spec)]
+            if blockers and all(blockers):
+                found.append(blockers[0])  # type: ignore[arg-type]  # all() holds: none is None
+        return found
+
+    def companion_without(self, release: Release, variant: str) -> str | None:
+        """Why a requested companion has no build of ``variant`` to go with ``release`` (the first allowed
+        version's reason), or None."""
+        for name, spec in self.req.companions.items():
+            blockers = [companion_blocker(self.matrix, release, name, v, self.platform, self.machine, variant)
+                        for v in companion_candidates(self.matrix, release, name, spec)]
+            if blockers and all(blockers) and blockers[0] is not None:
+                return blockers[0].reason
+        return None
 
     def decline(self, blocker: Blocker) -> Plan:
         """No build: ``blocker`` and every gate of the newest matching release."""
@@ -328,7 +347,10 @@ class Search:
         devices = tuple(gpus)
         verdicts = [policy.check(self.matrix, release, v, self.platform, devices, self.machine)
                     for v in policy.variants(release, self.platform)]
-        for verdict in verdicts:  # a requested package built against torch must have a build for the variant
+        for verdict in verdicts:  # a requested companion and package built against torch need the variant's build
+            if verdict.usable and self.req.companions and (why := self.companion_without(release, verdict.variant)):
+                verdict.usable = False
+                verdict.reason = f"{verdict.variant} rejected: {why}"
             for b in self.bound:
                 if verdict.usable and b.constrains_torch and not b.none_for(self.platform):
                     found, why = b.pick(release, verdict.variant, self.machine, self.strict)
@@ -601,7 +623,10 @@ class Search:
                 return self.plan.finish(None, None, False)
             raise InputError(f"variant {variant} does not exist for {self.platform} in the matching torch releases "
                              f"(known: {', '.join(known)})")
-        release = having[0]
+        fits = [r for r in having if not self.companion_without(r, variant)]  # a requested companion's build too
+        release = (fits or having)[0]
+        if not fits and (why := self.companion_without(release, variant)):
+            self.plan.warn("constrained-by", f"requested {release.version}+{variant}: {why}")
         self.plan.reasons.append(f"the {variant} build, as {self.pinned()} name{'s' if len(self.pins) == 1 else ''} it"
                                  if pinned
                                  else f"variant {variant} requested")

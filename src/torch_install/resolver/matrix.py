@@ -188,6 +188,19 @@ class Release(Record):
         return self._replace(**changes) if changes else self
 
 
+class DecoupledCompanion(Record):
+    """A torchvision/torchaudio release that pins no one torch: the first torch it goes with, and its own wheels'
+    facts, which decide where it installs beside a torch that is not its match."""
+
+    torch_from: str
+    python: Mapping[str, tuple[str, ...]] = _EMPTY  # platform -> CPython tags of its wheels; ("*",): a py3 wheel
+    requires_python: str | None = None
+    macos: Mapping[str, Mapping[str, str]] = _EMPTY  # macOS platform -> Python ("*": any) -> the macOS it needs
+    variants: Mapping[str, tuple[str, ...]] = _EMPTY  # platform -> the index variants it is built for
+    confidence: str = "verified"  # of torch_from
+    variants_confidence: str = "unverified"
+
+
 class DriverFloor(Record):
     """Minimum NVIDIA driver for a CUDA major under minor-version compatibility."""
 
@@ -212,6 +225,15 @@ class GpuDriverFloor(Record):
     confidence: str = "secondary"
 
 
+class GpuDriverLast(Record):
+    """Newest NVIDIA driver branch that still drives the GPU generations up to a compute capability."""
+
+    up_to_sm: int  # CC×10 of the newest GPU of those generations
+    driver: str  # "470": the branch
+    arch: str  # "Kepler"
+    confidence: str = "secondary"
+
+
 class Matrix(Record):
     """All releases (newest first) and the global rule data (driver floors, gfx aliases, XPU families).
 
@@ -221,8 +243,8 @@ class Matrix(Record):
 
     releases: tuple[Release, ...]
     cuda_families: Mapping[str, DriverFloor] = _EMPTY  # "12" -> floor
-    gpu_driver_floor: Mapping[str, GpuDriverFloor] = _EMPTY  # CC major ("12") -> floor
-    gpu_driver_last: tuple[tuple[int, str, str], ...] = ()  # (up to sm, newest driver branch, generations)
+    gpu_driver_floor: Mapping[str, GpuDriverFloor] = _EMPTY  # compute capability ("8.9") or its major ("12") -> floor
+    gpu_driver_last: tuple[GpuDriverLast, ...] = ()  # oldest generations first
     gfx_aliases: Mapping[str, tuple[str, ...]] = _EMPTY  # "gfx1031" -> ("gfx1030",)
     gfx_aliases_confidence: str = "secondary"
     rocm_platforms: tuple[str, ...] = ("linux_x86_64",)
@@ -231,7 +253,7 @@ class Matrix(Record):
     channels: Mapping[str, str] = _EMPTY  # stable -> "", test -> "test", nightly -> "nightly"
     pre_release_channels: tuple[str, ...] = ("nightly",)
     unlabelled_companions: Mapping[str, str] = _EMPTY  # "torchvision" -> first version without a variant label
-    decoupled_companions: Mapping[str, Mapping[str, str]] = _EMPTY  # "torchaudio" -> {"2.11.0": first torch}
+    decoupled_companions: Mapping[str, Mapping[str, DecoupledCompanion]] = _EMPTY  # "torchaudio" -> {"2.11.0": …}
     platform_notes: Mapping[str, str] = _EMPTY  # "windows_arm64" / "windows_x86_64:amd" -> what to tell the user
     provenance: Mapping[str, tuple[str, ...]] | None = None
     packages: Mapping[str, Package] = _EMPTY  # packages built against one torch (companions.load_packages)
@@ -264,8 +286,8 @@ class Matrix(Record):
         """The companion versions that go with ``release``: its own match first, then (newest first) each
         decoupled release of the companion (one that pins no one torch) published for it or before it."""
         own = release.companions.get(name)
-        others = sorted((v for v, first in self.decoupled_companions.get(name, {}).items()
-                         if v != own and version_key(release.version) >= version_key(first)),
+        others = sorted((v for v, facts in self.decoupled_companions.get(name, {}).items()
+                         if v != own and version_key(release.version) >= version_key(facts.torch_from)),
                         key=version_key, reverse=True)
         return (*((own,) if own else ()), *others)
 
@@ -293,8 +315,20 @@ class Matrix(Record):
         return found[0] if found else None
 
     def gpu_driver_floor_for(self, sm: int | None) -> GpuDriverFloor | None:
-        """Oldest driver that drives a GPU of this compute capability (×10) at all."""
-        return self.gpu_driver_floor.get(str(sm // 10)) if sm is not None else None
+        """Oldest driver that drives a GPU of this compute capability (×10) at all: the row of that capability,
+        else of the nearest lower one of the same major ("8.6" for 8.7), else of its major ("10" for 10.3)."""
+        if sm is None:
+            return None
+        major, minor = divmod(sm, 10)
+        for step in range(minor, -1, -1):
+            if (found := self.gpu_driver_floor.get(f"{major}.{step}")) is not None:
+                return found
+        return self.gpu_driver_floor.get(str(major))
+
+    def gpu_driver_last_for(self, sm: int | None) -> GpuDriverLast | None:
+        """The newest driver branch that still drives a GPU of this compute capability (×10), or None (every
+        current branch does)."""
+        return next((row for row in self.gpu_driver_last if sm is not None and sm <= row.up_to_sm), None)
 
     # -- extension ----------------------------------------------------------------------------------------
     def with_release(self, release: Release) -> Matrix:
@@ -349,6 +383,16 @@ def _freeze_release(d: dict[str, Any]) -> Release:
     )
 
 
+def _decoupled(row: Mapping[str, Any]) -> DecoupledCompanion:
+    return DecoupledCompanion(
+        torch_from=row["torch_from"],
+        python=MappingProxyType({p: tuple(v) for p, v in row.get("python", {}).items()}),
+        requires_python=row.get("requires_python"),
+        macos=MappingProxyType({p: MappingProxyType(v) for p, v in row.get("macos", {}).items()}),
+        variants=MappingProxyType({p: tuple(v) for p, v in row.get("variants", {}).items()}),
+        confidence=row.get("conf", "verified"), variants_confidence=row.get("variants_conf", "unverified"))
+
+
 def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
     """Build a Matrix from the JSON form of data/torch-matrix.json."""
     cuda = data.get("cuda", {})
@@ -362,7 +406,8 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         cuda_families=MappingProxyType(families),
         gpu_driver_floor=MappingProxyType({major: GpuDriverFloor(f["driver"], f["arch"], f.get("conf", "secondary"))
                                            for major, f in cuda.get("gpu_driver_floor", {}).items()}),
-        gpu_driver_last=tuple((row["up_to_sm"], row["driver"], row["arch"]) for row in cuda.get("gpu_driver_last", ())),
+        gpu_driver_last=tuple(GpuDriverLast(row["up_to_sm"], row["driver"], row["arch"], row.get("conf", "secondary"))
+                              for row in sorted(cuda.get("gpu_driver_last", ()), key=lambda row: row["up_to_sm"])),
         gfx_aliases=MappingProxyType({k: tuple(v) for k, v in data.get("rocm", {}).get("aliases", {}).items()}),
         gfx_aliases_confidence=data.get("rocm", {}).get("aliases_conf", "secondary"),
         rocm_platforms=tuple(data.get("rocm", {}).get("platforms", ("linux_x86_64",))),
@@ -374,7 +419,7 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         unlabelled_companions=MappingProxyType({name: row["unlabelled_from"] for name, row in
                                                 data.get("companion_labels", {}).items()}),
         platform_notes=MappingProxyType(data.get("platform_notes", {})),
-        decoupled_companions=MappingProxyType({name: MappingProxyType({v: row["torch_from"] for v, row in rows.items()})
+        decoupled_companions=MappingProxyType({name: MappingProxyType({v: _decoupled(row) for v, row in rows.items()})
                                                for name, rows in data.get("decoupled_companions", {}).items()}),
     )
 

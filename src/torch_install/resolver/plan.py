@@ -25,6 +25,7 @@ DEFAULT_INDEX_BASE = "https://download.pytorch.org/whl"
 # a fleet does not count such a machine as served, and the doctor's fix avoids such a build.
 WARNING_CODES: Mapping[str, bool] = MappingProxyType({
     "driver-too-old": True,
+    "driver-too-new": True,
     "driver-unknown": False,
     "gpu-arch-unsupported": True,
     "mixed-gpus": False,

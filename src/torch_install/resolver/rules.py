@@ -11,12 +11,16 @@ from .. import vendors
 from ..machine import Gpu, Machine
 from ..records import Record
 from ..versions import numeric_key, release_numbers
-from .matrix import CudaArch, Matrix, Release, os_of
+from .matrix import CudaArch, GpuDriverLast, Matrix, Release, os_of
 from .plan import Need
 from .variants import cuda_version, rocm_version, variant_kind
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
+
 # Confidence values that deserve a note when a plan rests on them.
-WEAK_CONFIDENCE = ("inferred", "unverified", "secondary", "maintainer-statement", "assumed")
+WEAK_CONFIDENCE = ("derived", "inferred", "unverified", "secondary", "maintainer-statement", "assumed")
 
 
 class Verdict:
@@ -78,16 +82,24 @@ def possible_capabilities(matrix: Matrix, driver: str | None, platform: str) -> 
     every = sorted({sm for r in matrix.releases for arch in r.cuda.get(platform, {}).values() for sm in arch.sm})
     if not driver:
         return every
-    branch = numeric_key(driver)[0]
     out = []
     for sm in every:
         floor = matrix.gpu_driver_floor_for(sm)
         if floor is not None and not driver_meets(driver, floor.driver)[0]:
             continue
-        if any(sm <= up_to and branch > int(last) for up_to, last, _ in matrix.gpu_driver_last):
+        if driver_beyond_last(matrix, driver, sm):
             continue
         out.append(sm)
     return out
+
+
+def driver_beyond_last(matrix: Matrix, driver: str | None, sm: int | None) -> GpuDriverLast | None:
+    """The generation's last driver branch when ``driver`` is of a newer branch (it no longer drives a GPU of
+    compute capability ``sm``), else None."""
+    last = matrix.gpu_driver_last_for(sm)
+    if driver is None or last is None or not numeric_key(driver):
+        return None
+    return last if numeric_key(driver)[0] > int(last.driver) else None
 
 
 def _served_text(sm: int, how: str, target: int) -> str:
@@ -125,6 +137,12 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
         elif not exact:
             v.notes.append(f"driver {driver} is given as its branch: it meets the {variant} floor {floor} only if it "
                            "is that release or newer (not checked)")
+    stranded = []
+    for gpu in gpus:
+        if last := driver_beyond_last(matrix, driver, gpu.sm):
+            stranded.append(gpu)
+            problems.append(f"driver {driver} no longer drives {gpu.label_with_arch} (R{last.driver} is the last "
+                            f"driver branch for {last.arch})")
     for gpu in gpus:
         gpu_floor = matrix.gpu_driver_floor_for(gpu.sm)
         if driver and gpu_floor and not driver_meets(driver, gpu_floor.driver)[0]:
@@ -136,7 +154,7 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
     full = matrix.cuda_full_driver(variant, os)
     v.native = bool(driver and full and driver_meets(driver, full)[0])
     arch = release.cuda_arch(variant, platform)
-    unusable: list[Gpu] = []
+    unusable: list[Gpu] = list(stranded)
     unknown: list[Gpu] = []
     if arch is None:
         v.notes.append(f"arch list of {release.version}+{variant} on {platform} is not known; not checked")
@@ -149,6 +167,8 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
             served = cubin_or_ptx(arch, gpu.sm) if gpu.sm is not None else None
             if gpu.sm is None:
                 unknown.append(gpu)
+            elif gpu in stranded:
+                continue
             elif served is None:
                 unusable.append(gpu)
             elif served[0] == "ptx" and arch.confidence in UNSOURCED:
@@ -158,9 +178,7 @@ def check_cuda(matrix: Matrix, release: Release, variant: str, platform: str, gp
             problems.append(f"{', '.join(g.label_with_arch for g in jit_only)} would run only by just-in-time "
                             f"compilation of PTX, and the arch list of {release.version}+{variant} is "
                             f"{arch.confidence}")
-            unusable_no_kernels = [g for g in unusable if g not in jit_only]
-        else:
-            unusable_no_kernels = unusable
+        unusable_no_kernels = [g for g in unusable if g not in jit_only and g not in stranded]
         if unusable_no_kernels:
             built = " ".join(sm_text(s) for s in arch.sm) + (
                 " + PTX " + " ".join(sm_text(p) for p in arch.ptx) if arch.ptx else "")
@@ -426,9 +444,50 @@ def companion_gate(release: Release, platform: str, machine: Machine, companion:
     return None
 
 
-def gates(release: Release, platform: str, machine: Machine, companions: tuple[str, ...] = ()) -> list[Blocker]:
-    """Every reason the release's wheels (and those of the requested ``companions``) do not install on the
-    machine (platform, Python, glibc, macOS)."""
+def companion_candidates(matrix: Matrix, release: Release, name: str, spec: Any) -> list[str]:
+    """The versions of companion ``name`` that may go with ``release`` and that the request's ``spec`` (a
+    SpecifierSet or AnyVersion; None: any) allows: its own match first, then the decoupled releases, newest first."""
+    return [v for v in matrix.companion_versions(name, release)
+            if spec is None or not str(spec) or spec.contains(v, prereleases=True)]
+
+
+def companion_blocker(matrix: Matrix, release: Release, name: str, version: str, platform: str, machine: Machine,
+                      variant: str | None = None) -> Blocker | None:
+    """Why ``version`` of companion ``name`` has no wheel to go with ``release`` here (and, with ``variant``, none
+    of that variant), or None. The release's own match: the gaps recorded with the release. A decoupled release
+    (one that pins no one torch): its own wheels' Python tags, macOS floors and variants."""
+    facts = matrix.decoupled_companions.get(name, {}).get(version)
+    if version == release.companions.get(name) or facts is None:
+        return companion_gate(release, platform, machine, name)
+    which = f"{name} {version} (not the match of torch {release.version}: it pins no one torch)"
+    tags = facts.python.get(platform)
+    if tags is None:
+        return Blocker("platform-unsupported", f"{which} has no wheels for {platform}")
+    python = machine.python
+    if python and "*" not in tags and python not in tags:
+        return Blocker("python-unsupported", f"{which} has no wheels for Python {python} on {platform} (has "
+                                             f"{', '.join(tags)})")
+    if facts.requires_python and (machine.python_full or python):
+        from packaging.specifiers import SpecifierSet
+
+        asked = machine.python_full or (python or "").rstrip("t")
+        if not SpecifierSet(facts.requires_python).contains(asked, prereleases=True):
+            return Blocker("python-unsupported", f"{which} requires Python {facts.requires_python}, found {asked}")
+    floors = facts.macos.get(platform, {})
+    need = floors.get(python or "") or floors.get("*")
+    if need and machine.os_version and numeric_key(machine.os_version) < numeric_key(need):
+        return Blocker("platform-unsupported", f"{which}: its wheels need macOS ≥ {need}, found {machine.os_version}",
+                       Need("macos", machine.os_version, f">={need}", f"macOS ≥ {need}"))
+    built = facts.variants.get(platform)
+    if variant and variant != "default" and built is not None and variant not in built:
+        return Blocker("constrained-by", f"{which} has no {variant} build (its builds for {platform}: "
+                                         f"{', '.join(built)}; {facts.variants_confidence})")
+    return None
+
+
+def gates(release: Release, platform: str, machine: Machine) -> list[Blocker]:
+    """Every reason the release's own wheels do not install on the machine (platform, Python, glibc, macOS); the
+    requested companions' are ``companion_blocker``'s."""
     if not release.variants(platform):
         return [Blocker("platform-unsupported", f"torch {release.version} has no wheels for {platform}")]
     found: list[Blocker] = []
@@ -442,9 +501,6 @@ def gates(release: Release, platform: str, machine: Machine, companions: tuple[s
         need = release.macos_floor(platform, machine.python) or ""
         found.append(Blocker("platform-unsupported", reason, Need("macos", machine.os_version, f">={need}",
                                                                   f"macOS ≥ {need}")))
-    for companion in companions:
-        if blocker := companion_gate(release, platform, machine, companion):
-            found.append(blocker)
     return found
 
 

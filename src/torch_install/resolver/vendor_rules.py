@@ -22,6 +22,7 @@ from .rules import (
     VendorPolicy,
     Walk,
     cubin_or_ptx,
+    driver_beyond_last,
     driver_need,
     family_candidates,
     hsa_override,
@@ -131,6 +132,17 @@ class CudaRules(VendorRules):
         if source.startswith(DRIVER_FROM_CUDA_VERSION):
             search.plan.note(f"NVIDIA driver taken as {search.machine.nvidia_driver}, {source}: a newer driver may "
                              "allow newer builds")
+        driver = search.machine.nvidia_driver
+        stranded = [(g, last) for g in gpus if (last := driver_beyond_last(search.matrix, driver, g.sm))]
+        if stranded and len(stranded) == len(gpus) and releases:
+            oldest = min((last for _, last in stranded), key=lambda last: int(last.driver))
+            names = "; ".join(f"{g.label_with_arch}, as R{last.driver} is the last driver branch for {last.arch}"
+                              for g, last in stranded)
+            search.plan.warn("driver-too-new", f"driver {driver} no longer drives {names}: no build can use the GPU "
+                                               f"with it; a driver of branch R{oldest.driver} or older would")
+            search.plan.why_not = f"driver {driver} no longer drives the GPU"
+            search.plan.reasons.append(f"driver {driver} drives none of the GPUs: CPU build from the cpu index")
+            return search.cpu(releases[0])
         return super().before(search, releases, gpus)
 
     def accept(self, search: Search, found: Walk, gpus: list[Gpu]) -> Walk:
@@ -166,6 +178,13 @@ class CudaRules(VendorRules):
                 "('nvidia-smi --query-gpu=compute_cap --format=csv,noheader' prints it)")
         search.plan.note(text)
         return found
+
+    def keep_both(self, search: Search, unserved: list[Gpu]) -> str:
+        """Why the driver itself keeps a GPU out: its branch is newer than the last for the GPU's generation."""
+        driver = search.machine.nvidia_driver
+        stranded = [(g, last) for g in unserved if (last := driver_beyond_last(search.matrix, driver, g.sm))]
+        return "".join(f"; driver {driver} no longer drives {g.label_with_arch} (R{last.driver} is the last driver "
+                       f"branch for {last.arch})" for g, last in stranded)
 
     def chosen(self, search: Search, found: Walk) -> None:
         """The driver-native variant stays chosen; when its arch list is only inferred and the release default's
