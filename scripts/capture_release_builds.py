@@ -4,12 +4,14 @@
     python scripts/capture_release_builds.py --repo PATH/TO/test-infra [-o scripts/reference/evidence/...]
 
 For every ``release/2.N`` branch of a test-infra clone, reads ``tools/scripts/generate_binary_build_matrix.py``
-at that branch's tip and keeps the "test" channel's CUDA versions, ROCm versions and Python versions (on a
-release branch, the "test" channel is what the release candidates, and so the release, are built with), the
-Pythons it builds as a preview, and the CUDA versions its code adds for Linux only. The
-file's literal assignments are read with ``ast.literal_eval``: nothing of it runs. Writes
-``scripts/reference/evidence/release-builds.json``, which ``scripts/audit_matrix.py`` checks variant sets and
-Python versions against.
+at that branch's tip and keeps the "test" channel's CUDA, aarch64 CUDA, ROCm and Python versions and its stable
+CUDA (on a release branch, the "test" channel is what the release candidates, and so the release, are built
+with), the Pythons it builds as a preview, the "release" channel's Pythons (a Python the test channel builds and
+that list keeps out is not released), the Pythons built for torch alone (no torchvision/torchaudio for them), the
+CUDA versions without a Windows build, whether it builds xpu wheels, and the CUDA versions its code adds for
+Linux (x86_64 and aarch64) only. The file's literal assignments are read with ``ast.literal_eval``: nothing of it
+runs. Writes ``scripts/reference/evidence/release-builds.json``, which ``scripts/audit_matrix.py`` checks variant
+sets, stable CUDA variants and Python versions against.
 """
 
 from __future__ import annotations
@@ -25,21 +27,36 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "reference" / "evidence" / "release-builds.json"
 SCRIPT = "tools/scripts/generate_binary_build_matrix.py"
+# the "test" channel's entry of each table: what the release candidates, and so the release, are built with
 NAMES = {"CUDA_ARCHES_DICT": "cuda", "ROCM_ARCHES_DICT": "rocm", "PYTHON_ARCHES_DICT": "python",
-         "PREVIEW_PYTHON_ARCHES_DICT": "preview_python"}
+         "PREVIEW_PYTHON_ARCHES_DICT": "preview_python", "CUDA_AARCH64_ARCHES_DICT": "cuda_aarch64",
+         "STABLE_CUDA_VERSIONS": "stable_cuda"}
+# the "release" channel's Pythons: a Python the test channel builds and this list keeps out is not released
+RELEASE_NAMES = {"PYTHON_ARCHES_DICT": "release_python", "PREVIEW_PYTHON_ARCHES_DICT": "preview_release_python"}
+# plain lists: Linux aarch64 CUDA builds, CUDA versions without a Windows build, Pythons built for torch alone
+# (no torchvision/torchaudio wheels for them)
+LISTS = {"CUDA_AARCH64_ARCHES": "cuda_aarch64", "CUDA_ARCHES_NO_WINDOWS": "cuda_no_windows",
+         "TORCH_ONLY_PYTHON_ARCHES": "torch_only_python"}
 # a CUDA version added for Linux only, in code rather than in the table ("CUDA_ARCHES.append("12.9")")
 LINUX_EXTRA = re.compile(r'CUDA_ARCHES(?:\.append\(\s*|\s*=\s*CUDA_ARCHES\s*\+\s*\[\s*)"([0-9]+\.[0-9]+)"')
+AARCH64_EXTRA = re.compile(r'CUDA_AARCH64_ARCHES\.append\(\s*"([0-9]+\.[0-9]+)-aarch64"')
 
 
 def literals(source: str) -> dict[str, object]:
-    """The module-level ``NAME = <literal>`` assignments of a Python file (others are skipped)."""
+    """The module-level ``NAME = <literal>`` (and ``NAME: type = <literal>``) assignments of a Python file (others
+    are skipped)."""
     out: dict[str, object] = {}
     for node in ast.parse(source).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                out[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                continue
+            target, value = node.targets[0].id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            target, value = node.target.id, node.value
+        else:
+            continue
+        try:
+            out[target] = ast.literal_eval(value)
+        except ValueError:
+            continue
     return out
 
 
@@ -55,13 +72,23 @@ def capture(repo: Path) -> dict[str, object]:
             continue
         values = literals(shown.stdout)
         row: dict[str, object] = {"commit": commit}
-        for name, key in NAMES.items():
-            table = values.get(name)
-            if isinstance(table, dict) and isinstance(table.get("test"), list):
-                row[key] = table["test"]
+        for name, key in LISTS.items():
+            if isinstance(values.get(name), list):
+                row[key] = values[name]
+        for names, channel in ((NAMES, "test"), (RELEASE_NAMES, "release")):
+            for name, key in names.items():
+                table = values.get(name)
+                if isinstance(table, dict) and isinstance(table.get(channel), (list, str)):
+                    row[key] = table[channel]
+        if "cuda_aarch64" in row:
+            row["cuda_aarch64"] = [v.removesuffix("-aarch64") for v in row["cuda_aarch64"]]  # type: ignore[attr-defined]
         extra = sorted(set(LINUX_EXTRA.findall(shown.stdout)) - set(row.get("cuda", ())))  # type: ignore[arg-type]
         if extra:
             row["linux_extra_cuda"] = extra
+        extra = sorted(set(AARCH64_EXTRA.findall(shown.stdout)) - set(row.get("cuda_aarch64", ())))  # type: ignore
+        if extra:
+            row["aarch64_extra_cuda"] = extra
+        row["xpu"] = "XPU" in values  # the generator knows an xpu build (Linux and Windows wheels)
         releases[branch.split("/", 1)[1]] = row
     return {"source": f"pytorch/test-infra {SCRIPT}, the 'test' channel at each release branch's tip",
             "releases": releases}

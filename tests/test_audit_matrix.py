@@ -3,8 +3,10 @@ of the index serving them; a matrix that disagrees is reported line by line with
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 from types import MappingProxyType, ModuleType
@@ -18,6 +20,7 @@ PAGES = ROOT / "scripts" / "reference" / "default-index"
 JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 
 
+@functools.cache
 def audit_module() -> ModuleType:
     spec = importlib.util.spec_from_file_location("audit_matrix", ROOT / "scripts" / "audit_matrix.py")
     assert spec and spec.loader
@@ -35,9 +38,29 @@ def serve_replica(httpserver) -> str:
     return httpserver.url_for("/simple/")
 
 
-def test_the_matrix_agrees_with_the_captured_pages(capsys: pytest.CaptureFixture[str]) -> None:
-    assert audit_module().main([]) == 0
-    assert capsys.readouterr().out.strip() == f"0 disagreements over {len(load_matrix().releases)} releases"
+def test_the_matrix_and_the_tables_agree_with_the_evidence(capsys: pytest.CaptureFixture[str]) -> None:
+    module = audit_module()
+    assert module.main([]) == 0
+    others = [name for name, _ in module.other_audits()]
+    assert capsys.readouterr().out.strip() == (
+        f"0 disagreements over {len(load_matrix().releases)} releases and {len(module.CLASSES)} fact classes, and "
+        f"{len(others)} other audits")
+    assert "audit_companions" in others  # every other scripts/audit_*.py runs with it
+
+
+def test_another_audits_disagreement_is_reported(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    module = audit_module()
+    name, other = module.other_audits()[0]
+
+    def disagrees(argv: list[str]) -> int:
+        print("a wrong fact")
+        return 1
+
+    monkeypatch.setattr(other, "main", disagrees)
+    monkeypatch.setattr(module, "other_audits", lambda: [(name, other)])
+    assert module.main([]) == 1
+    assert f"{name}: a wrong fact" in capsys.readouterr().out.splitlines()
 
 
 def test_the_matrix_agrees_with_a_loopback_replica(httpserver, capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,43 +106,153 @@ def _release(data: dict, version: str) -> dict:
     return next(r for r in data["releases"] if r["v"] == version)
 
 
+def _put(node: dict, path: list, value: object) -> None:
+    for key in path[:-1]:
+        node = node[key]
+    if value is DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+
+
 def _set(path: list, value: object):
-    def change(data: dict) -> None:
+    """A change of the matrix data: ``path`` from a release ("2.0.0", …) or a top-level key, to ``value``
+    (DELETE: the key goes)."""
+    def change(data: dict, tables: dict) -> None:
         node = _release(data, path[0]) if isinstance(path[0], str) and path[0][0].isdigit() else data[path[0]]
-        for key in path[1:-1]:
-            node = node[key]
-        if value is DELETE:
-            del node[path[-1]]
+        _put(node, path[1:], value)
+    return change
+
+
+def _table(name: str, path: list, value: object):
+    """A change of one shipped table (``read_tables`` names): ``path`` into it, to ``value`` (DELETE: it goes)."""
+    def change(data: dict, tables: dict) -> None:
+        _put(tables[name], path, value)
+    return change
+
+
+def _pattern(match: str, gpu: str | None):
+    """The instance type pattern ``match`` names another GPU (None: the pattern goes)."""
+    def change(data: dict, tables: dict) -> None:
+        rows = tables["names"]["instance_types"]
+        row = next(r for r in rows if r["match"] == match)
+        if gpu is None:
+            rows.remove(row)
         else:
-            node[path[-1]] = value
+            row["gpu"] = gpu
+    return change
+
+
+def _both(*changes):
+    def change(data: dict, tables: dict) -> None:
+        for one in changes:
+            one(data, tables)
     return change
 
 
 DELETE = object()
-# one fact of each class the evidence covers, changed in a copy of the data; the line the audit must print
+LINUX_2_14_1 = ["cpu", "cu126", "cu130", "cu132", "rocm7.2", "rocm7.14", "xpu"]
+# one changed fact (or more) of every class the audit checks: (its class, the change, the line the audit prints)
 MUTATIONS = {
-    "glibc floor": (_set(["2.0.0", "glibc", "linux_x86_64"], "2.5"), "torch 2.0.0 linux_x86_64: glibc 2.5"),
-    "platform macOS floor": (_set(["2.9.1", "macos", "macos_arm64"], "12.0"), "torch 2.9.1 macos_arm64: macOS 12.0"),
-    "per-Python macOS floor": (_set(["2.10.0", "macos_python"], {}), "torch 2.10.0 macos_arm64 Python 3.13t"),
-    "deleted middle release": (lambda d: d["releases"].remove(_release(d, "2.5.1")),
-                               "torch 2.5.1: on the default index, not in the matrix"),
-    "index-only Python": (_set(["2.12.0", "python", "linux_x86_64"],
-                               ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t", "3.15"]),
-                          "torch 2.12.0 linux_x86_64: Pythons"),
-    "Requires-Python": (_set(["2.15.0", "requires_python"], ">=3.10"), "torch 2.15.0: Requires-Python '>=3.10'"),
-    "variant set": (_set(["2.14.1", "variants", "linux_x86_64"], ["cpu", "cu126", "cu130", "rocm7.2", "rocm7.14",
-                                                                   "xpu"]),
-                    "torch 2.14.1 linux_x86_64: CUDA/ROCm variants"),
-    "default build": (_set(["2.15.0", "pypi", "linux_x86_64"], "cu130"),
-                      "torch 2.15.0 linux_x86_64: the default index's build is cu130"),
-    "companion pairing": (_set(["2.14.1", "companions", "torchvision"], "0.28.0"),
-                          "torch 2.14.1: paired with torchvision 0.28.0, which requires torch==2.13.0"),
-    "companion Python coverage": (_set(["2.15.0", "companion_gaps"], {"torchvision": {"linux_x86_64": ["3.12"]}}),
+    "a release missing from the middle": ("releases", lambda d, t: d["releases"].remove(_release(d, "2.5.1")),
+                                          "torch 2.5.1: on the default index, not in the matrix"),
+    "a release date": ("release-date", _set(["2.14.0", "date"], "2026-09-01"), "torch 2.14.0: date 2026-09-01"),
+    "Requires-Python": ("requires-python", _set(["2.15.0", "requires_python"], ">=3.10"),
+                        "torch 2.15.0: Requires-Python '>=3.10'"),
+    "a Python only the PyTorch index has, lost": ("python-tags", _set(
+        ["2.13.0", "python", "linux_x86_64"], ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"]),
+        "torch 2.13.0 linux_x86_64: Pythons"),
+    "a Python no index has, added": ("python-tags", _set(
+        ["2.12.0", "python", "linux_x86_64"], ["3.10", "3.11", "3.12", "3.13", "3.13t", "3.14", "3.14t", "3.15"]),
+        "torch 2.12.0 linux_x86_64: Pythons"),
+    "the glibc floor": ("glibc", _set(["2.0.0", "glibc", "linux_x86_64"], "2.5"),
+                        "torch 2.0.0 linux_x86_64: glibc 2.5"),
+    "the aarch64 glibc floor": ("glibc", _set(["2.14.1", "glibc", "linux_aarch64"], "2.17"),
+                                "torch 2.14.1 linux_aarch64: glibc 2.17"),
+    "the macOS floor": ("macos", _set(["2.9.1", "macos", "macos_arm64"], "12.0"),
+                        "torch 2.9.1 macos_arm64: macOS 12.0"),
+    "the Intel Mac floor": ("macos", _set(["2.2.2", "macos", "macos_x86_64"], "10.15"),
+                            "torch 2.2.2 macos_x86_64: macOS 10.15"),
+    "a per-Python macOS floor": ("macos", _set(["2.10.0", "macos_python"], {}),
+                                 "torch 2.10.0 macos_arm64 Python 3.13t"),
+    "the default index's build": ("default-build", _set(["2.15.0", "pypi", "linux_x86_64"], "cu130"),
+                                  "torch 2.15.0 linux_x86_64: the default index's build is cu130"),
+    "a Linux CUDA variant": ("variants", _set(["2.14.1", "variants", "linux_x86_64"],
+                                              [v for v in LINUX_2_14_1 if v != "cu132"]),
+                             "torch 2.14.1 linux_x86_64: variants"),
+    "the xpu variant": ("variants", _set(["2.14.1", "variants", "linux_x86_64"], LINUX_2_14_1[:-1]),
+                        "torch 2.14.1 linux_x86_64: variants"),
+    "an aarch64 variant": ("variants", _set(["2.14.1", "variants", "linux_aarch64"], ["cpu", "cu126", "cu130"]),
+                           "torch 2.14.1 linux_aarch64: variants"),
+    "a Windows variant": ("variants", _set(["2.14.1", "variants", "windows_x86_64"],
+                                           ["cpu", "cu126", "cu128", "cu130", "cu132", "xpu"]),
+                          "torch 2.14.1 windows_x86_64: variants"),
+    "the stable CUDA": ("stable-cuda", _set(["2.14.1", "stable_cuda"], "cu126"), "torch 2.14.1: stable CUDA cu126"),
+    "a companion pairing": ("companion-pairing", _set(["2.14.1", "companions", "torchvision"], "0.28.0"),
+                            "torch 2.14.1: paired with torchvision 0.28.0, which requires torch==2.13.0"),
+    "a companion's Python gaps": ("companion-gaps", _set(["2.15.0", "companion_gaps"],
+                                                         {"torchvision": {"linux_x86_64": ["3.12"]}}),
                                   "torch 2.15.0: torchvision 0.29.2 lacks Pythons"),
-    "companion macOS floor": (_set(["2.11.0", "companion_macos"], {}),
-                              "torch 2.11.0: torchvision 0.26.0 macos_arm64 Python 3.13 needs macOS 12.0"),
-    "decoupled companion floor": (_set(["decoupled_companions", "torchaudio", "2.11.1", "torch_from"], "2.10.0"),
-                                  "torchaudio 2.11.1: goes with torch from 2.10.0"),
+    "the companion gap of a Python only the PyTorch index has": ("companion-gaps",
+                                                                 _set(["2.13.0", "companion_gaps"], {}),
+                                                                 "torch 2.13.0: torchvision 0.28.0 lacks Pythons"),
+    "a companion's macOS floor": ("companion-macos", _set(["2.11.0", "companion_macos"], {}),
+                                  "torch 2.11.0: torchvision 0.26.0 needs macOS"),
+    "a companion's excluded Python patch release": ("companion-python", _set(["2.14.1", "companion_python"], {}),
+                                                    "torch 2.14.1: torchvision 0.29.1 excludes Pythons ['3.14.1']"),
+    "a decoupled companion release, deleted": ("decoupled-existence", _set(["decoupled_companions", "torchaudio",
+                                                                            "2.11.0"], DELETE),
+                                               "torchaudio 2.11.0: pins no one torch (its METADATA), not among"),
+    "a decoupled companion's torch floor": ("decoupled-floor", _set(["decoupled_companions", "torchaudio", "2.11.1",
+                                                                     "torch_from"], "2.10.0"),
+                                            "torchaudio 2.11.1: goes with torch from 2.10.0"),
+    "a decoupled companion's floor label": ("decoupled-floor", _set(["decoupled_companions", "torchaudio", "2.11.0",
+                                                                     "conf"], "verified"),
+                                            "torchaudio 2.11.0: goes with torch from 2.11.0 (verified)"),
+    "a decoupled companion's Python tags": ("decoupled-wheels", _set(
+        ["decoupled_companions", "torchvision", "0.29.1", "python", "linux_x86_64"],
+        ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t", "3.15"]), "torchvision 0.29.1: Python tags"),
+    "a decoupled companion's macOS floor": ("decoupled-wheels", _set(
+        ["decoupled_companions", "torchaudio", "2.11.1", "macos", "macos_arm64"], {"*": "11.0"}),
+        "torchaudio 2.11.1: macOS floors"),
+    "a decoupled companion's variants": ("decoupled-variants", _set(
+        ["decoupled_companions", "torchaudio", "2.11.0", "variants", "linux_x86_64"],
+        ["cpu", "cu126", "cu128", "cu129", "cu130", "rocm7.1", "rocm7.2", "rocm7.14", "xpu"]),
+        "torchaudio 2.11.0: variants"),
+    "an NVIDIA device's chip": ("pci-nvidia", _table("nvidia", ["devices", "1676"], ["GM206", "Quadro M2200 Mobile"]),
+                                "nvidia 1676: chip GM206 in the table, pci.ids says"),
+    "an NVIDIA device, deleted": ("pci-nvidia", _table("nvidia", ["devices", "2684"], DELETE),
+                                  "nvidia 2684: pci.ids names a GPU of a known chip"),
+    "an AMD device's code name": ("pci-amd", _table("amd", ["devices", "744c"], {
+        "name": "Navi 31", "chip": "Navi 32", "gfx": "gfx1101", "integrated": False}), "amd 744c: code name Navi 32"),
+    "an AMD device, deleted": ("pci-amd", _table("amd", ["devices", "744c"], DELETE),
+                               "amd 744c: pci.ids names a GPU of a known code name"),
+    "a chip's compute capability": ("nvidia-chip-cc", _table("nvidia", ["chips", "AD102"], "8.6"),
+                                    "nvidia chip AD102: compute capability 8.6"),
+    "a Jetson module's compute capability": ("jetson", lambda d, t: t["jetson"]["modules"][1].update(
+        compute_capability="8.8"), "jetson Orin: compute capability 8.8"),
+    "a GPU generation's driver floor": ("gpu-driver-floor", _set(["cuda", "gpu_driver_floor", "8.9", "driver"], "515"),
+                                        "compute capability 8.9: driver floor 515"),
+    "a GPU generation's driver floor, deleted": ("gpu-driver-floor", _set(["cuda", "gpu_driver_floor", "8.6"], DELETE),
+                                                 "compute capability 8.6: driver floor None"),
+    "a toolkit's driver": ("toolkit-drivers", lambda d, t: next(r for r in t["toolkits"]["toolkits"]
+                                                                if r["cuda"] == "12.8.0").update(linux="560.28.03"),
+                           "CUDA 12.8.0: drivers 560.28.03/570.65 in the toolkit table"),
+    "an Intel device's family": ("intel-pci", _table("intel", ["devices", "e20b", "family"], "alchemist"),
+                                 "intel e20b: family alchemist in the table, battlemage by pciids.h"),
+    "an Intel device, deleted": ("intel-pci", _table("intel", ["devices", "56a0"], DELETE),
+                                 "intel 56a0: pciids.h lists it for alchemist"),
+    "an Intel device Linux no longer lists": ("intel-pci", _table("intel", ["devices", "4f80", "family"], "xe-lp"),
+                                              "intel 4f80: xe-lp in the table, neither pciids.h nor its pci.ids name"),
+    "an AWS instance type's GPU": ("cloud-instance-types", _pattern("^p4de?\\.", "V100"),
+                                   "aws p4d.24xlarge: V100 in the table, NVIDIA A100 GPU by"),
+    "an Azure size's GPU": ("cloud-instance-types", _pattern("^Standard_NC[0-9]+r?s_v2$", "V100"),
+                            "azure Standard_NC12s_v2: V100 in the table, NVIDIA Tesla P100 GPU by"),
+    "an instance type pattern, deleted": ("cloud-instance-types", _pattern("^g5\\.", None),
+                                          "aws g5.12xlarge: NVIDIA A10G GPU by the provider's documentation, no "
+                                          "pattern resolves it"),
+    "a pattern no documented size has": ("cloud-instance-types", lambda d, t: t["names"]["instance_types"].append(
+        {"match": "^p9\\.", "gpu": "B200"}), "instance type pattern '^p9\\\\.'"),
 }
 
 
@@ -128,8 +261,12 @@ def evidence():
     return audit_module().read_evidence()
 
 
+def test_every_class_the_audit_checks_has_a_mutation() -> None:
+    assert {cls for cls, _, _ in MUTATIONS.values()} == set(audit_module().CLASSES)
+
+
 @pytest.mark.parametrize("fact", sorted(MUTATIONS))
-def test_the_audit_reports_a_changed_fact_of_every_class_it_covers(fact: str, evidence) -> None:
+def test_the_audit_reports_a_changed_fact_of_every_class(fact: str, evidence) -> None:
     import copy
 
     from torch_install.package_data import load_json
@@ -137,22 +274,33 @@ def test_the_audit_reports_a_changed_fact_of_every_class_it_covers(fact: str, ev
 
     module = audit_module()
     data = copy.deepcopy(dict(load_json("resolver/data/torch-matrix.json")))
-    assert module.audit(matrix_from_dict(data), evidence) == []
-    change, expected = MUTATIONS[fact]
-    change(data)
-    found = module.audit(matrix_from_dict(data), evidence)
+    tables = copy.deepcopy(module.read_tables())
+    assert module.audit(matrix_from_dict(data), evidence, tables) == []
+    cls, change, expected = MUTATIONS[fact]
+    change(data, tables)
+    found = module.audit(matrix_from_dict(data), evidence, tables, only=(cls,))
     assert any(line.startswith(expected) for line in found), found
 
 
-@pytest.mark.parametrize(("vendor", "device", "row", "expected"), [
-    ("nvidia", "1676", ["GM206", "Quadro M2200 Mobile"], "nvidia 1676: chip GM206 in the table, pci.ids says"),
-    ("amd", "744c", {"name": "Navi 31", "chip": "Navi 32", "gfx": "gfx1101", "integrated": False},
-     "amd 744c: code name Navi 32")])
-def test_the_audit_reports_a_pci_id_with_another_chip(vendor: str, device: str, row: object, expected: str,
-                                                      evidence) -> None:
-    module = audit_module()
-    data = ROOT / "src" / "torch_install" / "detectors" / "data"
-    tables = {name: json.loads((data / f"{name}-pci.json").read_text()) for name in ("nvidia", "amd")}
-    tables[vendor]["devices"][device] = row
-    found = module.audit(None, evidence, (tables["nvidia"], tables["amd"]))
-    assert any(line.startswith(expected) for line in found), found
+def test_the_class_list_is_what_docs_matrix_md_lists() -> None:
+    text = (ROOT / "docs" / "matrix.md").read_text(encoding="utf-8")
+    section = text.split("What the audit checks, and against what:", 1)[1].split("\n\n", 2)[1]
+    listed = [line.split("|")[1].strip().strip("`") for line in section.splitlines()[2:] if line.startswith("| `")]
+    assert listed == list(audit_module().CLASSES)
+
+
+def _documented_keys(heading: str) -> set[str]:
+    """The keys in the first column of the table under ``heading`` in docs/matrix.md (several may share a cell)."""
+    text = (ROOT / "docs" / "matrix.md").read_text(encoding="utf-8").split(heading, 1)[1].split("\n\n", 2)[1]
+    return {key for line in text.splitlines()[2:] for key in re.findall(r"`([a-z_.]+)`", line.split("|")[1])}
+
+
+def test_docs_matrix_md_documents_exactly_the_matrix_keys() -> None:
+    from torch_install.package_data import load_json
+
+    data = load_json("resolver/data/torch-matrix.json")
+    top = {k for k in data if k != "cuda"} | {f"cuda.{k}" for k in data["cuda"]}
+    assert _documented_keys("Top level:") == top
+    assert _documented_keys("Per release:") == {k for r in data["releases"] for k in r}
+    decoupled = {k for rows in data["decoupled_companions"].values() for row in rows.values() for k in row}
+    assert _documented_keys("Per decoupled companion release") == decoupled
