@@ -476,7 +476,7 @@ def decoupled_companions(built: list[dict[str, Any]], metadata: Path = METADATA)
             floor, conf = (floor if floor.count(".") >= 2 else f"{floor}.0"), "verified"
             said = f"its METADATA: Requires-Dist: {torch[0]}"
         elif home:
-            floor, conf = min((r["v"] for r in home), key=_version_key), "derived"
+            floor, conf = min((r["v"] for r in home), key=_version_key), "inferred"
             said = (f"its METADATA names no torch: from the oldest release whose match it is, by version number "
                     f"({floor})")
         else:

@@ -119,5 +119,5 @@ def test_a_py3_companion_goes_with_the_pythons_only_the_pytorch_index_has() -> N
 
 def test_a_derived_pairing_says_so() -> None:
     p = plan(linux(gpu="RTX 4090", nvidia_driver="595.45.04"), "torch==2.13.0", "torchaudio==2.11.0")
-    assert MATRIX.decoupled_companions["torchaudio"]["2.11.0"].confidence == "derived"
-    assert any("torchaudio 2.11.0 pins no one torch" in n and "is derived" in n for n in p.notes)
+    assert MATRIX.decoupled_companions["torchaudio"]["2.11.0"].confidence == "inferred"
+    assert any("torchaudio 2.11.0 pins no one torch" in n and "is inferred" in n for n in p.notes)
