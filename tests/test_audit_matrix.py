@@ -296,11 +296,17 @@ def _documented_keys(heading: str) -> set[str]:
 
 
 def test_docs_matrix_md_documents_exactly_the_matrix_keys() -> None:
+    """Every key the matrix's schema allows, and no other (the data holds each of them but the optional ones)."""
     from torch_install.package_data import load_json
 
+    schema = load_json("resolver/data/torch-matrix.schema.json")
     data = load_json("resolver/data/torch-matrix.json")
-    top = {k for k in data if k != "cuda"} | {f"cuda.{k}" for k in data["cuda"]}
+    properties = schema["properties"]
+    top = {k for k in properties if k != "cuda"} | {f"cuda.{k}" for k in properties["cuda"]["properties"]}
+    release = set(schema["$defs"]["release"]["properties"])
+    decoupled = set(properties["decoupled_companions"]["additionalProperties"]["additionalProperties"]["properties"])
     assert _documented_keys("Top level:") == top
-    assert _documented_keys("Per release:") == {k for r in data["releases"] for k in r}
-    decoupled = {k for rows in data["decoupled_companions"].values() for row in rows.values() for k in row}
+    assert _documented_keys("Per release:") == release
     assert _documented_keys("Per decoupled companion release") == decoupled
+    assert set(data) | {f"cuda.{k}" for k in data["cuda"]} <= top | {"cuda"}
+    assert {k for r in data["releases"] for k in r} <= release
