@@ -7,6 +7,7 @@ EXIT_WARNINGS = 1  # completed with warnings; doctor: problems found
 EXIT_USAGE = 2  # usage or input error
 EXIT_ENVIRONMENT = 3  # network, installer or other environment failure
 EXIT_NO_BUILD = 4  # no build of the request fits the machine
+EXIT_OUTPUT = 74  # the output could not be written (a full disk, a closed stdout): sysexits.h's EX_IOERR
 EXIT_INTERRUPTED = 130  # install: interrupted (128 + SIGINT, as shells report it); torch checked and put back
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from . import vendors
+from .display import excerpt
 from .drivers import nvidia_driver_of_file_version
 from .errors import InputError
 from .records import Record
@@ -194,7 +195,7 @@ def _check_type(where: str, value: Any, expected: type | tuple[type, ...]) -> st
     ok = isinstance(value, expected)
     if expected is int and isinstance(value, bool):
         ok = False
-    return None if ok else f"{where}: expected {_type_name(expected)}, got {json.dumps(value)[:40]}"
+    return None if ok else f"{where}: expected {_type_name(expected)}, got {excerpt(json.dumps(value), 40)}"
 
 
 def _check_fields(where: str, data: Mapping[str, Any], types: Mapping[str, Any]) -> list[str]:

@@ -32,9 +32,9 @@ class Status:
     def show(self, text: str) -> None:
         if not _enabled or time.monotonic() - self.started < DELAY:
             return
-        from .display import one_line
+        from .display import excerpt, one_line
 
-        line = one_line(text)[:200]
+        line = excerpt(one_line(text), 200)  # redacted before it is cut
         with _lock:
             sys.stderr.write("\r" + line + " " * max(0, self.width - len(line)) + "\r")
             sys.stderr.flush()

@@ -11,12 +11,14 @@ import os
 import sys
 
 from .. import __version__
-from ..errors import EXIT_ENVIRONMENT, TorchInstallError
+from ..errors import EXIT_ENVIRONMENT, EXIT_OUTPUT, TorchInstallError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import TextIO
 
+    from ..display import OutputStream
     from .parser import Parser
 
 DEBUG_ENV = "TORCH_INSTALL_DEBUG"  # set (not 0): an internal error also prints its traceback
@@ -58,10 +60,16 @@ def console() -> int:
     - argparse's message catalogue search: argparse passes each of its own messages through gettext, which looks
       for a catalogue on disk at every call and imports locale at the first (2 % of a plan). CPython ships no
       catalogue for them, so they read as written, as they do without one.
+
+    It owns the process's descriptors too: a standard one the process was started without (``>&-``) is opened
+    on the null device first, so no file the command opens takes its number (and no installer writes into that
+    file), and a stream that could not be written is drained into the null device at the end, so the
+    interpreter's own last flush has nothing left to fail on.
     """
     import gc
 
     gc.disable()
+    _open_missing_descriptors()
     import argparse
 
     setattr(argparse, "_", str)  # noqa: B010 (argparse's own name for gettext)
@@ -69,25 +77,78 @@ def console() -> int:
         return main()
     finally:
         gc.freeze()
+        for stream in (sys.stdout, sys.stderr):
+            _drain(stream)
+
+
+def _open_missing_descriptors() -> None:
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+
+
+def _drain(stream: TextIO | None) -> None:
+    """Flush ``stream``; one that cannot be flushed gets the null device under it, and its buffer goes there."""
+    if stream is None:
+        return
+    try:
+        stream.flush()
+        return
+    except (OSError, ValueError):
+        pass
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, stream.fileno())
+        os.close(null)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command line: every byte it writes goes through ``display.OutputStream`` (secrets redacted, and
-    encodable on any stream)."""
+    """The command line: every byte it writes goes through ``display.OutputStream`` (secrets redacted, encodable
+    on any stream, and never an exception: output that could not be written makes the exit code
+    ``EXIT_OUTPUT``)."""
     from ..display import OutputStream
 
     streams = sys.stdout, sys.stderr
-    if sys.stdout is not None:
-        sys.stdout = OutputStream(sys.stdout)
-    if sys.stderr is not None:
-        sys.stderr = OutputStream(sys.stderr)
+    out, err = OutputStream(sys.stdout, "stdout"), OutputStream(sys.stderr, "stderr")
+    sys.stdout, sys.stderr = out, err
+    stop: SystemExit | None = None
+    code = 0
     try:
-        return _main(argv)
+        try:
+            code = _main(argv)
+        except SystemExit as exiting:  # argparse: --help, --version, a usage error
+            if not isinstance(exiting.code, (int, type(None))):
+                raise
+            stop, code = exiting, exiting.code or 0
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            if isinstance(stream, OutputStream):
-                stream.flush()
+        out.flush()
+        err.flush()
         sys.stdout, sys.stderr = streams
+    code = _output_verdict(code, out, err)
+    if stop is not None:
+        raise SystemExit(code) from None
+    return code
+
+
+def _output_verdict(code: int, out: OutputStream, err: OutputStream) -> int:
+    """The exit code once the output is known: a command that succeeded (0, or 1 for its warnings) but whose
+    output could not all be written exits ``EXIT_OUTPUT``, saying so on stderr if stderr still works; a reader
+    that stopped reading (``| head``) changes nothing, and a command's own error code stays as it is."""
+    lost = [stream for stream in (out, err) if stream.lost]
+    if not lost or code not in (0, 1):
+        return code
+    why = "; ".join(f"{stream.name}: {stream.failure}" for stream in lost)
+    err.write(f"torch-install: error: the output could not be written ({why})\n")
+    err.flush()
+    return EXIT_OUTPUT
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -121,8 +182,6 @@ def _main(argv: Sequence[str] | None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("torch-install: interrupted\n")
         return 130
-    except BrokenPipeError:
-        return 0
     except Exception as exc:  # a bug, not the user's input: one line, the traceback only on request
         if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
             import traceback
