@@ -90,7 +90,16 @@ class Redactor:
         if self._hostname:
             data = self._hostname.sub(b"redacted-host", data)
         data = _KERNEL_BUILDER.sub(rb"\1user@redacted-host\2", data)
-        return self._personal(data)
+        return self._secrets(self._personal(data))
+
+    @staticmethod
+    def _secrets(data: bytes) -> bytes:
+        """URL credentials and secret-named values masked, as in every other output (``display.redact``)."""
+        from .display import redact
+
+        text = data.decode("utf-8", "surrogateescape")
+        masked = redact(text)
+        return data if masked == text else masked.encode("utf-8", "surrogateescape")
 
     def _personal(self, data: bytes) -> bytes:
         data = _HW_ADDRESS.sub(self._address, data)
@@ -175,43 +184,102 @@ def write_capture(probe: Probe, path: str | Path) -> int:
 MAX_HEADER_BYTES = 64 * 1024  # a PAX or GNU long-name header; a capture's are a few hundred bytes
 MAX_NAME = 1024  # characters of a member's path; a capture's longest are under 200
 MAX_DEPTH = 32  # directories deep; a capture's deepest (sysfs) are under 15
-_LONG_HEADERS = (b"x", b"g", b"L", b"K")
+MAX_FILE_BYTES = MAX_ARCHIVE_BYTES  # the archive file itself, compressed
+_LONG_HEADERS = (b"L", b"K")  # GNU long name and long link: their data is the name
+_PAX_HEADERS = (b"x", b"X", b"g")
+# The types tarfile knows; it skips the data of the regular ones and of any type it does not know
+_REGULAR = (b"0", b"\0", b"7")
+_KNOWN = (*_REGULAR, b"1", b"2", b"3", b"4", b"5", b"6", *_LONG_HEADERS, b"S")
+# The first bytes of files that are not a gzip-compressed or plain tar
+_OTHER_FORMATS = {b"BZh": "a bzip2-compressed file", b"\xfd7zXZ\0": "an xz-compressed file",
+                  b"\x28\xb5\x2f\xfd": "a zstd-compressed file", b"\x5d\0\0": "an lzma-compressed file",
+                  b"PK\x03\x04": "a zip archive"}
+_PAX_RECORD = rb"(\d{1,6}) ([^=\n]+)="
 
 
-def _header_size(block: bytes) -> int:
-    field = block[124:136]
-    if field[0] & 0x80:  # GNU base-256
+def _tar_number(field: bytes) -> int | None:
+    """A numeric header field as tarfile reads it (``nti``: base-256, else octal as ``int(…, 8)`` takes it, with
+    signs, underscores and blanks), None where tarfile finds it invalid."""
+    if field[:1] in (b"\x80", b"\xff"):
+        value = int.from_bytes(field[1:], "big")
+        return value - 256 ** (len(field) - 1) if field[:1] == b"\xff" else value
+    try:
+        return int(field.split(b"\0", 1)[0].decode("ascii").strip() or "0", 8)
+    except ValueError:
+        return None
+
+
+def _plain_size(field: bytes) -> int | None:
+    """A size field written as tar writers write one: base-256, or octal digits padded with blanks or NULs; None
+    for a sign, an underscore, or anything else ``int(…, 8)`` would also take."""
+    if field[:1] == b"\x80":
         return int.from_bytes(field[1:], "big")
-    digits = field.split(b"\0", 1)[0].strip()
-    return int(digits, 8) if digits and all(48 <= c <= 55 for c in digits) else 0
+    digits = field.split(b"\0", 1)[0].strip(b" ")
+    return int(digits or b"0", 8) if all(48 <= c <= 55 for c in digits) else None
 
 
-def _check_headers(path: str) -> None:
-    """Walk the tar headers before tarfile parses them: a PAX or long-name header over MAX_HEADER_BYTES (tarfile
-    would read it whole into memory) or a total over MAX_ARCHIVE_BYTES is refused, reading at most that much."""
+def _pax_keys(data: bytes) -> list[str]:
+    """The keywords of a PAX header's records ("%d %s=%s\n", each length counting the whole record), or
+    InputError when they do not fill it exactly so (tarfile versions read a malformed one differently)."""
+    keys: list[str] = []
+    at, end = 0, len(data)
+    while at < end:
+        found = re.compile(_PAX_RECORD).match(data, at)
+        length = int(found[1]) if found else 0
+        if found is None or length <= found.end() - at or at + length > end or data[at + length - 1] != 10:
+            raise InputError(f"a malformed extended (PAX) header at byte {at}")
+        keys.append(found[2].decode("utf-8", "surrogateescape"))
+        at += length
+    return keys
+
+
+def _check_headers(data: bytes) -> None:
+    """Walk the tar headers of an archive before tarfile parses them, stepping from header to header as tarfile
+    does, and refuse (InputError) what tarfile would read into memory unbounded or another way: a PAX or long-name
+    header over MAX_HEADER_BYTES, a total over MAX_ARCHIVE_BYTES (found before that much is read), a size that is
+    not plain digits (a sign, an underscore: tarfile's ``int(…, 8)`` takes them), a negative base-256 size, a
+    sparse member, a PAX record that resizes a member. Where tarfile stops (a zero block, a bad checksum, the
+    end) this stops too."""
     import gzip
 
-    with open(path, "rb") as raw:
-        gzipped = raw.read(2) == b"\x1f\x8b"
-    opener = gzip.open if gzipped else open
+    stream = gzip.GzipFile(fileobj=io.BytesIO(data)) if data[:2] == b"\x1f\x8b" else io.BytesIO(data)
     read = 0
-    with opener(path, "rb") as stream:
-        while True:
-            block = stream.read(512)
-            if len(block) < 512 or block == b"\0" * 512:
-                return
-            size = _header_size(block)
-            if block[156:157] in _LONG_HEADERS and size > MAX_HEADER_BYTES:
-                raise InputError(f"--sysroot {path}: an archive header of {size} bytes (a capture's are small)")
+    while True:
+        block = stream.read(512)
+        if len(block) < 512 or not block.strip(b"\0"):
+            return
+        checksum = _tar_number(block[148:156])
+        if checksum is None or checksum not in tarfile.calc_chksums(block):  # type: ignore[attr-defined]
+            return
+        kind, name = block[156:157], block[:100].split(b"\0", 1)[0]
+        size = _plain_size(block[124:136])
+        if size is None or size != _tar_number(block[124:136]):
+            written = block[124:136].rstrip(bytes(1)).decode("ascii", "replace")
+            raise InputError(f"a member size written {written!r}, which tar readers read differently (a capture's "
+                             "are octal digits)")
+        if kind == b"S":
+            raise InputError(f"{name.decode('utf-8', 'replace')!r}: a sparse file (a capture holds plain files)")
+        if kind in _LONG_HEADERS or kind in _PAX_HEADERS:
+            if size > MAX_HEADER_BYTES:
+                raise InputError(f"an archive header of {size} bytes (a capture's are small)")
+            content = stream.read(-(-size // 512) * 512)[:size]
+            if kind in _PAX_HEADERS:
+                keys = _pax_keys(content)
+                if "size" in keys or any(key.startswith("GNU.sparse") for key in keys):
+                    raise InputError("an extended header that resizes a member or makes it sparse (a capture's "
+                                     "members are small plain files)")
             read += 512 + size
-            if read > MAX_ARCHIVE_BYTES + MAX_MEMBERS * 512:
-                raise InputError(f"--sysroot {path}: archive too large for a capture")
-            left = -(-size // 512) * 512
-            while left:
-                chunk = stream.read(min(left, 1 << 20))
-                if not chunk:
-                    return
-                left -= len(chunk)
+            continue
+        carries_data = (kind in _REGULAR and not (kind == b"\0" and name.endswith(b"/"))) or kind not in _KNOWN
+        read += 512 + (size if carries_data else 0)
+        if read > MAX_ARCHIVE_BYTES + MAX_MEMBERS * 512:
+            raise InputError("archive too large for a capture")
+        left = -(-size // 512) * 512 if carries_data else 0
+        while left:
+            chunk = stream.read(min(left, 1 << 20))
+            if not chunk:
+                return
+            left -= len(chunk)
 
 
 def _member_name(raw: str) -> str:
@@ -232,14 +300,23 @@ def _member_name(raw: str) -> str:
 def read_capture(path: str) -> MemoryTree:
     """A capture archive's members, read into memory (never written to disk): regular files, directories and links
     (a link's target is only text, never followed). Bounded: MAX_MEMBERS entries, MAX_ARCHIVE_BYTES of contents,
-    names of MAX_NAME characters and MAX_DEPTH directories. Anything else is an InputError naming the member."""
+    names of MAX_NAME characters and MAX_DEPTH directories, every header checked before tarfile reads it. Only a
+    gzip-compressed or plain tar is read. Anything else is one InputError line naming the path and the member."""
+    from .probe import read_regular
+
     files: dict[str, bytes] = {}
     dirs: set[str] = set()
     links: dict[str, str] = {}
     total = 0
     try:
-        _check_headers(path)
-        with tarfile.open(path) as archive:
+        data = read_regular(path, MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise InputError(f"archive too large for a capture: over {MAX_FILE_BYTES >> 20} MiB")
+        other = next((what for magic, what in _OTHER_FORMATS.items() if data.startswith(magic)), None)
+        if other:
+            raise InputError(f"{other}; a capture is a gzip-compressed tar (.tar.gz)")
+        _check_headers(data)
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz" if data[:2] == b"\x1f\x8b" else "r:") as archive:
             for count, member in enumerate(archive, 1):  # header by header: a bomb is refused before it inflates
                 if count > MAX_MEMBERS:
                     raise InputError(f"archive too large for a capture: more than {MAX_MEMBERS} entries")
@@ -262,7 +339,8 @@ def read_capture(path: str) -> MemoryTree:
     except InputError as exc:
         raise InputError(f"--sysroot {path}: {exc}") from None
     except (tarfile.TarError, OSError, EOFError, ValueError, zlib.error) as exc:
-        raise InputError(f"--sysroot {path}: not a readable capture archive ({exc})") from None
+        why = " ".join(str(getattr(exc, "strerror", None) or exc).split()) or type(exc).__name__
+        raise InputError(f"--sysroot {path}: not a readable capture archive ({why})") from None
     _check_shape(path, files, dirs, links)
     return MemoryTree(files, dirs, links)
 
