@@ -256,3 +256,15 @@ def test_a_package_whose_metadata_pins_an_older_torch_moves_torch_there(replica:
     offline = main(["plan", "--offline", "--online", "--index-base", pytorch_index_down(), "--target", str(profile),
                     "oldpkg", "--format", "json"])
     assert offline == 0 and json.loads(capsys.readouterr().out)["choice"]["torch"] == "2.9.1"  # from the cache
+
+
+def test_metadata_whose_torch_version_has_5000_digits_is_one_warning(replica: str, httpserver, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    _package_page(httpserver, "longpkg", {"1.0": ["torch==" + "9" * 5000]}, tmp_path)
+    profile = tmp_path / "cpu.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}))
+    code = main(["plan", "--online", "--index-base", pytorch_index_down(), "--target", str(profile), "longpkg"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "internal error" not in err, err
+    assert "longpkg: what it needs of torch was not read (Requires-Dist 'torch==999" in err
+    assert "a version number of more than 18 digits" in err

@@ -21,6 +21,12 @@ def numeric_key(version: str) -> tuple[int, ...]:
     return tuple(int(x) if len(x) <= MAX_DIGITS else 10**MAX_DIGITS for x in _NUMBER.findall(version))
 
 
+def has_long_number(text: str) -> bool:
+    """Whether ``text`` holds a run of more than ``MAX_DIGITS`` digits: no version has one, and converting it may
+    be refused (Python's limit on converting long digit strings, which packaging meets too)."""
+    return re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", text) is not None
+
+
 def small_int(text: str, digits: int = MAX_DIGITS) -> int | None:
     """``text`` as an int when it is 1 to ``digits`` ASCII digits (no sign, no Unicode digits like "²"), else None:
     how numbers read from users, captures and files are converted."""

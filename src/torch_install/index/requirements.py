@@ -125,11 +125,15 @@ def _release(version: str, wheel: Wheel, requirement: Requirement, machine: Mach
     """One release's torch and family requirements, read from its wheel's metadata."""
     from packaging.requirements import Requirement
 
+    from ..display import excerpt
     from ..markers import environment
+    from ..versions import MAX_DIGITS, has_long_number
 
     env = environment(machine)
     torch, family = "", {}
     for line in _requires(client, wheel.file.url):
+        if has_long_number(line):  # packaging would fail on it where the resolver reads it
+            raise ValueError(f"Requires-Dist {excerpt(line, 60)!r}…: a version number of more than {MAX_DIGITS} digits")
         try:
             needed = Requirement(line)
         except ValueError:

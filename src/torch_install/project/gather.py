@@ -8,14 +8,16 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 
+from ..display import excerpt
 from ..errors import InputError
 from ..resolver.plan import FileOption, RequirementsSource, Wanted
 from ..resolver.request import PACKAGES
-from ..versions import MAX_DIGITS
+from ..versions import MAX_DIGITS, has_long_number
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..resolver.plan import Request
+    from .bounds import ReadBudget
 
 COMMAND_LINE = "command line"
 
@@ -36,8 +38,9 @@ class Gathered:
             self.others.append(wanted)
             return
         if wanted.editable or requirement_is_location(wanted.text):
-            raise InputError(f"{wanted.origin}: {wanted.text[:80]!r}: a path or URL for {wanted.name}; torch-install "
-                             f"chooses {wanted.name}'s wheel (give a version range, or install it yourself)")
+            raise InputError(f"{wanted.origin}: {excerpt(wanted.text, 80)!r}: a path or URL for {wanted.name}; "
+                             f"torch-install chooses {wanted.name}'s wheel (give a version range, or install it "
+                             "yourself)")
         if wanted.hashes:
             self.notes.append(f"{wanted.origin}: the hashes of {wanted.name}'s line are for one build and not used "
                               "(the chosen build's come with --hashes)")
@@ -56,33 +59,40 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     """Read every source; an InputError names the first problem (file and line where there is one)."""
     found = Gathered()
     for text in packages:
-        if re.search(f"[0-9]{{{MAX_DIGITS + 1}}}", text):
-            raise InputError(f"package {text[:40]!r}…: a version number of more than {MAX_DIGITS} digits")
+        if has_long_number(text):
+            raise InputError(f"package {excerpt(text, 40)!r}…: a version number of more than {MAX_DIGITS} digits")
         name = _name_of_argument(text)
         found.add(Wanted(text=text.strip(), name=name, origin=COMMAND_LINE))
+    budget: ReadBudget | None = None  # one for every file this command reads (a plain plan reads none)
     if project is not None:
-        for wanted in _read_project(project, extras, groups, found.notes):
+        from .bounds import ReadBudget
+
+        budget = ReadBudget()
+        for wanted in _read_project(project, extras, groups, found.notes, budget):
             found.add(wanted)
     elif extras or groups:
         raise InputError("--extra and --group select from a project's pyproject.toml: give --project too")
     for path, constraint in [*((p, False) for p in requirement_files), *((p, True) for p in constraint_files)]:
-        from .requirements_file import read_requirements  # a plain plan never reads a file
+        from .bounds import ReadBudget
+        from .requirements_file import read_requirements
 
-        parsed = read_requirements(path, constraint, environ)
-        entries = list(parsed.entries)
-        has_family = any(w.name in PACKAGES for w in entries)
-        dropped = _torch_build_lines(entries) if has_family and not constraint else []
+        budget = budget or ReadBudget()
+        parsed = read_requirements(path, constraint, environ, budget)
+        entries = parsed.entries
+        family = [w for w in entries if w.name in PACKAGES]  # a lock's few, among thousands: one pass each
+        dropped = _torch_build_lines(list(entries)) if family and not constraint else []
         if dropped:
             names = ", ".join(sorted({w.name or w.text for w in dropped}))
             lines = "1 line is" if len(dropped) == 1 else f"{len(dropped)} lines are"
             found.notes.append(f"{path}: {lines} its lock's own torch build's packages ({names}): "
                                "the chosen build brings its own")
-        found.files.append(RequirementsSource(path, constraint, constraint or not (has_family or dropped)))
+        found.files.append(RequirementsSource(path, constraint, constraint or not (family or dropped)))
         found.options += parsed.options
-        for wanted in entries:
-            if wanted not in dropped:
-                found.add(wanted)
-        if has_family and any(w.hashes for w in entries if w.name not in PACKAGES and w not in dropped):
+        for wanted in family:
+            found.add(wanted)
+        others = [w for w in entries if w.name not in PACKAGES and w not in dropped]
+        found.others += others
+        if family and any(w.hashes for w in others):
             found.notes.append(f"{path} has --hash options: 'torch-install install -r {path}' installs its other "
                                "packages with them (the chosen build and what it needs come from its index, checked "
                                "with --hashes), and 'plan --format requirements --hashes' writes a file that keeps "
@@ -90,7 +100,8 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     return found
 
 
-def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], notes: list[str]) -> list[Wanted]:
+def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], notes: list[str],
+                  budget: ReadBudget) -> list[Wanted]:
     """The requirements of ``--project``: a pyproject.toml, else a pixi.toml or an environment.yml (conda_files)."""
     from .conda_files import project_file
 
@@ -98,7 +109,7 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], no
     if kind == "pyproject":
         from .pyproject import read_pyproject
 
-        return read_pyproject(path, extras, groups)
+        return read_pyproject(path, extras, groups, budget)
     if groups:
         raise InputError(f"--group selects a pyproject.toml's dependency groups; {path} has none")
     from .conda_files import read_environment_yml, read_pixi
@@ -113,12 +124,14 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], no
 # The packages a torch build brings for itself: NVIDIA's CUDA libraries, triton, CUDA's Python packages (compiled
 # when a lock is read)
 _TORCH_BUILD = r"^(nvidia-.+|triton|pytorch-triton(-.+)?|cuda-(toolkit|bindings|pathfinder|python))$"
+_TORCH_BUILD_STARTS = ("nvidia-", "triton", "pytorch-triton", "cuda-")  # where the pattern can match
 
 
 def _torch_build_lines(entries: list[Wanted]) -> list[Wanted]:
     """The lines of a compiled lock that are its torch build's own: packages a torch build brings, which the
     lock's annotations say only the torch family (or other such packages) needs, or (unannotated) any."""
-    build = {w.name for w in entries if w.name and re.match(_TORCH_BUILD, w.name)}
+    build = {w.name for w in entries if w.name and w.name.startswith(_TORCH_BUILD_STARTS)
+             and re.match(_TORCH_BUILD, w.name)}
     owners = {*PACKAGES, *build}
     return [w for w in entries if w.name in build and not w.editable and
             (not w.via or all(parent.lower().replace("_", "-") in owners for parent in w.via))]

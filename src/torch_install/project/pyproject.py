@@ -1,23 +1,27 @@
 """A project's requirements from its ``pyproject.toml``: PEP 621 ``[project] dependencies``, the
 ``optional-dependencies`` chosen with ``--extra``, and PEP 735 ``[dependency-groups]`` chosen with ``--group``
-(``{include-group = "…"}`` followed). Every problem is an InputError naming the file and the table."""
+(``{include-group = "…"}`` followed, each group once, at most ``MAX_DEPTH`` deep). Every problem is an InputError
+naming the file and the table or line: invalid TOML, arrays nested too deep to read, numbers too long to convert,
+tables that are not tables."""
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 
 from ..errors import InputError
 from ..resolver.plan import Wanted
 from ..resolver.request import canonical_name
+from .bounds import MAX_DEPTH, MAX_FILE, ReadBudget
 from .requirement_name import requirement_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Any
 
-MAX_PYPROJECT = 4 * 1024 * 1024
+MAX_PYPROJECT = MAX_FILE
 
 
 def pyproject_path(directory: str) -> str:
@@ -25,7 +29,7 @@ def pyproject_path(directory: str) -> str:
     return directory if directory.endswith(".toml") else os.path.join(directory, "pyproject.toml")
 
 
-def load_toml(path: str) -> dict[str, Any]:
+def load_toml(path: str, budget: ReadBudget | None = None) -> dict[str, Any]:
     """The TOML document at ``path`` as plain data (tomllib, or tomlkit before Python 3.11)."""
     from ..probe import read_regular
 
@@ -35,10 +39,25 @@ def load_toml(path: str) -> dict[str, Any]:
         raise InputError(f"--project: {path}: cannot read ({exc.strerror or exc})") from None
     if len(data) > MAX_PYPROJECT:
         raise InputError(f"--project: {path}: over {MAX_PYPROJECT >> 20} MiB, not a pyproject.toml")
+    (budget or ReadBudget()).take(f"--project: {path}", len(data))
     try:
         text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"--project: {path}: not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"--project: {path}:{line}: not UTF-8 text") from None
+    try:
+        return _parse_toml(path, text)
+    except RecursionError:
+        deep = _deep_line(text)
+        raise InputError(f"--project: {path}{f':{deep}' if deep else ''}: arrays or tables nested too deep to "
+                         "read") from None
+    except ValueError as exc:  # a number too long to convert; tomllib's own errors are caught below
+        long_number = re.search("[0-9]{1000}", text)
+        where = f":{text.count(NEWLINE, 0, long_number.start()) + 1}" if long_number else ""
+        raise InputError(f"--project: {path}{where}: not valid TOML ({exc})") from None
+
+
+def _parse_toml(path: str, text: str) -> dict[str, Any]:
     if sys.version_info >= (3, 11):
         import tomllib
 
@@ -56,10 +75,33 @@ def load_toml(path: str) -> dict[str, Any]:
     return document
 
 
-def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[str] = ()) -> list[Wanted]:
+# What opens or closes a TOML array or inline table, and what can hold a bracket without doing so (strings,
+# comments)
+_TOML_TOKEN = (r'"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*"""|\'\'\'[\s\S]*?\'\'\''
+               r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]')
+DEEP = 100  # brackets open at once; tomllib gives up at a few hundred
+NEWLINE = "\n"
+
+
+def _deep_line(text: str) -> int | None:
+    """The line where arrays or inline tables first nest ``DEEP`` deep, if any."""
+    depth = 0
+    for token in re.finditer(_TOML_TOKEN, text):
+        bracket = token[0]
+        if bracket in "[{":
+            depth += 1
+            if depth >= DEEP:
+                return text.count(NEWLINE, 0, token.start()) + 1
+        elif bracket in "]}":
+            depth -= 1
+    return None
+
+
+def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[str] = (),
+                   budget: ReadBudget | None = None) -> list[Wanted]:
     """The requirements of the project in ``directory``: its dependencies, the chosen extras' and groups'."""
     path = pyproject_path(directory)
-    document = load_toml(path)
+    document = load_toml(path, budget)
     project = document.get("project")
     if not isinstance(project, dict):
         raise InputError(f"--project: {path} has no [project] table (PEP 621)")
@@ -77,8 +119,14 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
     table = document.get("dependency-groups", {})
     if not isinstance(table, dict):
         raise InputError(f"--project: {path}: dependency-groups is not a table")
+    names = {canonical_name(k): k for k in table}
+    done: set[str] = set()
     for group in groups:
-        wanted += _group(path, table, group, ())
+        key = names.get(canonical_name(group))
+        if key is None:
+            raise InputError(f"--group {group}: {path} defines no such dependency group (has: "
+                             f"{', '.join(sorted(table)) or 'none'})")
+        _group(path, table, names, key, (), done, wanted)
     return wanted
 
 
@@ -90,25 +138,31 @@ def _strings(path: str, where: str, value: Any) -> list[Wanted]:
             for i, v in enumerate(value)]
 
 
-def _group(path: str, table: dict[str, Any], group: str, chain: tuple[str, ...]) -> list[Wanted]:
-    names = {canonical_name(k): k for k in table}
-    key = names.get(canonical_name(group))
-    if key is None:
-        raise InputError(f"--group {group}: {path} defines no such dependency group (has: "
-                         f"{', '.join(sorted(table)) or 'none'})")
+def _group(path: str, table: dict[str, Any], names: dict[str, str], key: str, chain: tuple[str, ...],
+           done: set[str], wanted: list[Wanted]) -> None:
+    """The requirements of group ``key`` added to ``wanted``, its includes followed: a group already added adds
+    nothing again (so a group included twice, or two groups that include a third, cost one reading each)."""
     if key in chain:
         raise InputError(f"--project: {path}: dependency-groups include themselves ({' -> '.join([*chain, key])})")
+    if key in done:
+        return
+    if len(chain) >= MAX_DEPTH:
+        raise InputError(f"--project: {path}: dependency-groups.{chain[0]}: include-group nested more than "
+                         f"{MAX_DEPTH} deep ({chain[0]} -> {chain[1]} -> … -> {key})")
     items = table[key]
     if not isinstance(items, list):
         raise InputError(f"--project: {path}: dependency-groups.{key} is not a list")
-    wanted: list[Wanted] = []
     for i, item in enumerate(items):
+        where = f"dependency-groups.{key}[{i}]"
         if isinstance(item, str):
-            origin = f"{path}: dependency-groups.{key}[{i}]"
+            origin = f"{path}: {where}"
             wanted.append(Wanted(text=item.strip(), name=requirement_name(item.strip(), origin), origin=origin))
         elif isinstance(item, dict) and set(item) == {"include-group"} and isinstance(item["include-group"], str):
-            wanted += _group(path, table, item["include-group"], (*chain, key))
+            included = names.get(canonical_name(item["include-group"]))
+            if included is None:
+                raise InputError(f"--project: {path}: {where} includes {item['include-group']!r}, which is no "
+                                 f"dependency group (has: {', '.join(sorted(table))})")
+            _group(path, table, names, included, (*chain, key), done, wanted)
         else:
-            raise InputError(f"--project: {path}: dependency-groups.{key}[{i}] is neither a requirement nor "
-                             "{include-group = \"…\"}")
-    return wanted
+            raise InputError(f"--project: {path}: {where} is neither a requirement nor {{include-group = \"…\"}}")
+    done.add(key)

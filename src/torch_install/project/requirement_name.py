@@ -6,9 +6,10 @@ from __future__ import annotations
 import os
 import re
 
+from ..display import excerpt
 from ..errors import InputError
 from ..resolver.request import NAME, canonical_name
-from ..versions import release_part
+from ..versions import MAX_DIGITS, has_long_number, release_part
 
 URL = r"^[A-Za-z][A-Za-z0-9+.-]*://"  # patterns are compiled where first used (re's cache)
 _EGG = r"[#&]egg=([A-Za-z0-9_.-]+)"
@@ -46,13 +47,17 @@ def _release_clause(clause: str) -> bool:
 
 def requirement_name(text: str, origin: str) -> str | None:
     """The canonical project name a requirement names; None for a path or URL that names none. A requirement that
-    is not one is an InputError naming ``origin``."""
-    if re.match(URL, text) or text.startswith((".", "/", "~")) or os.sep in text.split(";", 1)[0].split("@", 1)[0] \
-            or text.split(";", 1)[0].strip().endswith((".whl", ".tar.gz", ".zip")):
+    is not one, or whose versions or markers hold a number longer than any version's, is an InputError naming
+    ``origin``."""
+    head, _, marker = text.partition(";")
+    location = bool(re.match(URL, text)) or text.startswith((".", "/", "~")) or os.sep in head.split("@", 1)[0] \
+        or head.strip().endswith((".whl", ".tar.gz", ".zip"))
+    check_digits(marker if location else text, text, origin)  # a URL's own digits are no version
+    if location:
         egg = re.search(_EGG, text)
         if egg:
             return canonical_name(egg[1])
-        wheel = os.path.basename(text.split(";", 1)[0].split("#", 1)[0].strip())
+        wheel = os.path.basename(head.split("#", 1)[0].strip())
         if wheel.endswith(".whl") and "-" in wheel:
             return canonical_name(wheel.split("-", 1)[0])
         return None
@@ -64,4 +69,12 @@ def requirement_name(text: str, origin: str) -> str | None:
     try:
         return canonical_name(Requirement(text).name)
     except InvalidRequirement as exc:
-        raise InputError(f"{origin}: {text[:80]!r} is not a requirement ({str(exc).splitlines()[0]})") from None
+        raise InputError(f"{origin}: {excerpt(text, 80)!r} is not a requirement ({str(exc).splitlines()[0]})"
+                         ) from None
+
+
+def check_digits(part: str, text: str, origin: str) -> None:
+    """An InputError naming ``origin`` when ``part`` of the requirement ``text`` holds a number of more digits than
+    a version has (which packaging would fail to convert)."""
+    if has_long_number(part):
+        raise InputError(f"{origin}: {excerpt(text, 40)!r}…: a version number of more than {MAX_DIGITS} digits")

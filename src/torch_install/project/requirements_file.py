@@ -8,23 +8,27 @@ file (relative to the including file), index and find-links options, and the oth
 The annotations of a compiled lock (``# via torch``) are kept with the requirement they follow.
 
 Every problem is an InputError naming the file and line: a missing file, an include loop, an unknown option, a
-requirement that is not one.
+requirement that is not one, input past the bounds of ``bounds.py``. A file included twice is read once. Every
+step is linear in the input: comments are found without a backtracking pattern, continuation lines are joined
+once, and words are split in one pass (``split_words``, which splits as ``shlex.split`` does).
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 from collections.abc import Mapping
 
+from ..display import excerpt
 from ..errors import InputError
 from ..records import Record
 from ..resolver.plan import FileOption, Wanted
+from .bounds import MAX_DEPTH, MAX_FILE, ReadBudget
 from .requirement_name import URL, requirement_name
 
-MAX_FILE = 4 * 1024 * 1024  # a compiled lock of a large project is well under 1 MiB
-MAX_DEPTH = 32  # nested -r/-c files
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Options pip accepts on a line of their own in a requirements file: name -> takes a value
 GLOBAL_OPTIONS: Mapping[str, bool] = {
@@ -36,7 +40,6 @@ SHORT = {"-i": "--index-url", "-f": "--find-links", "-r": "--requirement", "-c":
          "-e": "--editable"}
 PER_REQUIREMENT = {"--hash": True, "--config-settings": True, "--global-option": True}
 _ENV_VAR = r"\$\{([A-Z0-9_]+)\}"
-_COMMENT = r"(^|\s+)#.*$"
 _VIA_START = r"^\s+#\s+via(?:\s+(.*))?$"
 _VIA_MORE = r"^\s+#\s+(\S.*)$"
 _VIA_INLINE = r"\s#\s*via\s+(.*)$"  # patterns are compiled where first used (re's cache): a plan reads few of them
@@ -51,20 +54,22 @@ class RequirementsFile(Record):
     options: tuple[FileOption, ...]
 
 
-def read_requirements(path: str, constraint: bool = False, environ: Mapping[str, str] = os.environ
-                      ) -> RequirementsFile:
-    """The file at ``path`` (and every file it includes), read as pip reads it."""
-    reader = _Reader(environ)
+def read_requirements(path: str, constraint: bool = False, environ: Mapping[str, str] = os.environ,
+                      budget: ReadBudget | None = None) -> RequirementsFile:
+    """The file at ``path`` (and every file it includes), read as pip reads it, within ``budget`` (shared by the
+    other files a command reads)."""
+    reader = _Reader(environ, budget or ReadBudget())
     reader.read(path, constraint, (), top=path)
     return RequirementsFile(path, constraint, tuple(reader.entries), tuple(reader.options))
 
 
 class _Reader:
-    def __init__(self, environ: Mapping[str, str]) -> None:
+    def __init__(self, environ: Mapping[str, str], budget: ReadBudget) -> None:
         self.environ = environ
+        self.budget = budget
         self.entries: list[Wanted] = []
         self.options: list[FileOption] = []
-        self.seen: list[str] = []
+        self.done: set[tuple[str, bool]] = set()  # (real path, read as constraints): what a second include adds
 
     def read(self, path: str, constraint: bool, chain: tuple[str, ...], top: str, origin: str = "") -> None:
         from ..probe import read_regular
@@ -73,6 +78,8 @@ class _Reader:
         where = f"{origin}: " if origin else ""
         if real in chain:
             raise InputError(f"{where}-r {path}: an include loop ({' -> '.join([*chain, real])})")
+        if (real, constraint) in self.done:  # its lines are in already (the same file twice, or a diamond)
+            return
         if len(chain) >= MAX_DEPTH:
             raise InputError(f"{where}-r {path}: files nested more than {MAX_DEPTH} deep")
         try:
@@ -82,18 +89,20 @@ class _Reader:
                              f"({exc.strerror or exc})") from None
         if len(data) > MAX_FILE:
             raise InputError(f"{path}: over {MAX_FILE >> 20} MiB, not a requirements file")
+        self.budget.take(origin or path, len(data))
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-        self.seen.append(real)
-        for number, line, via in _logical_lines(text):
+        self.done.add((real, constraint))
+        for number, line, via in _logical_lines(text, path, self.budget):
             self.line(path, number, line, via, constraint, (*chain, real), top)
 
     def line(self, path: str, number: int, line: str, via: tuple[str, ...], constraint: bool,
              chain: tuple[str, ...], top: str) -> None:
         origin = f"{path}:{number}"
-        line = re.sub(_ENV_VAR, lambda m: self.environ.get(m[1], m[0]), line)
+        if "${" in line:
+            line = re.sub(_ENV_VAR, lambda m: self.environ.get(m[1], m[0]), line)
         if not line.startswith("-"):  # a requirement: its text as written, then its options (pip's own split)
             text, options = _split_options(line)
             self.entries.append(_requirement(text, _words(options, origin), origin, False, constraint, via, top))
@@ -108,7 +117,8 @@ class _Reader:
             if len(rest) != 1:
                 raise InputError(f"{origin}: {first} takes one file")
             if re.match(URL, rest[0]):
-                raise InputError(f"{origin}: {first} {rest[0]}: a file from a URL is not read (download it first)")
+                raise InputError(f"{origin}: {first} {excerpt(rest[0], 200)}: a file from a URL is not read "
+                                 "(download it first)")
             nested = rest[0] if os.path.isabs(rest[0]) else os.path.join(os.path.dirname(path), rest[0])
             self.read(nested, constraint or first == "--constraint", chain, top, origin)
             return
@@ -123,14 +133,62 @@ class _Reader:
                 raise InputError(f"{origin}: -e needs a path or URL")
             self.entries.append(_requirement(rest[0], rest[1:], origin, True, constraint, via, top))
             return
-        raise InputError(f"{origin}: {words[0]}: not an option pip reads in a requirements file")
+        raise InputError(f"{origin}: {excerpt(words[0], 80)}: not an option pip reads in a requirements file")
 
 
 def _words(text: str, origin: str) -> list[str]:
     try:
-        return shlex.split(text, posix=True)
+        return split_words(text)
     except ValueError as exc:
-        raise InputError(f"{origin}: {exc} in {text.strip()[:80]!r}") from None
+        raise InputError(f"{origin}: {exc} in {excerpt(text.strip(), 80)!r}") from None
+
+
+# One piece of a shell word, as shlex reads it in POSIX mode: plain characters, a single-quoted run, a double-quoted
+# run (backslash escapes inside), an escaped character, or the blanks between words. Loops are unrolled
+# ([^"\\]* runs between escapes), so a long quoted word costs re no state per character.
+_PIECE = r"""[^ \t\r\n'"\\]+|'[^']*'|"[^"\\]*(?:\\[\s\S][^"\\]*)*"|\\[\s\S]|[ \t\r\n]+"""
+_OPEN_DOUBLE = r'"[^"\\]*(?:\\[\s\S][^"\\]*)*'
+
+
+def split_words(text: str) -> list[str]:
+    """``text`` split into words exactly as ``shlex.split`` splits it, in one linear pass (shlex builds each word a
+    character at a time, so a long word costs it the square of its length); ValueError with shlex's message for an
+    unclosed quote or a backslash at the end. A line without quotes or backslashes (nearly every line of a lock)
+    is split at its blanks alone."""
+    if "'" not in text and '"' not in text and "\\" not in text:
+        if "\r" in text or "\n" in text:
+            text = text.replace("\r", " ").replace("\n", " ")
+        return [word for word in text.replace("\t", " ").split(" ") if word]
+    piece_of = re.compile(_PIECE)  # re's cache: compiled once per process
+    words: list[str] = []
+    word: list[str] = []
+    quoted = False
+    at, end = 0, len(text)
+    while at < end:
+        found = piece_of.match(text, at)
+        if found is None:  # an unclosed quote, or a backslash at the end
+            opened = re.compile(_OPEN_DOUBLE).match(text, at)
+            closing = text[at] == "'" or (opened is not None and opened.end() == end)
+            raise ValueError("No closing quotation" if closing else "No escaped character")
+        piece, at = found[0], found.end()
+        first = piece[0]
+        if first in " \t\r\n":
+            if word or quoted:
+                words.append("".join(word))
+            word, quoted = [], False
+        elif first == "'":
+            word.append(piece[1:-1])
+            quoted = True
+        elif first == '"':
+            word.append(re.sub(r'\\([\\"])', r"\1", piece[1:-1]) if "\\" in piece else piece[1:-1])
+            quoted = True
+        elif first == "\\":
+            word.append(piece[1])
+        else:
+            word.append(piece)
+    if word or quoted:
+        words.append("".join(word))
+    return words
 
 
 def _split_options(line: str) -> tuple[str, str]:
@@ -146,36 +204,76 @@ def _option_name(word: str) -> str:
     return SHORT.get(word, word)
 
 
-def _logical_lines(text: str) -> list[tuple[int, str, tuple[str, ...]]]:
-    """(first line number, the joined line without its comment, the "# via" parents annotated after it)."""
-    physical = text.splitlines()
-    out: list[tuple[int, str, list[str]]] = []
-    i = 0
-    in_via = False
-    while i < len(physical):
-        start, line = i + 1, physical[i]
-        if out and (via := re.match(_VIA_START, line)):
-            in_via = True
-            if via[1]:
-                out[-1][2].extend(via[1].split(", "))
-            i += 1
-            continue
-        if out and in_via and (more := re.match(_VIA_MORE, line)):
-            out[-1][2].append(more[1])
-            i += 1
-            continue
-        in_via = False
-        while line.endswith("\\") and not line.lstrip().startswith("#") and i + 1 < len(physical):
-            i += 1
-            line = line[:-1] + physical[i]
-        if line.endswith("\\") and not line.lstrip().startswith("#"):
-            line = line[:-1]  # a continuation at the end of the file
-        i += 1
-        inline = re.search(_VIA_INLINE, line)
-        stripped = re.sub(_COMMENT, "", line).strip()
+class _Lines:
+    """pip's logical lines of one file, fed a physical line at a time: ``out`` holds [first line number, the joined
+    line without its comment, the "# via" parents annotated after it]."""
+
+    __slots__ = ("out", "pending", "first", "in_via")
+
+    def __init__(self) -> None:
+        self.out: list[list[Any]] = []
+        self.pending: list[str] = []  # the parts of a line continued so far
+        self.first = 0
+        self.in_via = False
+
+    def feed(self, number: int, line: str) -> None:
+        """One physical line, joined as pip joins them: a line ending in a backslash continues on the next, a
+        comment line never continues and ends the line it follows."""
+        if not self.pending and self.out and line[:1].isspace():  # a compiled lock's "# via" lines are indented
+            if via := re.match(_VIA_START, line):
+                self.in_via = True
+                if via[1]:
+                    self.out[-1][2].extend(via[1].split(", "))
+                return
+            if self.in_via and (more := re.match(_VIA_MORE, line)):
+                self.out[-1][2].append(more[1])
+                return
+        self.in_via = False
+        comment = line.lstrip()[:1] == "#"
+        if line.endswith("\\") and not comment:
+            if not self.pending:
+                self.first = number
+            self.pending.append(line.strip("\\"))
+            return
+        if self.pending:
+            self.pending.append(" " + line if comment else line)
+            self.add(self.first, "".join(self.pending))
+            self.pending = []
+        else:
+            self.add(number, line)
+
+    def add(self, number: int, line: str) -> None:
+        inline = re.search(_VIA_INLINE, line) if "via" in line else None
+        stripped = _without_comment(line).strip()
         if stripped:
-            out.append((start, stripped, inline[1].split(", ") if inline else []))
-    return [(n, line, tuple(v.strip() for v in via if v.strip())) for n, line, via in out]
+            self.out.append([number, stripped, inline[1].split(", ") if inline else []])
+
+    def end(self) -> list[list[Any]]:
+        if self.pending:  # a continuation at the end of the file
+            self.add(self.first, "".join(self.pending))
+            self.pending = []
+        for item in self.out:
+            item[2] = tuple(v.strip() for v in item[2] if v.strip())
+        return self.out
+
+
+def _logical_lines(text: str, path: str, budget: ReadBudget) -> list[list[Any]]:
+    """(first line number, the joined line without its comment, the "# via" parents annotated after it)."""
+    lines = _Lines()
+    for number, line in enumerate(text.splitlines(), 1):
+        if not number & 1023:
+            budget.check(f"{path}:{number}")
+        lines.feed(number, line)
+    return lines.end()
+
+
+def _without_comment(line: str) -> str:
+    """``line`` up to its comment: a "#" at its start or after whitespace (pip's ``(^|\\s+)#.*$``, found in one
+    pass where that pattern backtracks over every run of blanks)."""
+    at = line.find("#")
+    while at > 0 and not line[at - 1].isspace():
+        at = line.find("#", at + 1)
+    return line if at < 0 else line[:at]
 
 
 def _requirement(text: str, options: list[str], origin: str, editable: bool, constraint: bool,
@@ -187,12 +285,12 @@ def _requirement(text: str, options: list[str], origin: str, editable: bool, con
         word = options[i]
         name = word.split("=", 1)[0]
         if name not in PER_REQUIREMENT:
-            raise InputError(f"{origin}: {word}: not an option of a requirement line")
+            raise InputError(f"{origin}: {excerpt(word, 80)}: not an option of a requirement line")
         value = word.split("=", 1)[1] if "=" in word else (options[i + 1] if i + 1 < len(options) else None)
         if value is None:
             raise InputError(f"{origin}: {name} takes a value")
         if name == "--hash" and not re.fullmatch(r"[a-z0-9]+:[0-9a-fA-F]+", value):
-            raise InputError(f"{origin}: --hash {value}: not algorithm:hexdigest")
+            raise InputError(f"{origin}: --hash {excerpt(value, 80)}: not algorithm:hexdigest")
         if name == "--hash":
             hashes.append(value)
         i += 1 if "=" in word else 2
