@@ -18,13 +18,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from itertools import accumulate, count, islice, repeat
+from operator import add
 
 from ..display import excerpt
 from ..errors import InputError
 from ..records import Record
 from ..resolver.plan import FileOption, Wanted
+from ..versions import has_long_number
 from .bounds import MAX_DEPTH, MAX_FILE, ReadBudget
-from .requirement_name import URL, requirement_name
+from .requirement_name import _RELEASE, _SUFFIXES, URL, requirement_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -95,6 +98,13 @@ class _Reader:
         except UnicodeDecodeError as exc:
             raise InputError(f"{path}: not UTF-8 text (byte {exc.start})") from None
         self.done.add((real, constraint))
+        locked = _lock_entries(text, path, constraint, top)
+        if locked is not None:  # a compiled lock of the common shape, read whole
+            entries, options = locked
+            for number, line in options:
+                self.line(path, number, line, (), constraint, (*chain, real), top)
+            self.entries += entries
+            return
         for number, line, via in _logical_lines(text, path, self.budget):
             self.line(path, number, line, via, constraint, (*chain, real), top)
 
@@ -265,6 +275,90 @@ def _logical_lines(text: str, path: str, budget: ReadBudget) -> list[list[Any]]:
             budget.check(f"{path}:{number}")
         lines.feed(number, line)
     return lines.end()
+
+
+# A compiled lock in the shape uv and pip-compile write, read whole by a few operations over the whole text
+# (``_lock_entries``): its entries ("name==version \", "    --hash=sha256:…" lines, indented "# via" lines) one
+# after the other, with only blank and comment lines between them. It stands for exactly what the line reading
+# makes of such a file, and the file is read line by line wherever it is anything else. The pattern is loose
+# where it is cheap (names, versions, hash values are checked afterwards, all at once).
+_LOCK_ENTRY = (r"\n([A-Za-z0-9][A-Za-z0-9._-]*)==([0-9][0-9a-z.+!]*)"
+               r"((?: \\(?:\n    --hash=.*)+)?)((?:\n +#.*)*)(?=\n|\Z)")  # head, hash lines, annotations
+_VERSION = rf"{_RELEASE}{_SUFFIXES}(?:\+[a-z0-9]+(?:\.[a-z0-9]+)*)?"  # an == clause's version, as requirement_name
+_HASH_PART = " \\\n    --hash="  # what comes before each hash value of an entry, as uv and pip-compile write it
+_BETWEEN = r"(?:\n(?:#.*)?)*"  # what may come between entries: blank lines and comment lines
+_LINE_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")  # where splitlines splits an ASCII text, but \n
+_HEX_BYTES = b"0123456789abcdefABCDEF"
+_FILE_NAME = r"\.(?:whl|zip|tar\.gz)$"  # a version ending so is read as a file name
+
+
+def _lock_entries(text: str, path: str, constraint: bool, top: str
+                  ) -> tuple[list[Wanted], list[tuple[int, str]]] | None:
+    """The entries of a compiled lock as the line reading makes them, and the (line number, line) of the options
+    in its header (``--index-url``, ``--find-links`` …), or None where the file is not only lock entries of the
+    common shape: text other than ASCII, line breaks other than line feeds (splitlines splits at them), ${VAR},
+    anything between entries but blank and comment lines, a name or version the line reading reads another way, a
+    hash that is not sha256:hexdigits after its continuation. Everything is done on all the entries at once (joined
+    texts, ``map``), since a Python step per entry would cost more than all of it."""
+    if not text.isascii() or ("$" in text and "${" in text) or any(end in text for end in _LINE_BREAKS):
+        return None  # (single characters first: str finds them a word at a time)
+    pieces = re.split(_LOCK_ENTRY, "\n" + text)  # [between, name, version, hashes, notes, between, …]
+    betweens, names, versions, hash_parts, notes = (pieces[i::5] for i in range(5))
+    header = _header_options(betweens[0])
+    if not names or header is None or not re.fullmatch(_BETWEEN, "\n".join(betweens[1:])):
+        return None
+    named, released = "\n".join(names) + "\n", "\n".join(versions) + "\n"
+    if ".\n" in named or "-\n" in named or "_\n" in named or has_long_number(named) or has_long_number(released):
+        return None  # a name ending so is no name; a long number is an error the line reading names
+    plain = not released.encode("ascii").translate(None, b"0123456789.\n") and ".." not in released \
+        and ".\n" not in released and "\n." not in released  # releases only: "2.9.1"
+    if not plain and (not re.fullmatch(rf"(?:{_VERSION}\n)*", released) or re.search(_FILE_NAME, released, re.M)):
+        return None
+    # every hash part is " \\\n    --hash=sha256:<hex>" repeated (the pattern took its lines): with that separator
+    # turned into a line feed, each value has one colon, that of the "sha256:" before only hex digits, and no value
+    # is empty (a line that does not continue, or that continues into another, leaves a blank or a backslash)
+    values = "".join(hash_parts).replace(_HASH_PART, "\n")  # "\nsha256:<hex>" for each hash of each entry
+    digits = values.replace("\nsha256:", "\n")
+    if "\n\n" in digits or digits.endswith("\n") or values.count(":") != values.count("\n") \
+            or digits.encode("ascii").translate(None, _HEX_BYTES + b"\n"):
+        return None
+    vias = _annotations(notes)
+    keys = re.sub(r"[-_.]+", "-", named).lower().split("\n")  # canonical_name of each
+    # the line of entry k: the line feeds of every piece before it, and of the k matches before it (each begins at
+    # the line feed before its head, which no piece holds)
+    feeds = accumulate(map(str.count, pieces, repeat("\n")))
+    origins = map((path.replace("%", "%%") + ":%d").__mod__, map(add, islice(feeds, 0, None, 5), count(1)))
+    hashes = [tuple(part.split(_HASH_PART)[1:]) for part in hash_parts]
+    # tuple.__new__: a Wanted is its tuple of fields, made here without a Python frame for each
+    fields = zip(map("==".join, zip(names, versions, strict=True)), keys, origins, hashes, repeat(False),
+                 repeat(constraint), map(vias.__getitem__, notes), repeat(top))
+    return list(map(tuple.__new__, repeat(Wanted), fields)), header
+
+
+def _header_options(header: str) -> list[tuple[int, str]] | None:
+    """The (line number, line) of the option lines before a lock's first entry, or None where a line there is
+    not blank, a comment or one option line that the line reading reads as it is (no comment, no continuation)."""
+    options = []
+    for number, line in enumerate(header.split("\n")[1:], 1):
+        if line[:2] == "--" and "#" not in line and not line.endswith("\\") \
+                and line.split(" ", 1)[0].split("=", 1)[0] in GLOBAL_OPTIONS:
+            options.append((number, line.strip()))
+        elif line and line[0] != "#":
+            return None
+    return options
+
+
+def _annotations(notes: list[str]) -> dict[str, tuple[str, ...]]:
+    """What the line reading makes of each distinct block of "# via" lines under an entry (read once each)."""
+    vias: dict[str, tuple[str, ...]] = {}
+    for note in notes:
+        if note not in vias:
+            lines = _Lines()
+            lines.out.append([0, "", []])
+            for line in note[1:].split("\n") if note else ():
+                lines.feed(0, line)
+            vias[note] = lines.end()[0][2]
+    return vias
 
 
 def _without_comment(line: str) -> str:

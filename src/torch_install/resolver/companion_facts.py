@@ -129,6 +129,9 @@ class _Table(Mapping[str, Package]):
             made = self._made[name] = _package(name, self._entries[name])
         return made
 
+    def __contains__(self, name: object) -> bool:  # Mapping's own asks __getitem__ and catches its KeyError
+        return name in self._entries
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
 
