@@ -1,15 +1,21 @@
 """Run hostile inputs through the torch-install command and count what goes wrong.
 
-Classes: CLI flag values, --target profiles, sysroot trees, capture archives (escapes, names, member lists),
-hostile index servers (and `variants URL`), 64 MiB hostile pages, cache corruption, races and clocks, hostile
-environments for the doctor, interrupted or failing installs and concurrent installs (real pip, real venvs),
-pip configurations under `--pin`, credentials planted in every input channel, and narrow output encodings. For
-each class it prints the inputs tried, raw tracebacks, internal errors (exit 3 "internal error"), hangs (past
-the run's limit), data lost (a file written outside its place, a torch that no longer imports, a user's
-configuration line gone or pip unable to read it), secrets printed (a planted password in any output) and the
-largest peak memory of a run. Every run is a fresh `python -m torch_install` process.
+Classes: CLI flag values, --target profiles, sysroot trees, capture archives (escapes, names, member lists, tar
+headers written every way tar readers read them), hostile index servers (and `variants URL`), 64 MiB hostile
+pages, cache corruption, races and clocks, hostile environments for the doctor, interrupted or failing installs
+and concurrent installs (real pip, real venvs), pip configurations under `--pin` (in every INI spelling pip reads),
+credentials planted in every input channel and written in every alphabet a URL can hold, narrow output encodings,
+output that cannot be written (a full disk, a closed descriptor, a reader that leaves), project input (includes
+and include-groups that nest, fan out and loop; long blank runs, continuations and values; malformed TOML),
+special files named as input or as `--merge` targets, and the valid and invalid TOML forms `--merge` meets. For
+each class it prints the inputs tried, raw tracebacks (and "Exception ignored" blocks), internal errors (exit 3
+"internal error"), hangs (past the run's limit), data lost (a file written outside its place, a torch that no
+longer imports, a user's configuration line gone or pip unable to read it, a special file replaced, a merged
+file that is no longer TOML or lost what the user wrote), secrets printed (a planted password in any output) and
+the largest peak memory of a run. Every run is a fresh `python -m torch_install` process; `--max-runs` and
+`--budget-seconds` bound the whole attack (runs past the budget are counted as skipped).
 
-    python scripts/attack_rerun.py [--quick]
+    python scripts/attack_rerun.py [--quick] [--only CLASS …] [--max-runs N] [--budget-seconds S] [--json FILE]
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the tests' index pages and wheel builder
+from tar_headers import header as _tar_header  # noqa: E402
 from wheels import build_wheel  # noqa: E402
 
 SYSROOTS = ROOT / "tests" / "fixtures" / "sysroots"
@@ -45,34 +52,72 @@ HOSTILE = ["", " ", "٥٥٠.٥٤.١٥", "3.١٢", "²", "9" * 5000, "1" * 25 + "
 SECRET = "S3cretPassw0rd"
 
 
+SKIPPED = -1  # the exit code of a run the budget did not allow
+
+
+class Budget:
+    """How many runs the attack may still start, and until when."""
+
+    def __init__(self, runs: int | None = None, seconds: float | None = None) -> None:
+        self.runs = runs
+        self.deadline = time.monotonic() + seconds if seconds is not None else None
+
+    def spend(self) -> bool:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            return False
+        if self.runs is not None:
+            if self.runs <= 0:
+                return False
+            self.runs -= 1
+        return True
+
+
+BUDGET = Budget()
+NOISE = ("Traceback (most recent call last)", "Exception ignored in")
+
+
 class Tally:
+    COLUMNS = ("inputs", "tracebacks", "internal", "hangs", "data lost", "secrets", "max RSS KiB", "skipped")
+
     def __init__(self) -> None:
         self.rows: dict[str, list[int]] = {}
 
-    def add(self, area: str, rc: int | None, err: str, lost: bool = False, out: str = "", rss_kib: int = 0) -> None:
-        row = self.rows.setdefault(area, [0, 0, 0, 0, 0, 0, 0])
-        leaked = SECRET in err or SECRET in out
+    def add(self, area: str, rc: int | None, err: str, lost: bool = False, out: str = "", rss_kib: int = 0,
+            secrets: tuple[str, ...] = (SECRET,)) -> None:
+        row = self.rows.setdefault(area, [0] * len(self.COLUMNS))
+        if rc == SKIPPED:
+            row[7] += 1
+            return
+        leaked = any(secret in err or secret in out for secret in secrets)
+        traceback = any(noise in err for noise in NOISE) or rc == 120  # 120: the interpreter's failed last flush
         row[0] += 1
-        row[1] += "Traceback (most recent call last)" in err
+        row[1] += traceback
         row[2] += rc == 3 and "internal error" in err
         row[3] += rc is None
         row[4] += lost
         row[5] += leaked
         row[6] = max(row[6], rss_kib)
-        if rc is None or (rc == 3 and "internal error" in err) or "Traceback (most recent" in err or lost or leaked:
+        if rc is None or (rc == 3 and "internal error" in err) or traceback or lost or leaked:
             what = err.strip().splitlines()[-1][:200] if err.strip() else ""
             print(f"  [{area}] rc={rc}{' LOST' if lost else ''}{' LEAK' if leaked else ''}: {what}", file=sys.stderr)
 
+    def totals(self) -> list[int]:
+        total = [0] * len(self.COLUMNS)
+        for row in self.rows.values():
+            total = [max(a, b) if i == 6 else a + b for i, (a, b) in enumerate(zip(total, row, strict=True))]
+        return total
+
     def print(self) -> None:
         print(f"{'class':<36} {'inputs':>7} {'tracebacks':>10} {'exit 3 internal':>15} {'hangs':>6} {'data lost':>9} "
-              f"{'secrets':>7} {'max RSS':>8}")
-        total = [0] * 7
-        for area, row in self.rows.items():
+              f"{'secrets':>7} {'max RSS':>8} {'skipped':>7}")
+        for area, row in [*self.rows.items(), ("total", self.totals())]:
             rss = f"{row[6] // 1024} MB" if row[6] else "-"
-            print(f"{area:<36} {row[0]:>7} {row[1]:>10} {row[2]:>15} {row[3]:>6} {row[4]:>9} {row[5]:>7} {rss:>8}")
-            total = [*(a + b for a, b in zip(total[:6], row[:6], strict=True)), max(total[6], row[6])]
-        print(f"{'total':<36} {total[0]:>7} {total[1]:>10} {total[2]:>15} {total[3]:>6} {total[4]:>9} {total[5]:>7} "
-              f"{total[6] // 1024:>5} MB")
+            print(f"{area:<36} {row[0]:>7} {row[1]:>10} {row[2]:>15} {row[3]:>6} {row[4]:>9} {row[5]:>7} {rss:>8} "
+                  f"{row[7]:>7}")
+
+    def json(self) -> dict[str, dict[str, int]]:
+        return {area: dict(zip(self.COLUMNS, row, strict=True))
+                for area, row in [*self.rows.items(), ("total", self.totals())]}
 
 
 def run_full(argv: list[str], env: dict[str, str], limit: float = LIMIT) -> tuple[int | None, str, str]:
@@ -91,11 +136,16 @@ sys.exit(done.returncode)
 """
 
 
-def run_measured(argv: list[str], env: dict[str, str], limit: float = LIMIT) -> tuple[int | None, str, str, int]:
-    """One command; (exit code or None for a hang, stderr, stdout, its peak RSS in KiB)."""
+def run_measured(argv: list[str], env: dict[str, str], limit: float = LIMIT, command: list[str] | None = None
+                 ) -> tuple[int | None, str, str, int]:
+    """One command (``python -m torch_install ARGV``, or ``command`` as given); (exit code, None for a hang or
+    SKIPPED past the budget, stderr, stdout, its peak RSS in KiB)."""
+    if not BUDGET.spend():
+        return SKIPPED, "", "", 0
     with tempfile.TemporaryDirectory() as scratch:
         rss_file = os.path.join(scratch, "rss")
-        command = [sys.executable, "-c", _MEASURE, rss_file, sys.executable, "-m", "torch_install", *argv]
+        command = [sys.executable, "-c", _MEASURE, rss_file, *(command or [sys.executable, "-m", "torch_install",
+                                                                           *argv])]
         try:
             done = subprocess.run(command, capture_output=True, env=env, timeout=limit, stdin=subprocess.DEVNULL,
                                   start_new_session=True)
@@ -107,6 +157,17 @@ def run_measured(argv: list[str], env: dict[str, str], limit: float = LIMIT) -> 
             rss = 0
         return (done.returncode, done.stderr.decode("utf-8", "replace"), done.stdout.decode("utf-8", "replace"),
                 rss)
+
+
+def attack(tally: Tally, area: str, argv: list[str], env: dict[str, str], lost: Callable[[], bool] | None = None,
+           limit: float = LIMIT, command: list[str] | None = None, secrets: tuple[str, ...] = (SECRET,),
+           codes: tuple[int, ...] | None = None) -> tuple[int | None, str, str]:
+    """One run counted in ``area``: its peak memory, whether ``lost()`` says data was lost after it, and (with
+    ``codes``) an exit code outside them counted as lost too (a wrong answer)."""
+    rc, err, out, rss = run_measured(argv, env, limit, command)
+    wrong = codes is not None and rc not in (*codes, None, SKIPPED, 3)
+    tally.add(area, rc, err, (rc != SKIPPED and lost is not None and lost()) or wrong, out, rss, secrets)
+    return rc, err, out
 
 
 def run(argv: list[str], env: dict[str, str], limit: float = LIMIT) -> tuple[int | None, str]:
@@ -709,7 +770,14 @@ def pin_configurations(tally: Tally, env: dict[str, str], work: Path) -> None:
         "PIP_CONFIG_FILE elsewhere": ("e-envf", None, {"PIP_CONFIG_FILE": str(work / "elsewhere.conf")}),
         "symlinked pip.conf": ("e-link", "LINK", {}),
         "pip.conf is a directory": ("e-dir", "DIR", {}),
+        "indented key": ("e-indent", f"[install]\n    constraint = {mine}\n", {}),
+        "tab-indented key": ("e-tab", f"[install]\n\tconstraint = {mine}\n", {}),
+        "text after the header": ("e-after", f"[install] extra\nconstraint = {mine}\n", {}),
+        "spaced header": ("e-spaced", f"[ install ]\nconstraint = {mine}\n", {}),
+        "every key indented": ("e-all", f"[global]\n  timeout = 5\n[install]\n  constraint = {mine}\n", {}),
+        "PIP_CONFIG_FILE with [global] constraint": ("e-envg", None, {"PIP_CONFIG_FILE": str(work / "g.conf")}),
     }
+    (work / "g.conf").write_text(f"[global]\nconstraint = {mine}\n")
     try:
         for name, (directory, text, extra) in cases.items():
             print(f"    --pin: {name}", file=sys.stderr)
@@ -800,12 +868,299 @@ def encodings(tally: Tally, env: dict[str, str], work: Path) -> None:
             tally.add("10 narrow output encodings", rc, err)
 
 
+TARGET_FLAGS = ["--os", "linux", "--arch", "x86_64", "--python", "3.12"]
+
+
+def project_input(tally: Tally, env: dict[str, str], work: Path, quick: bool) -> None:
+    """Requirements files and pyprojects that nest, fan out, loop and run long: each one exit 0 or 2, in time."""
+    area = "11 project input (includes, TOML)"
+    root = work / "project-input"
+    root.mkdir()
+
+    def write(name: str, text: str | bytes) -> Path:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape"))
+        return path
+
+    def plan(*argv: str) -> None:
+        attack(tally, area, ["plan", *TARGET_FLAGS, *argv], env, codes=(0, 2))
+
+    for depth in (10, 22) if quick else (10, 22, 31):  # two includes of the next file at each level: 2**depth paths
+        for i in range(depth):
+            write(f"d{depth}/f{i}.txt", f"-r f{i + 1}.txt\n-r f{i + 1}.txt\n")
+        write(f"d{depth}/f{depth}.txt", "numpy\n" * (1 if depth > 12 else 1000))
+        plan("-r", str(root / f"d{depth}" / "f0.txt"))
+    write("loop/a.txt", "-r b.txt\n")
+    write("loop/b.txt", "-c a.txt\n")
+    write("self.txt", "-r self.txt\n")
+    (root / "linked.txt").symlink_to(root / "linked.txt")
+    for i in range(40):
+        write(f"deep/n{i}.txt", f"-r n{i + 1}.txt\n")
+    write("deep/n40.txt", "numpy\n")
+    for i in range(1001):
+        write(f"wide/w{i}.txt", f"pkg{i}\n")
+    write("wide/all.txt", "".join(f"-r w{i}.txt\n" for i in range(1001)))
+    os.mkfifo(root / "fifo.txt")
+    write("includes-fifo.txt", f"-r {root / 'fifo.txt'}\n")
+    (root / "zero.txt").symlink_to("/dev/zero")
+    write("includes-zero.txt", f"-c {root / 'zero.txt'}\n")
+    (root / "dir.txt").mkdir()
+    for name in ("loop/a.txt", "self.txt", "linked.txt", "deep/n0.txt", "wide/all.txt", "includes-fifo.txt",
+                 "includes-zero.txt", "dir.txt", "fifo.txt"):
+        plan("-r", str(root / name))
+    long_lines = {"blanks": "numpy" + " " * 1_000_000 + "# c\n", "blank then word": "numpy" + " " * 100_000 + "x\n",
+                  "comment marks": "numpy" + " #" * 500_000 + "\n", "continuations": "numpy\\\n" * 500_000 + "\n",
+                  "a 1 MB hash": "numpy --hash=sha256:" + "a" * 1_000_000 + "\n",
+                  "a 1 MB quoted hash": 'numpy --hash="sha256:' + "a" * 1_000_000 + '"\n',
+                  "5,000 digits": "torch==" + "9" * 5000 + "\n", "digits in a marker": "pkg ; python_version > '3." +
+                  "9" * 5000 + "'\n", "NUL bytes": "numpy\x00\n" * 1000,
+                  "lone surrogates": "numpy\udcff\n", "100,000 hashed lines": "".join(
+                      f"pkg{i}==1.0 \\\n    --hash=sha256:{i:064x}\n" for i in range(40_000 if quick else 100_000))}
+    for name, text in long_lines.items():
+        plan("-r", str(write(f"long/{name.replace(' ', '-')}.txt", text)))
+    attack(tally, area, ["plan", *TARGET_FLAGS, "-r", str(write("long/var.txt", "${BIG}\n"))],
+           {**env, "BIG": "x" * 100_000}, codes=(0, 2))  # (an argument or variable holds at most 128 KiB)
+    groups = {
+        "diamond 24": "".join(f'g{i} = [{{include-group = "g{i + 1}"}}, {{include-group = "g{i + 1}"}}]\n'
+                              for i in range(24)) + 'g24 = ["numpy"]\n',
+        "chain 3,000": "".join(f'g{i} = [{{include-group = "g{i + 1}"}}]\n' for i in range(3000)) + 'g3000 = []\n',
+        "self": 'g0 = [{include-group = "G0"}]\n', "missing": 'g0 = [{include-group = "nope"}]\n',
+        "not a list": 'g0 = "numpy"\n', "not a table": 'g0 = [{include-group = 5}]\n',
+    }
+    for name, table in groups.items():
+        folder = root / f"groups-{name.replace(' ', '-').replace(',', '')}"
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text(f'[project]\nname = "x"\nversion = "1"\n[dependency-groups]\n{table}')
+        plan("--project", str(folder), "--group", "g0")
+    for name, text in TOML_INPUTS.items():
+        folder = root / f"toml-{len(name)}-{abs(hash(name)) % 10_000}"
+        folder.mkdir()
+        (folder / "pyproject.toml").write_bytes(text)
+        plan("--project", str(folder))
+        (folder / "pixi.toml").write_bytes(text)
+        (folder / "pyproject.toml").unlink()
+        plan("--project", str(folder))
+
+
+# Valid pyprojects of every form a user writes, and invalid ones: each as a project read and as a --merge target
+TOML_VALID = {
+    "inline index array": '[project]\nname = "x"\n[tool.uv]\nindex = [{ name = "internal", url = '
+                          '"https://internal.invalid/simple" }]\n',
+    "empty index array": '[project]\nname = "x"\n[tool.uv]\nindex = []\n',
+    "dotted keys": 'project.name = "x"\ntool.uv.index = []\n',
+    "inline tool.uv": '[project]\nname = "x"\n[tool]\nuv = { sources = {} }\n',
+    "the user's own PyTorch index": '[project]\nname = "x"\ndependencies = ["xformers"]\n[[tool.uv.index]]\nname = '
+                                    '"pytorch-cu124"\nurl = "https://download.pytorch.org/whl/cu124"\nexplicit = true\n'
+                                    '[tool.uv.sources]\nxformers = { index = "pytorch-cu124" }\n',
+    "split index array": '[project]\nname = "x"\n[[tool.uv.index]]\nname = "a"\nurl = "https://a.invalid/simple"\n'
+                         '[tool.uv]\npackage = true\n[[tool.uv.index]]\nname = "b"\nurl = "https://b.invalid/simple"\n',
+    "comments everywhere": '# top\n[project] # p\nname = "x" # n\ndependencies = [ # d\n  "numpy", # n\n]\n# end\n',
+    "CRLF": '[project]\r\nname = "x"\r\ndependencies = ["numpy"]\r\n',
+    "extras and groups": '[project]\nname = "x"\ndependencies = ["numpy"]\n[project.optional-dependencies]\n'
+                         'viz = ["matplotlib"]\n[dependency-groups]\ndev = ["pytest"]\n',
+}
+TOML_INVALID = {
+    "project a string": 'project = "x"\n', "tool an integer": 'tool = 5\n[project]\nname = "x"\n',
+    "tool.uv a string": '[project]\nname = "x"\n[tool]\nuv = "x"\n',
+    "tool.uv.index a table": '[project]\nname = "x"\n[tool.uv.index]\nname = "a"\nurl = "https://a.invalid"\n',
+    "tool.uv.index a string": '[project]\nname = "x"\n[tool.uv]\nindex = "x"\n',
+    "tool.uv.index of integers": '[project]\nname = "x"\n[tool.uv]\nindex = [1, 2]\n',
+    "tool.uv.sources a string": '[project]\nname = "x"\n[tool.uv]\nsources = "x"\n',
+    "tool.uv.sources an array": '[project]\nname = "x"\n[tool.uv]\nsources = []\n',
+    "inline uv index": '[project]\nname = "x"\n[tool]\nuv = { index = [] }\n',
+    "not TOML": '[project\nname = "x"\n', "nested 50,000": '[project]\nname = "x"\nx = ' + "[" * 50_000 + "]" * 50_000,
+    "a number of 5,000 digits": '[project]\nname = "x"\nx = ' + "9" * 5000 + "\n",
+    "dependencies a string": '[project]\nname = "x"\ndependencies = "torch"\n',
+}
+TOML_INPUTS = {name: text.encode() for name, text in {**TOML_VALID, **TOML_INVALID}.items()}
+TOML_INPUTS["latin-1"] = '[project]\nname = "caf\xe9"\n'.encode("latin-1")
+
+
+def toml_forms(tally: Tally, env: dict[str, str], work: Path) -> None:
+    """--merge into each valid form: the result is TOML, keeps what the user wrote (every key line and comment of
+    it, its line ends) and a second run changes nothing; into each invalid one: exit 2, the file untouched."""
+    import tomllib
+
+    area = "12 --merge TOML forms"
+    for number, (name, text) in enumerate({**TOML_VALID, **TOML_INVALID}.items()):
+        path = work / f"merge-{number}" / "pyproject.toml"
+        path.parent.mkdir()
+        path.write_bytes(text.encode())
+        argv = ["plan", *TARGET_FLAGS, "--format", "pyproject", "--merge", str(path)]
+        valid = name in TOML_VALID
+
+        def merged_wrong(path: Path = path, text: str = text, valid: bool = valid) -> bool:
+            after = path.read_bytes().decode("utf-8", "replace")
+            if not valid:
+                return after != text
+            try:
+                tomllib.loads(after)
+            except tomllib.TOMLDecodeError:
+                return True
+            kept = all(line in after for line in text.splitlines() if line.strip().startswith(("#", "name")))
+            return not kept or (("\r\n" in text) != ("\r\n" in after))
+
+        attack(tally, area, argv, env, merged_wrong, codes=(0,) if valid else (2,))
+        if valid:
+            first = path.read_bytes()
+            attack(tally, area, argv, env, lambda path=path, first=first: path.read_bytes() != first, codes=(0,))
+
+
+def special_files(tally: Tally, env: dict[str, str], work: Path) -> None:
+    """A FIFO, a device, a link, a hard link, a directory named as a --merge target or a -r file: refused (or the
+    link's target edited), never replaced, never waited on, never read without end."""
+    import stat
+
+    area = "13 special files (-r, --merge)"
+    victim = work / "victim" / "pyproject.toml"
+    victim.parent.mkdir()
+    victim.write_text('[project]\nname = "victim"\n')
+    kinds: dict[str, Callable[[Path], None]] = {
+        "fifo": lambda p: os.mkfifo(p), "symlink to a pyproject": lambda p: p.symlink_to(victim),
+        "hard link": lambda p: os.link(victim, p), "link to /dev/zero": lambda p: p.symlink_to("/dev/zero"),
+        "link to /dev/urandom": lambda p: p.symlink_to("/dev/urandom"), "directory": lambda p: p.mkdir(),
+    }
+    if os.geteuid() == 0:  # a device node of its own, as /dev/null is (never the system's)
+        kinds["character device"] = lambda p: os.mknod(p, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    for number, make in enumerate(kinds.values()):
+        path = work / f"special-{number}" / "pyproject.toml"
+        path.parent.mkdir()
+        make(path)
+        for argv, codes in ((["--format", "pyproject", "--merge", str(path)], None), (["-r", str(path)], (2,)),
+                            (["--project", str(path.parent)], None)):
+            before, links = os.lstat(path), victim.stat().st_nlink
+
+            def replaced(path: Path = path, before: os.stat_result = before, links: int = links) -> bool:
+                after = os.lstat(path)
+                same = stat.S_IFMT(after.st_mode) == stat.S_IFMT(before.st_mode) and after.st_ino == before.st_ino
+                return not same or victim.stat().st_nlink != links
+
+            attack(tally, area, ["plan", *TARGET_FLAGS, *argv], env, replaced, limit=20, codes=codes)
+    readonly = work / "special-ro"
+    readonly.mkdir()
+    (readonly / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    if os.geteuid() != 0:  # root writes anywhere
+        readonly.chmod(0o555)
+        attack(tally, area, ["plan", *TARGET_FLAGS, "--format", "pyproject", "--merge",
+                             str(readonly / "pyproject.toml")], env, codes=(2, 3))
+        readonly.chmod(0o755)
+
+
+# what a user name or password can hold in a URL as urllib and pip read it
+URL_ALPHABET = [c for c in map(chr, range(0x21, 0x7f)) if c not in "/?#"] + list("éü中") + ["%40", "%2F", "%20"]
+
+
+def redaction_alphabets(tally: Tally, env: dict[str, str], work: Path, quick: bool) -> None:
+    """User names and passwords drawn from every character a URL's credentials can hold, planted in the options
+    after --, a requirements file, PIP_INDEX_URL and --index-base, through every format, -v and the doctor: no
+    part of them may be printed."""
+    import random
+    import shlex
+
+    area = "14 credentials of every alphabet"
+    rng = random.Random(33)
+    profile = work / "alphabet-profile.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}))
+    for case in range(10 if quick else 60):
+        user, password = ("".join(rng.choice(URL_ALPHABET) for _ in range(rng.randint(0, 10))) for _ in range(2))
+        marks = (f"Uq{case}x", f"Uz{case}x", f"Pq{case}x", f"Pz{case}x")
+        url = f"https://{marks[0]}{user}{marks[1]}:{marks[2]}{password}{marks[3]}@mirror.invalid/simple"
+        requirements = work / f"alphabet-{case}.txt"
+        requirements.write_text(f"--extra-index-url {shlex.quote(url)}\nnumpy\n")
+        planted = {**env, "PIP_INDEX_URL": url, "VIRTUAL_ENV": sys.prefix}
+        after = ["--", "--extra-index-url", url]
+        runs = [["plan", "--target", str(profile), "--format", fmt, *after]
+                for fmt in ("text", "pip", "json", "dockerfile", "requirements")]
+        runs += [["plan", "--target", str(profile), "--format", "requirements", "-r", str(requirements)],
+                 ["plan", "--target", str(profile), "--index-base", url], ["plan", "--target", str(profile), "-v",
+                                                                             *after],
+                 ["doctor", "--json"], ["install", "--dry-run", "--offline", *after]]
+        for argv in runs:
+            attack(tally, area, argv, planted, secrets=marks)
+        attack(tally, area, ["plan", "--target", str(profile)], {**planted, "TORCH_INSTALL_INDEX_BASE": url},
+               secrets=marks, codes=(2,))
+
+
+def tar_headers(tally: Tally, env: dict[str, str], work: Path, quick: bool) -> None:
+    """Capture archives whose headers tar readers read differently: signed and underscored sizes, negative and
+    huge base-256 sizes, links whose size hides the next header, PAX records that resize or sparsify, sparse
+    members, other compressions named .tar.gz. Each one refused or read within bounds, nothing written."""
+    import bz2
+    import gzip
+    import lzma
+
+    area = "15 capture tar headers"
+    host = b'{"system":"Linux","machine":"x86_64","python_version":"3.12.1"}'
+    first = _tar_header(b"_host.json", len(host)) + host + b"\0" * (512 - len(host))
+    bomb = 16 << 20 if quick else 64 << 20
+    bodies = {
+        "plus-sign PAX bomb": _tar_header(b"././@PaxHeader", b"+%011o" % bomb, b"x") + b"\0" * bomb,
+        "underscore size": _tar_header(b"x", b"0_000000001\0") + b"\0" * 512,
+        "negative base-256": _tar_header(b"x", b"\xff" * 12),
+        "huge base-256": _tar_header(b"x", b"\x80" + (1 << 60).to_bytes(11, "big")),
+        "link hiding a header": _tar_header(b"l", 1024, b"2") + _tar_header(b"././@PaxHeader", 1 << 30, b"x"),
+        "PAX size": _tar_header(b"././@PaxHeader", 26, b"x") + b"26 size=99999999999999999\n".ljust(512, b"\0")
+        + _tar_header(b"x", 0),
+        "sparse": _tar_header(b"s", 1, b"S") + b"\0" * 512,
+        "malformed PAX": _tar_header(b"././@PaxHeader", 10, b"x") + b"99 path=x\n".ljust(512, b"\0"),
+    }
+    scratch = work / "tar-scratch"
+    scratch.mkdir()
+    for name, body in bodies.items():
+        path = work / f"tar-{name.replace(' ', '-')}.tar.gz"
+        path.write_bytes(gzip.compress(first + body + b"\0" * 1024, compresslevel=1))
+        for command in ("detect", "plan"):
+            attack(tally, area, [command, "--sysroot", str(path)], {**env, "TMPDIR": str(scratch)},
+                   lambda: any(scratch.iterdir()), codes=(0, 2))
+    plain = first + b"\0" * 1024
+    for name, data in {"xz": lzma.compress(plain), "bzip2": bz2.compress(plain), "random": os.urandom(4096),
+                       "gzip of random": gzip.compress(os.urandom(4096)), "truncated": gzip.compress(plain)[:40],
+                       "empty": b""}.items():
+        path = work / f"tar-as-{name.replace(' ', '-')}.tar.gz"
+        path.write_bytes(data)
+        attack(tally, area, ["detect", "--sysroot", str(path)], {**env, "TMPDIR": str(scratch)},
+               lambda: any(scratch.iterdir()), codes=(2,))
+
+
+def unwritable_output(tally: Tally, env: dict[str, str], work: Path) -> None:
+    """Every command with its stdout or stderr on a full disk or closed, and read by a reader that leaves after
+    one byte: a documented exit code (74, or the command's own), never a traceback or an internal error."""
+    area = "16 full, closed and left output"
+    profile = work / "output-profile.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}))
+    commands = [["plan", "--target", str(profile), "--format", fmt] for fmt in ("text", "json", "dockerfile", "pip")]
+    commands += [["detect"], ["detect", "--json"], ["doctor"], ["matrix", "--target", str(profile)],
+                 ["completion", "bash"], ["--help"], ["plan", "--python", "3.x"],
+                 ["plan", "--gpu", "Tesla K80", "--nvidia-driver", "470.82.01", *TARGET_FLAGS],
+                 ["install", "--dry-run", "--offline"]]
+    python = [sys.executable, "-m", "torch_install"]
+    redirections = {">/dev/full": 'exec "$@" >/dev/full', ">&-": 'exec "$@" >&-',
+                    "2>/dev/full": 'exec "$@" 2>/dev/full', "2>&-": 'exec "$@" 2>&-'}
+    if not os.path.exists("/dev/full"):
+        redirections = {k: v for k, v in redirections.items() if "full" not in k}
+    head = '{ "$@"; echo "exit=$?" >&2; } | head -c 1 >/dev/null'  # the command's own code, said on stderr
+    env = {**env, "VIRTUAL_ENV": sys.prefix}
+    for argv in commands:
+        for script in redirections.values():
+            attack(tally, area, argv, env, command=["sh", "-c", script, "sh", *python, *argv], codes=(0, 1, 2, 74))
+        rc, err, out, rss = run_measured(argv, env, command=["sh", "-c", head, "sh", *python, *argv])
+        own = err.rsplit("exit=", 1)[-1].strip()
+        code = None if rc is None else SKIPPED if rc == SKIPPED else int(own) if own.isdigit() else -2
+        tally.add(area, code, err, code not in (None, SKIPPED, 0, 1, 2), out, rss)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer inputs per class")
     parser.add_argument("--only", action="append", default=[], metavar="CLASS",
                         help="run only these classes (function names: captures, credentials, …); repeatable")
+    parser.add_argument("--max-runs", type=int, help="start at most this many runs in all")
+    parser.add_argument("--budget-seconds", type=float, help="start no run after this many seconds")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures to FILE as JSON")
     args = parser.parse_args()
+    global BUDGET
+    BUDGET = Budget(args.max_runs, args.budget_seconds)
     tally = Tally()
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ti-attack-") as scratch:
@@ -825,12 +1180,18 @@ def main() -> int:
             "cache_races": lambda: cache_races(tally, env, work),
             "credentials": lambda: credentials(tally, env, work),
             "encodings": lambda: encodings(tally, env, work),
+            "project_input": lambda: project_input(tally, env, work, args.quick),
+            "toml_forms": lambda: toml_forms(tally, env, work),
+            "redaction_alphabets": lambda: redaction_alphabets(tally, env, work, args.quick),
+            "tar_headers": lambda: tar_headers(tally, env, work, args.quick),
         }
         if os.name == "posix":  # venv layouts, signals, os.wait4
             classes.update(doctor_envs=lambda: doctor_envs(tally, env, work),
                            installs=lambda: installs(tally, env, work),
                            concurrent_installs=lambda: concurrent_installs(tally, env, work),
-                           pin_configurations=lambda: pin_configurations(tally, env, work))
+                           pin_configurations=lambda: pin_configurations(tally, env, work),
+                           special_files=lambda: special_files(tally, env, work),
+                           unwritable_output=lambda: unwritable_output(tally, env, work))
         unknown = set(args.only) - set(classes)
         if unknown:
             parser.error(f"--only: no class {', '.join(sorted(unknown))} (one of {', '.join(classes)})")
@@ -840,6 +1201,9 @@ def main() -> int:
                 run_class()
     tally.print()
     print(f"({time.monotonic() - started:.0f} s)")
+    if args.json:
+        args.json.write_text(json.dumps({"classes": tally.json(), "seconds": round(time.monotonic() - started)},
+                                        indent=2) + "\n")
     return 0
 
 
