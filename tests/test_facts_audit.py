@@ -217,3 +217,13 @@ def test_a_gpu_the_driver_no_longer_drives_is_hidden_beside_one_it_drives() -> N
     assert any(w.code == "mixed-gpus" and "cannot use Tesla K80" in w.message
                and "driver 535.54.03 no longer drives Tesla K80 (sm_37) (R470 is the last driver branch for Kepler)"
                in w.message for w in p.warnings)
+
+
+@pytest.mark.parametrize(("name", "driver", "gpu"), [
+    ("GeForce RTX 5090", "565.77", False), ("GeForce RTX 5090", "570.86.10", True),  # Blackwell: R570
+    ("GeForce RTX 4090", "515.105.01", False), ("GeForce RTX 4090", "525.60.13", True),  # Ada: R520
+    ("GeForce RTX 3090", "450.80.02", False), ("GeForce RTX 3090", "525.60.13", True),  # GA10x: R455
+    ("Tesla K80", "470.256.02", True), ("Tesla K80", "535.54.03", False),  # Kepler's last: R470
+    ("GeForce GTX 1080", "580.82.07", True), ("GeForce GTX 1080", "590.44.01", False)])  # Pascal's last: R580
+def test_the_driver_branches_of_the_generations(name: str, driver: str, gpu: bool) -> None:
+    assert plan(_nvidia(name, driver), "torch<2.9").gpu_accelerated is gpu
