@@ -5,9 +5,10 @@ Two lanes: tests marked ``slow`` build virtual environments, run real pip or uv,
 time limits; ``pytest -m "not slow"`` is the lane to run while working, ``pytest`` runs both.
 
 The property tests (hypothesis) draw the same examples on every run, from a fixed seed per test, so a lane passes
-or fails for the code and not for the draw; ``TORCH_INSTALL_EXPLORE=1`` draws new ones each run (and
-``TORCH_INSTALL_FUZZ_SCALE=N`` draws N times as many in ``tests/test_fuzz.py``). An input a search finds goes in
-as an ``@example``.
+or fails for the code and not for the draw; the equivalence properties (a fast path against its reference) draw a
+few in the fast lane and their full count in the slow lane (``lanes.py``). ``TORCH_INSTALL_EXPLORE=1`` draws new
+ones each run (and ``TORCH_INSTALL_FUZZ_SCALE=N`` draws N times as many in ``tests/test_fuzz.py``). An input a
+search finds goes in as an ``@example``.
 
 Virtual environments come from one template per session (``make_venv``): building a venv with pip costs about
 2 s of ensurepip, copying the template a fraction of that.
@@ -28,6 +29,24 @@ from hypothesis import settings
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("explore" if os.environ.get("TORCH_INSTALL_EXPLORE") else "repeatable")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The equivalence properties' count for this run (``lanes.py``): few when the run leaves the slow tests out."""
+    import lanes
+
+    lanes.full_counts = "not slow" not in (config.getoption("markexpr") or "")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a run of the full counts, the equivalence properties are slow tests too, so ``-m slow`` runs them."""
+    import lanes
+
+    if lanes.full_counts:
+        for item in items:
+            if item.get_closest_marker("equivalence"):
+                item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)

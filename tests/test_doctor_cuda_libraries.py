@@ -12,10 +12,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from doctor_cases import FIXTURES, codes, copy_case, interpreter, run
+from lanes import equivalence
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
 from torch_install.doctor.checks import cuda_library_pins, wheel_shared_libraries
@@ -325,7 +326,7 @@ PIN_LINES = st.builds(
     _one_of("", "", " ", "\t"))
 
 
-@settings(max_examples=1500, deadline=None)
+@equivalence(1500)
 @given(st.lists(PIN_LINES, min_size=1, max_size=4), st.sampled_from(ENVIRONMENTS))
 def test_pins_of_any_shape_read_as_packaging_reads_them(requires: list[str], where: tuple[str, str]) -> None:
     """Lines near torch's own shape (other spellings, extras, blanks, specifiers, markers): the fast path takes

@@ -3,11 +3,13 @@ do without): its JSON and its version and platform readings agree with the stand
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from lanes import equivalence
 
-@settings(max_examples=300, deadline=None)
+
+@equivalence(300)
 @given(st.recursive(st.none() | st.booleans() | st.text(), lambda inner: st.lists(inner, max_size=4)
                     | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=12))
 def test_the_facts_script_writes_json_as_json_dumps_does(value: object) -> None:

@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given
 from hypothesis import strategies as st
 
 from index_pages import JSON_TYPE, html_page, json_page, load_rows
+from lanes import equivalence
 from reference_pages import reference_html, reference_json
 from torch_install.index.pages import (
     MAX_PAGE_ENTRIES,
@@ -97,7 +98,7 @@ NAMES = st.sampled_from(["torch-2.9.1-cp312-cp312-manylinux_2_28_x86_64.whl",
 VALUES = st.text(alphabet=st.sampled_from(list("abc <>=&;'\"/#.%2B\t")), max_size=12)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@equivalence(300, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(NAMES, st.sampled_from(["'", '"', ""]), VALUES, st.booleans(), st.booleans(),
                           st.sampled_from(["", "<br/>", "<!-- c -->", " text.whl ", "<p>"])), max_size=6))
 def test_generated_html_reads_as_the_reference(anchors: list) -> None:  # noqa: ANN001
@@ -116,7 +117,7 @@ ENTRY_VALUES = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_si
                          st.dictionaries(st.text(max_size=4), st.text(max_size=8), max_size=2))
 
 
-@settings(max_examples=300, deadline=None)
+@equivalence(300)
 @given(st.lists(st.one_of(
     st.fixed_dictionaries({"filename": NAMES, "url": NAMES.map(lambda n: f"../../f/{n}"),
                            "hashes": st.dictionaries(st.sampled_from(["sha256", "md5"]),
@@ -166,7 +167,7 @@ WHEEL_NAMES = st.builds("torch-2.9.1{}-cp312-cp312{}{}".format, st.sampled_from(
                         st.sampled_from([".whl", ".WHL", ".tar.gz"]))
 
 
-@settings(max_examples=500, deadline=None)
+@equivalence(500)
 @given(st.lists(st.tuples(st.one_of(st.none(), WHEEL_NAMES), st.sampled_from(["", "a/"]), st.booleans(),
                           WHEEL_NAMES, st.sampled_from(["", "?x=1", "#sha256=" + "c" * 64])), max_size=6))
 def test_the_platform_prefilter_passes_over_only_what_the_wheel_reading_drops(entries: list) -> None:  # noqa: ANN001
@@ -330,7 +331,7 @@ def test_normal_wheel_names_read_as_packaging_reads_them() -> None:
     assert read > 0.9 * len(names)
 
 
-@settings(max_examples=500, deadline=None)
+@equivalence(500)
 @given(st.from_regex(r"[A-Za-z0-9_]{1,6}-[0-9]{1,3}(\.[0-9]{1,3}){0,3}(\+[a-zA-Z0-9]{1,4}(\.[0-9a-z]{1,3})?)?"
                      r"-(cp3[0-9]{1,2}|py3)(\.cp31[0-9])?-(none|abi3|cp3[0-9]{1,2}t?)-"
                      r"(manylinux_2_[0-9]{1,2}_x86_64|win_amd64|any)(\.manylinux2014_x86_64)?\.whl", fullmatch=True))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 
+from lanes import equivalence
 from resolve_cases import TEST_MATRIX
 from torch_install.machine import Machine
 from torch_install.resolver import Request
@@ -17,7 +18,7 @@ RELEASE = st.lists(st.integers(0, 12), min_size=1, max_size=4).map(lambda n: "."
 SUFFIX = st.sampled_from(["", "", "rc1", "a2", ".post1", ".dev0", "+cu128", "+cpu", ".0", ".0.0", "rc1+cu128"])
 
 
-@settings(max_examples=800, deadline=None)
+@equivalence(800)
 @given(RELEASE, RELEASE, SUFFIX)
 def test_a_pinned_release_matches_what_packaging_matches(pinned: str, release: str, suffix: str) -> None:
     version = release + suffix
@@ -56,7 +57,7 @@ REQUEST_TEXTS = st.builds("{}{}{}{}{}".format, st.sampled_from(["", " ", "\t", "
                           st.sampled_from(["", " ", "\t", "\n", "\u2028"]))
 
 
-@settings(max_examples=400, deadline=None)
+@equivalence(400)
 @given(st.lists(REQUEST_TEXTS, min_size=1, max_size=3))
 def test_a_request_read_without_packaging_reads_as_packaging_reads_it(texts: list[str]) -> None:
     """Bare names and pinned releases are read by patterns (no constraint given); with a constraint the same

@@ -9,9 +9,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from lanes import equivalence
 from torch_install.cli import main
 from torch_install.errors import InputError
 from torch_install.project.gather import gather
@@ -237,7 +238,7 @@ def test_plan_reads_the_project_here_with_its_extra(tmp_path: Path, monkeypatch:
     assert "give --project too" in capsys.readouterr().err
 
 
-@settings(max_examples=300, deadline=None)
+@equivalence(300)
 @given(st.from_regex(r"[A-Za-z][A-Za-z0-9_.-]{0,8}[A-Za-z0-9](\[[a-z]{1,5}\])?((==|!=|<=|>=|<|>|~=)[0-9]{1,2}(\.[0-9]{1,2})"
                      r"{1,2}(rc1|\.post1|\.dev2)?(,(<|>=)[0-9](\.[0-9])?)?)?", fullmatch=True))
 def test_the_fast_reading_of_a_plain_requirement_agrees_with_packaging(text: str) -> None:
@@ -249,7 +250,7 @@ def test_the_fast_reading_of_a_plain_requirement_agrees_with_packaging(text: str
     assert requirement_name(text, "test") == canonical_name(Requirement(text).name)
 
 
-@settings(max_examples=1500, deadline=None)
+@equivalence(1500)
 @given(st.text(alphabet="aAbBrRcCpPoOsStTdDeEvV0123456789.<>=!~,[]* -_+\t\n", max_size=24))
 def test_what_the_fast_path_reads_packaging_reads_the_same(text: str) -> None:
     from packaging.requirements import InvalidRequirement, Requirement
