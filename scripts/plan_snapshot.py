@@ -1,13 +1,17 @@
-"""Write the output of many plan/detect/doctor runs to a directory, one file per case, so two versions of the
-code can be compared byte for byte (``diff -r before after``).
+"""The output of many plan and detect runs, one file per case: the snapshot ``tests/test_plan_snapshot.py`` holds
+the code to (``tests/fixtures/plan-snapshot/``), and a way to compare two versions of the code byte for byte.
 
-    python scripts/plan_snapshot.py OUT_DIR            # every case
-    python scripts/plan_snapshot.py OUT_DIR --list     # only the case names
+    python scripts/plan_snapshot.py tests/fixtures/plan-snapshot   # refresh the snapshot (a change meant)
+    python scripts/plan_snapshot.py OUT_DIR                        # write every case to OUT_DIR
+    python scripts/plan_snapshot.py OUT_DIR --list                 # only the case names
 
 Cases: every sysroot fixture in every plan format and with a few requests (companions, a pin, nightly,
 container mode), ``detect --json`` of each fixture, and a table of machines given by flags (GPU names, drivers,
 platforms) in text and JSON. Each file holds the exit code, then stdout, then stderr. Runs in-process through
-the CLI's ``main``; the machine this runs on only matters for plans that assume platform fields from it.
+the CLI's ``main``, on a fixed machine: a machine given by flags takes its assumed platform fields from the
+``cpu-x86_64`` fixture (``HOST``), and every case runs with a bare environment (no variable of the user's, the
+default index none) in an empty working directory, so the output is the same on every machine. Writing OUT_DIR
+replaces its case files and removes those of cases that no longer exist.
 """
 
 from __future__ import annotations
@@ -17,10 +21,13 @@ import contextlib
 import io
 import os
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSROOTS = ROOT / "tests" / "fixtures" / "sysroots"
+HOST = SYSROOTS / "cpu-x86_64"  # "this machine" of the cases that describe a machine by flags
 PLAN_FORMATS = ("text", "json", "pip", "uv", "url", "requirements", "pyproject", "dockerfile", "variant-env")
 REQUESTS = (("torch",), ("torch", "torchvision", "torchaudio"), ("torch<2.10",), ("torch==2.15.0",))
 LINUX = ["--os", "linux", "--arch", "x86_64", "--python", "3.12"]
@@ -69,11 +76,37 @@ def cases() -> dict[str, list[str]]:
             out[f"plan-{name}-req{i}"] = ["plan", *request, "--sysroot", str(sysroot), "--format", "json"]
         out[f"plan-{name}-nightly"] = ["plan", "--channel", "nightly", "--sysroot", str(sysroot)]
         out[f"plan-{name}-container"] = ["plan", "--for-container", "--variant", "cpu", "--sysroot", str(sysroot)]
+    host = ["--sysroot", str(HOST)]
     for name, flags in FLAG_MACHINES.items():
         for i, request in enumerate(FLAG_REQUESTS):
-            out[f"flags-{name}-req{i}"] = ["plan", *request, *flags]
-        out[f"flags-{name}-json"] = ["plan", *flags, "--format", "json"]
+            out[f"flags-{name}-req{i}"] = ["plan", *request, *flags, *host]
+        out[f"flags-{name}-json"] = ["plan", *flags, "--format", "json", *host]
     return out
+
+
+@contextlib.contextmanager
+def _fixed_environment() -> Iterator[None]:
+    """A bare environment (PATH kept, HOME and the cache in a new directory, the default index none) and that
+    directory as the working directory, for the cases' run; the caller's are put back after."""
+    saved, cwd = dict(os.environ), os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.clear()
+        os.environ.update({"PATH": saved.get("PATH", ""), "HOME": tmp, "LANG": "C.UTF-8",
+                           "TORCH_INSTALL_DEFAULT_INDEX": "none",
+                           "TORCH_INSTALL_CACHE_DIR": os.path.join(tmp, "cache")})
+        os.chdir(tmp)
+        try:
+            yield
+        finally:
+            os.chdir(cwd)
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def outputs() -> dict[str, str]:
+    """Case name -> its output (exit code, stdout, stderr), the checkout's path written ``<repo>``."""
+    with _fixed_environment():
+        return {name: run(argv).replace(str(ROOT), "<repo>") for name, argv in cases().items()}
 
 
 def run(argv: list[str]) -> str:
@@ -97,11 +130,13 @@ def main() -> int:
     if args.list:
         print("\n".join(table))
         return 0
-    os.environ.setdefault("TORCH_INSTALL_CACHE_DIR", str(args.out / ".cache"))
+    written = outputs()
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, argv in table.items():
-        (args.out / f"{name}.txt").write_text(run(argv).replace(str(ROOT), "<repo>"), encoding="utf-8")
-    print(f"{len(table)} cases written to {args.out}", file=sys.stderr)
+    for stale in set(args.out.glob("*.txt")) - {args.out / f"{name}.txt" for name in written}:
+        stale.unlink()
+    for name, text in written.items():
+        (args.out / f"{name}.txt").write_text(text, encoding="utf-8")
+    print(f"{len(written)} cases written to {args.out}", file=sys.stderr)
     return 0
 
 
