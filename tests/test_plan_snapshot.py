@@ -8,25 +8,17 @@ and the snapshot's diff shows what changed, case by case."""
 from __future__ import annotations
 
 import difflib
-import importlib.util
 from pathlib import Path
-from types import ModuleType
+
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = ROOT / "tests" / "fixtures" / "plan-snapshot"
 REFRESH = "python scripts/plan_snapshot.py tests/fixtures/plan-snapshot"
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("plan_snapshot", ROOT / "scripts" / "plan_snapshot.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_every_case_prints_what_the_snapshot_holds() -> None:
-    now = _script().outputs()
+    now = load_script("plan_snapshot").outputs()
     held = {path.stem: path.read_text(encoding="utf-8") for path in SNAPSHOT.glob("*.txt")}
     changed = sorted(name for name in now.keys() & held.keys() if now[name] != held[name])
     new, gone = sorted(now.keys() - held.keys()), sorted(held.keys() - now.keys())
@@ -38,7 +30,7 @@ def test_every_case_prints_what_the_snapshot_holds() -> None:
 
 
 def test_the_snapshot_covers_every_fixture_and_format() -> None:
-    script = _script()
+    script = load_script("plan_snapshot")
     names = set(script.cases())
     sysroots = [p.name for p in script.SYSROOTS.iterdir() if p.is_dir()]
     assert len(names) > 400 and all(f"plan-{s}-{f}" in names for s in sysroots for f in script.PLAN_FORMATS)

@@ -5,13 +5,11 @@ and doctored: the recipe of docs/architecture.md, "Adding a vendor", run."""
 from __future__ import annotations
 
 import copy
-import importlib.util
 import inspect
 import json
 import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -20,6 +18,7 @@ from jsonschema import Draft202012Validator
 from doctor_cases import codes, interpreter
 from hook_kinds import hook_kinds
 from schemas import schema_of
+from script_modules import load_script
 from sysroot import FIXTURES, PCI_3D, PCI_HOST, SysrootBuilder, host_facts
 from torch_install import vendors
 from torch_install.cli import main
@@ -162,14 +161,6 @@ REFERENCE = ROOT / "scripts" / "reference" / "torch-matrix.json"
 LINUX_FLAGS = ("--os", "linux", "--arch", "x86_64", "--python", "3.12")
 
 
-def _build_matrix() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_matrix", ROOT / "scripts" / "build_matrix.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def acme_matrix_data() -> dict[str, Any]:
     """The matrix build (scripts/build_matrix.py) run on the reference's newest release with Acme's build added as
@@ -178,7 +169,7 @@ def acme_matrix_data() -> dict[str, Any]:
     newest = copy.deepcopy(max(reference["releases"], key=lambda r: tuple(map(int, r["version"].split(".")))))
     newest["index_variants"]["linux_x86_64"].append("npu31")
     newest["targets"] = {"npu31": {"arches": ["n1", "n2"], "confidence": "verified", "sources": ["acme release notes"]}}
-    built: dict[str, Any] = _build_matrix().build({**reference, "releases": [newest]})
+    built: dict[str, Any] = load_script("build_matrix").build({**reference, "releases": [newest]})
     return built
 
 
