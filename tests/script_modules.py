@@ -1,18 +1,22 @@
-"""A script of ``scripts/`` loaded as a module, for the tests that run its functions in-process."""
+"""The project's scripts (scripts/*.py) as modules, for tests that call their functions."""
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 from types import ModuleType
 
-SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
-def load_script(name: str) -> ModuleType:
-    """``scripts/<name>.py`` as a module (run afresh on each call)."""
+def script(name: str) -> ModuleType:
+    """scripts/<name>.py, loaded once per process."""
+    if name in sys.modules:
+        return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
+    assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from script_modules import load_script
+from script_modules import script
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = ROOT / "tests" / "fixtures" / "plan-snapshot"
@@ -18,7 +18,7 @@ REFRESH = "python scripts/plan_snapshot.py tests/fixtures/plan-snapshot"
 
 
 def test_every_case_prints_what_the_snapshot_holds() -> None:
-    now = load_script("plan_snapshot").outputs()
+    now = script("plan_snapshot").outputs()
     held = {path.stem: path.read_text(encoding="utf-8") for path in SNAPSHOT.glob("*.txt")}
     changed = sorted(name for name in now.keys() & held.keys() if now[name] != held[name])
     new, gone = sorted(now.keys() - held.keys()), sorted(held.keys() - now.keys())
@@ -30,7 +30,7 @@ def test_every_case_prints_what_the_snapshot_holds() -> None:
 
 
 def test_the_snapshot_covers_every_fixture_and_format() -> None:
-    script = load_script("plan_snapshot")
-    names = set(script.cases())
-    sysroots = [p.name for p in script.SYSROOTS.iterdir() if p.is_dir()]
-    assert len(names) > 400 and all(f"plan-{s}-{f}" in names for s in sysroots for f in script.PLAN_FORMATS)
+    snapshot = script("plan_snapshot")
+    names = set(snapshot.cases())
+    sysroots = [p.name for p in snapshot.SYSROOTS.iterdir() if p.is_dir()]
+    assert len(names) > 400 and all(f"plan-{s}-{f}" in names for s in sysroots for f in snapshot.PLAN_FORMATS)

@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from doctor_cases import codes, interpreter
 from hook_kinds import hook_kinds
 from schemas import schema_of
-from script_modules import load_script
+from script_modules import script
 from sysroot import FIXTURES, PCI_3D, PCI_HOST, SysrootBuilder, host_facts
 from torch_install import vendors
 from torch_install.cli import main
@@ -169,7 +169,7 @@ def acme_matrix_data() -> dict[str, Any]:
     newest = copy.deepcopy(max(reference["releases"], key=lambda r: tuple(map(int, r["version"].split(".")))))
     newest["index_variants"]["linux_x86_64"].append("npu31")
     newest["targets"] = {"npu31": {"arches": ["n1", "n2"], "confidence": "verified", "sources": ["acme release notes"]}}
-    built: dict[str, Any] = load_script("build_matrix").build({**reference, "releases": [newest]})
+    built: dict[str, Any] = script("build_matrix").build({**reference, "releases": [newest]})
     return built
 
 
