@@ -40,9 +40,10 @@ def test_the_registry_decides_every_vendor_part_of_the_schemas() -> None:
     registry's."""
     files = {p.name: p.read_text(encoding="utf-8") for p in PACKAGE.rglob("*.schema.json")}
     placeholders = {name for text in files.values() for name in json.loads(text).get("$defs", {})}
-    assert {"variant", "vendor", "vendor_namespaces"} <= placeholders
+    assert {"variant", "vendor", "vendor_namespaces", "torch_family", "torch_family_others"} <= placeholders
     assert {name for name in placeholders if name.endswith("_variant")} <= set(registry_defs())
     assert [name for name, text in files.items() if "cu[0-9]" in text or "rocm[0-9]" in text] == []
+    assert [name for name, text in files.items() if '"torchvision", "torchaudio"' in text] == []  # the family
 
 
 @pytest.mark.parametrize("table", TABLES, ids=lambda p: str(p.relative_to(PACKAGE)))
