@@ -230,8 +230,8 @@ def test_a_revalidated_page_reuses_what_was_learnt_and_leaves_no_file_behind(htt
 
     httpserver.expect_request("/whl/torch/").respond_with_handler(handler)
     computed: list[int] = []
-    real = learn.facts_from_wheels
-    monkeypatch.setattr(learn, "facts_from_wheels", lambda *a, **k: computed.append(1) or real(*a, **k))
+    real = learn.facts_from_pages
+    monkeypatch.setattr(learn, "facts_from_pages", lambda *a, **k: computed.append(1) or real(*a, **k))
     base = httpserver.url_for("/whl")
     code, first, _ = _plan(base, profile)
     files_after_first = sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file())

@@ -193,8 +193,8 @@ def test_the_platform_prefilter_passes_over_only_what_the_wheel_reading_drops(en
 def test_a_page_of_more_distinct_tags_than_are_remembered_reads_each_wheel_by_its_own() -> None:
     """More distinct tag sets (plain and compressed), labels and data-* texts than a page's memos keep, in both
     forms: each wheel is read by its own."""
-    from torch_install.index.facts import facts_from_wheels
-    from torch_install.index.pages import MEMO_LIMIT
+    from torch_install.index.facts import facts_from_pages
+    from torch_install.index.pages import MEMO_LIMIT, PageWheels
     from torch_install.machine import Machine
     from torch_install.wheel_tags import target_tags
 
@@ -210,12 +210,14 @@ def test_a_page_of_more_distinct_tags_than_are_remembered_reads_each_wheel_by_it
     json_page = json.dumps({"files": [{"filename": n, "url": f"/f/{n}", "requires-python": f">=3.{i}"}
                                       for i, n in enumerate(names)]})
     machine = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35")
-    for files in (parse_simple_html(html.encode(), PAGE_URL, platforms),
-                  parse_simple_json(json_page.encode(), PAGE_URL, platforms)):
+    for body, content_type in ((html.encode(), "text/html"), (json_page.encode(), JSON_TYPE)):
+        files = parse_page(body, content_type, PAGE_URL, platforms)
         assert [f.requires_python for f in files] == [f">=3.{i}" for i in range(count)]
         wheels = parse_wheels(files, "torch", platforms)
         assert [(w.version, w.tags) for w in wheels] == [(f"2.9.{i % 3}", tags(i)) for i in range(count)]
-        facts = facts_from_wheels(wheels, target_tags(machine), "linux_x86_64", PAGE_URL, 0.0)
+        page = PageWheels(body, content_type, PAGE_URL, "torch", platforms)
+        assert [(release[0], tags) for release, tags, _ in page.rows] == [(w.version, w.tags) for w in wheels]
+        facts = facts_from_pages([page], target_tags(machine), "linux_x86_64", PAGE_URL, 0.0)
         assert {r.version: set(r.python) for r in facts.releases} == {
             f"2.9.{n}": {f"3.{i}" for i in range(count) if i % 3 == n} for n in range(3)}
         assert {r.version: r.glibc for r in facts.releases} == {"2.9.0": "2.28", "2.9.1": "2.28", "2.9.2": "2.28"}
@@ -350,7 +352,8 @@ def test_the_fast_reading_agrees_with_packaging_or_leaves_the_name_to_it(filenam
 ])
 def test_what_is_learnt_for_a_target_is_the_same_with_the_platform_prefilter(os_name: str, arch: str, python: str,
                                                                              extra: dict) -> None:
-    from torch_install.index.facts import facts_from_wheels
+    from torch_install.index.facts import facts_from_pages
+    from torch_install.index.pages import PageWheels
     from torch_install.machine import Machine
     from torch_install.wheel_tags import target_tags
 
@@ -359,9 +362,8 @@ def test_what_is_learnt_for_a_target_is_the_same_with_the_platform_prefilter(os_
     for form in ("html", "json"):
         body = (CAPTURED / f"torch.{form}").read_bytes()
         content_type = "text/html" if form == "html" else "application/vnd.pypi.simple.v1+json"
-        whole = facts_from_wheels(parse_wheels(parse_page(body, content_type, PAGE_URL), "torch"), target,
-                                  machine.platform or "", PAGE_URL, 0.0, unlabelled="default")
-        filtered = parse_page(body, content_type, PAGE_URL, target.platforms)
-        facts = facts_from_wheels(parse_wheels(filtered, "torch", target.platforms), target, machine.platform or "",
-                                  PAGE_URL, 0.0, unlabelled="default")
+        whole = facts_from_pages([PageWheels(body, content_type, PAGE_URL, "torch", None)], target,
+                                 machine.platform or "", PAGE_URL, 0.0, unlabelled="default")
+        facts = facts_from_pages([PageWheels(body, content_type, PAGE_URL, "torch", target.platforms)], target,
+                                 machine.platform or "", PAGE_URL, 0.0, unlabelled="default")
         assert facts == whole and whole.releases, (form, machine)

@@ -23,12 +23,11 @@ import zlib
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Mapping
+    from collections.abc import Callable, Mapping
     from os import PathLike
     from pathlib import Path
     from typing import Any
 
-    from .pages import IndexFile
 
 CACHE_DIR_ENV = "TORCH_INSTALL_CACHE_DIR"
 TTL_ENV = "TORCH_INSTALL_INDEX_TTL"
@@ -90,10 +89,11 @@ class CacheEntry:
         except OSError:
             return None
 
-    def files(self, platforms: Collection[str] | None = None) -> tuple[IndexFile, ...] | None:
-        """The page's wheel files (of ``platforms`` only, when given), or None when the page is unreadable or
-        corrupt (then warned about and removed)."""
-        from .pages import IndexUnavailable, parse_page
+    def read(self, use: Callable[[bytes, str], Any]) -> Any:
+        """``use(the page's bytes, its content type)``, or None when the page is unreadable or corrupt, or ``use``
+        finds it is no page (then warned about and removed). ``use`` reads what it needs of the page before it
+        returns, so the page is known good when it does."""
+        from .pages import IndexUnavailable
 
         try:
             data = _read(self._page_path, MAX_PAGE)
@@ -101,7 +101,7 @@ class CacheEntry:
                 raise _Unusable("missing")
             if zlib.crc32(data) != self._page_crc:
                 raise _Unusable("checksum mismatch")
-            return tuple(parse_page(data, self.content_type, self.url, platforms))
+            return use(data, self.content_type)
         except (_Unusable, IndexUnavailable) as exc:
             if self._cache is not None:
                 why = str(exc).removeprefix(f"{self.url}: ")

@@ -26,13 +26,13 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from urllib.parse import urljoin
 
 from ..errors import InputError
 from ..records import Record
 from ..versions import small_int
-from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, iter_page, lists_wheels_of
+from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, PageWheels, lists_wheels_of, parse_page
 from .urls import project_url, transport_allowed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -238,29 +238,27 @@ class Listing:
     """One project page, and where it came from. Its files are read (from the fetched bytes, or the cache) when
     asked for, for the platforms asked for, once each."""
 
-    def __init__(self, url: str, fetched_at: float,
-                 source: Callable[[Collection[str] | None], Iterable[IndexFile]], content: str | None = None,
-                 stale: bool = False, error: str | None = None) -> None:
+    def __init__(self, url: str, fetched_at: float, read: Callable[[Callable[[bytes | bytearray, str], Any]], Any],
+                 content: str | None = None, stale: bool = False, error: str | None = None) -> None:
         self.url = url
         self.fetched_at = fetched_at  # epoch seconds of the last successful fetch or revalidation
         self.content = content  # what the page holds (cache.CacheEntry.content); None without a cache
         self.stale = stale  # served from cache after a failed refresh
         self.error = error  # why the refresh failed, when stale
-        self._source = source
-        self._read: dict[frozenset[str] | None, tuple[IndexFile, ...]] = {}
+        self.read = read  # read(use): use(the page's bytes, its content type), once the page is at hand
+        self._files: dict[frozenset[str] | None, tuple[IndexFile, ...]] = {}
 
     def files(self, platforms: Collection[str] | None = None) -> tuple[IndexFile, ...]:
         """The page's wheel files; with ``platforms``, only the wheels for those platform tags."""
         key = None if platforms is None else frozenset(platforms)
-        if key not in self._read:
-            self._read[key] = tuple(self._source(key))
-        return self._read[key]
+        if key not in self._files:
+            self._files[key] = self.read(lambda body, content_type: tuple(parse_page(body, content_type, self.url,
+                                                                                     key)))
+        return self._files[key]
 
-    def stream(self, platforms: Collection[str] | None = None) -> Iterable[IndexFile]:
-        """The files ``files`` gives, read one at a time as they are used and not kept (unless already read): for
-        one pass over a large page."""
-        key = None if platforms is None else frozenset(platforms)
-        return self._read[key] if key in self._read else self._source(key)
+    def wheels(self, project: str, platforms: Collection[str] | None = None) -> PageWheels:
+        """The page's wheels of ``project`` for ``platforms``, as online mode reads them (``pages.PageWheels``)."""
+        return self.read(lambda body, content_type: PageWheels(body, content_type, self.url, project, platforms))
 
 
 class IndexClient:
@@ -311,23 +309,23 @@ class IndexClient:
         content = self.cache.put(url, page.body, page.content_type, page.etag, page.last_modified, now) \
             if self.cache else None
         body, content_type = page.body, page.content_type
-        return Listing(url, now, lambda platforms: iter_page(body, content_type, url, platforms), content)
+        return Listing(url, now, lambda use: use(body, content_type), content)
 
     def _cached(self, entry: CacheEntry, project: str, stale: str | None = None) -> Listing:
         """A listing served from ``entry``; its page, if it turns out corrupt when read (warned about and
         removed), is fetched again (or, offline, the page is unavailable)."""
 
-        def files(platforms: Collection[str] | None) -> tuple[IndexFile, ...]:
-            read = entry.files(platforms)
-            if read is not None:
-                return read
+        def read(use: Callable[[bytes | bytearray, str], Any]) -> Any:
+            found = entry.read(use)
+            if found is not None:
+                return found
             if self.offline:
                 raise IndexUnavailable(f"{entry.url}: the cached copy is corrupt, and --offline forbids the network")
             page = self.fetcher.get(entry.url)
             self._check(page, entry.url, project)
-            return self._stored(entry.url, page).files(platforms)
+            return self._stored(entry.url, page).read(use)
 
-        return Listing(entry.url, entry.fetched_at, files, entry.content, stale=stale is not None, error=stale)
+        return Listing(entry.url, entry.fetched_at, read, entry.content, stale=stale is not None, error=stale)
 
 
 def fetch_settings(env: Mapping[str, str] | None = None) -> dict[str, Any]:

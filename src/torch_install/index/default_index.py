@@ -63,8 +63,7 @@ def learn_default(client: IndexClient, machine: Machine, newer_than: str | None 
     its project page (PEP 691 JSON, else PEP 503). Cached like the PyTorch index's facts. Raises IndexUnavailable
     when neither network nor cache can say."""
     from ..wheel_tags import target_tags
-    from .facts import facts_from_wheels, facts_learnt_from, facts_to_json, is_learnt_record, latest_key
-    from .pages import parse_wheels
+    from .facts import facts_from_pages, facts_learnt_from, facts_to_json, is_learnt_record, latest_key
 
     listing = client.listing("torch")
     pages = {listing.url: listing.content}
@@ -73,9 +72,8 @@ def learn_default(client: IndexClient, machine: Machine, newer_than: str | None 
     facts = facts_learnt_from(stored, pages, newer_than=newer_than)
     if facts is None:
         target = target_tags(machine)
-        wheels = parse_wheels(listing.files(target.platforms), "torch", target.platforms)
-        facts = facts_from_wheels(wheels, target, machine.platform or "", client.base,
-                                  listing.fetched_at, unlabelled="default")
+        facts = facts_from_pages([listing.wheels("torch", target.platforms)], target, machine.platform or "",
+                                 client.base, listing.fetched_at, unlabelled="default")
         facts = _with_default_builds(client, facts, machine, newer_than)
         if client.cache and listing.content:
             client.cache.put_derived(key, {"pages": pages, "newer_than": newer_than, "facts": facts_to_json(facts)})

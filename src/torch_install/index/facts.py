@@ -16,9 +16,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from typing import Any
 
-if TYPE_CHECKING:  # the page module (dataclasses, urllib.parse) is not imported on a warm lookup
+if TYPE_CHECKING:  # the page module (urllib.parse) is not imported on a warm lookup
     from ..machine import Machine
-    from .pages import Wheel
+    from .pages import IndexFile, PageWheels
 
 FACTS_FORMAT = 1
 
@@ -49,68 +49,104 @@ class IndexFacts(Record):
         return next((r for r in self.releases if r.version == version), None)
 
 
-def facts_from_wheels(wheels: Iterable[Wheel], target: TargetTags, platform: str, base: str, fetched_at: float,
-                      pre_releases: bool = False, unlabelled: str | None = None) -> IndexFacts:
-    """Group the wheels matching the target's tags by release; pre-/dev releases only when asked for.
+def facts_from_pages(pages: Iterable[PageWheels], target: TargetTags, platform: str, base: str,
+                     fetched_at: float, pre_releases: bool = False, unlabelled: str | None = None) -> IndexFacts:
+    """Group the wheels of ``pages`` matching the target's tags by release; pre-/dev releases only when asked for.
 
     A release with wheels for the platform but none for the target's Python is kept with the variants and
     Pythons it does have (so the resolver can say "no wheels for Python 3.11 (has 3.12)"); its Python list
     lacks the target's, so it is never chosen. ``unlabelled``: the variant of wheels without a local label (the
-    default index's: "default"), else those are skipped off macOS."""
+    default index's: "default"), else those are skipped off macOS. A file's record is read only for the first
+    wheels of a release that match the target (its URL, and its requires-python)."""
     from packaging.version import InvalidVersion, Version  # only when pages are parsed, not on a warm lookup
 
     from .pages import Memo
 
-    def is_prerelease(version: str) -> bool | None:  # None: not a version
+    def build(release: tuple[str, str]) -> _Build | None:
+        """The build of a (version, label), or None when it is not learnt (a pre-release, no variant)."""
+        version, label = release
         try:
-            return Version(version).is_prerelease
+            if Version(version).is_prerelease and not pre_releases:
+                return None
         except InvalidVersion:
             return None
-
-    found: dict[str, dict[str, Any]] = {}
-    wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
-    # a page repeats a few versions, labels and tag sets over its thousands of files: each is read once
-    prerelease = Memo(is_prerelease)
-    variants = Memo(lambda label: variant_of_label(label, platform))
-    tag_sets = Memo(lambda tags: _tag_facts(tags, target))  # None: not of the target's platforms
-    for wheel in wheels:
-        said = tag_sets[wheel.tags]
-        if said is None:
-            continue
-        version = wheel.version
-        pre = prerelease[version]
-        if pre is None or (pre and not pre_releases):
-            continue
-        label = wheel.label
-        variant = unlabelled if unlabelled and not label else variants[label]
+        variant = unlabelled if unlabelled and not label else variant_of_label(label, platform)
         if variant is None:
-            continue
+            return None
         entry = found.get(version)
         if entry is None:
-            entry = found[version] = {"variants": set(), "python": set(), "rp": None, "glibc": set(), "macos": set(),
-                                      "any_python": set()}
-        entry["any_python"].add(variant)
-        pythons, floors, matches = said
-        entry["python"].update(pythons)
-        for kind, floor in floors:
-            entry[kind].add(floor)
-        if matches:
-            entry["variants"].add(variant)
-            entry["rp"] = entry["rp"] or wheel.file.requires_python
-            entry["url"] = entry.get("url") or wheel.file.url
-    releases = []
-    for version in sorted(found, key=Version, reverse=True):
-        entry = found[version]
-        if not entry["variants"]:
-            if not wanted or not entry["python"] or entry["python"] & wanted:
+            entry = found[version] = _Release()
+        made = _Build(entry, variant)
+        entry.builds.append(made)
+        return made
+
+    found: dict[str, _Release] = {}
+    wanted = {python_of_tag(t) for t in target.tags if t.split("-")[1].startswith("cp")} if target.tags else set()
+    # a page repeats a few releases and tag sets over its thousands of files: each is read once
+    builds = Memo(build)
+    tag_sets = Memo(lambda tags: _tag_facts(tags, target))  # None: not of the target's platforms
+    for page in pages:
+        file_of = page.file
+        if isinstance(page.rows, list):  # a large page has more releases (which its rows hold anyway)
+            builds.limit = max(builds.limit, len(page.rows))
+        for release, tags, ref in page.rows:
+            said = tag_sets[tags]
+            if said is None:
                 continue
-            entry["variants"] = entry["any_python"]  # gated out by Python: only its message uses them
-        glibc = "{}.{}".format(*min(entry["glibc"])) if entry["glibc"] else None
-        macos = "{}.{}".format(*min(entry["macos"])) if entry["macos"] else None
-        pythons = tuple(sorted(entry["python"], key=python_sort_key))
-        releases.append(ReleaseFacts(version, tuple(sorted(entry["variants"], key=variant_order)), pythons,
-                                     entry["rp"], glibc, macos, wheel_url=entry.get("url")))
-    return IndexFacts(base, tuple(releases), fetched_at)
+            made = builds[release]
+            if made is None:
+                continue
+            made.tags.add(said)
+            if said.matches and made.release.wants_file:
+                made.release.read(file_of(ref))
+    facts = []
+    for version in sorted(found, key=Version, reverse=True):
+        facts += [entry] if (entry := found[version].facts(version, wanted)) else []
+    return IndexFacts(base, tuple(facts), fetched_at)
+
+
+class _Release:
+    """What the wheels of one release read so far say: its builds, and the URL and requires-python of the first
+    of its wheels that match the target."""
+
+    __slots__ = ("builds", "requires_python", "url", "wants_file")
+
+    def __init__(self) -> None:
+        self.builds: list[_Build] = []
+        self.requires_python: str | None = None
+        self.url: str | None = None
+        self.wants_file = True  # until both are known
+
+    def read(self, file: IndexFile) -> None:
+        self.url = self.url or file.url
+        self.requires_python = self.requires_python or file.requires_python
+        self.wants_file = self.url is None or self.requires_python is None
+
+    def facts(self, version: str, wanted: set[str | None]) -> ReleaseFacts | None:
+        """The release's facts, or None when none of its wheels is for the target (nor only for another Python)."""
+        tags = {said for build in self.builds for said in build.tags}
+        pythons = {python for said in tags for python in said.pythons}
+        variants = {build.variant for build in self.builds if any(said.matches for said in build.tags)}
+        if not variants:
+            if not wanted or not pythons or pythons & wanted:
+                return None
+            variants = {build.variant for build in self.builds if build.tags}  # gated out by Python: for its message
+        glibc = [floor for said in tags for kind, floor in said.floors if kind == "glibc"]
+        macos = [floor for said in tags for kind, floor in said.floors if kind == "macos"]
+        return ReleaseFacts(version, tuple(sorted(variants, key=variant_order)),
+                            tuple(sorted(pythons, key=python_sort_key)), self.requires_python,
+                            "{}.{}".format(*min(glibc)) if glibc else None,
+                            "{}.{}".format(*min(macos)) if macos else None, wheel_url=self.url)
+
+
+class _Build:
+    """One (version, label) of a release: its variant, and the tag sets of its wheels for the target's platforms."""
+
+    __slots__ = ("release", "variant", "tags")
+
+    def __init__(self, release: _Release, variant: str) -> None:
+        self.release, self.variant = release, variant
+        self.tags: set[_TagFacts] = set()
 
 
 class _TagFacts(Record):

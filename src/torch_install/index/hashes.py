@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..errors import EnvironmentFailure, InputError
 from ..wheel_tags import target_tags
 from .client import make_client
-from .pages import IndexUnavailable, parse_wheels
+from .pages import IndexUnavailable
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -26,13 +26,14 @@ def wheel_hashes(client: IndexClient, machine: Machine, packages: Mapping[str, s
             raise InputError(f"--hashes: {name} has no pinned version in the plan")
         try:
             listing = client.listing(name)
-            wheels = parse_wheels(listing.files(target.platforms), name, target.platforms)
+            page = listing.wheels(name, target.platforms)
+            files = [page.file(ref) for (public, label), tags, ref in page.rows  # records of the pinned files only
+                     if (f"{public}+{label}" if label else public) == version
+                     and (tags & target.tags if target.tags is not None
+                          else any(t.rsplit("-", 1)[-1] in target.platforms for t in tags))]
         except IndexUnavailable as exc:
             raise EnvironmentFailure(f"--hashes: {exc}") from None
-        digests = sorted({w.file.sha256 for w in wheels
-                          if w.full_version == version and w.file.sha256
-                          and (w.tags & target.tags if target.tags is not None
-                               else any(t.rsplit("-", 1)[-1] in target.platforms for t in w.tags))})
+        digests = sorted({file.sha256 for file in files if file.sha256})
         if not digests:
             raise EnvironmentFailure(f"--hashes: {listing.url} lists no {name} {version} wheel with a sha256 "
                                      "for the target's platform and Python")

@@ -20,7 +20,7 @@ from .cache import IndexCache
 from .facts import (
     IndexFacts,
     facts_from_json,
-    facts_from_wheels,
+    facts_from_pages,
     facts_learnt_from,
     facts_to_json,
     is_learnt_record,
@@ -83,8 +83,6 @@ def _listings(client: IndexClient, matrix: Matrix, platform: str) -> list[Listin
 
 def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = "stable") -> IndexFacts:
     """What the index offers this target. Raises IndexUnavailable when neither network nor cache can say."""
-    from .pages import iter_wheels
-
     platform = machine.platform or ""
     listings = _listings(client, matrix, platform)
     stale = next((listing.error for listing in listings if listing.stale), None)
@@ -96,9 +94,8 @@ def learn(client: IndexClient, machine: Machine, matrix: Matrix, channel: str = 
     facts = facts_learnt_from(stored, pages)  # the pages are unchanged (a 304, or fresh): reuse what was learnt
     if facts is None:
         target = target_tags(machine)
-        wheels = (w for listing in listings  # one pass, one wheel at a time: a large page is never all in memory
-                  for w in iter_wheels(listing.stream(target.platforms), PROJECT, target.platforms))
-        facts = facts_from_wheels(wheels, target, platform, client.base, fetched_at, pre)
+        wheels = (listing.wheels(PROJECT, target.platforms) for listing in listings)  # one page at a time
+        facts = facts_from_pages(wheels, target, platform, client.base, fetched_at, pre)
         if client.cache and all(pages.values()):
             client.cache.put_derived(key, {"pages": pages, "facts": facts_to_json(facts)})
     return facts._replace(fetched_at=fetched_at, stale_error=stale, pages=tuple(pages))

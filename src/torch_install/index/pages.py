@@ -7,13 +7,17 @@ wheel whose file name carries none of them is passed over by a string test befor
 What a page costs in memory is its bytes and the wheel files kept, whatever else it holds; a page of more than
 ``MAX_PAGE_ENTRIES`` entries is refused. ``parse_wheels`` reads file names in packaging's normal form by string
 operations (checked against packaging by the tests), any other through packaging.
+
+Online mode reads a page's wheels as ``PageWheels``: a page of the common shape (the anchors or the one layout of
+entry that index servers write, file names in normal form) by one pattern that reads each file name's release and
+tags where it finds them, a file's record (URL, sha256, requires-python) made only for the files asked for; any
+other anchor or entry by the general reading, to the same answer (tests/test_page_wheels.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
 
@@ -32,6 +36,7 @@ MAX_PAGE_ENTRIES = 500_000  # wheel anchors of an HTML page, entries of a JSON p
 MAX_ENTRY_BYTES = 64 * 1024  # a JSON file entry larger than this is no file of an index
 MAX_DEPTH = 512  # JSON nesting outside the file entries
 MEMO_LIMIT = 1024  # distinct keys a Memo keeps
+PAGE_BYTES_PER_KEY = 2048  # and on a large page, one per this many of its bytes
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -47,18 +52,25 @@ class IndexUnavailable(EnvironmentFailure):
 
 class Memo(dict):  # keys and values of any type, as each use has them
     """What a page repeats over its thousands of files (tag sets, labels, data-* attribute texts): ``compute`` of a
-    key is worked out once. At most ``MEMO_LIMIT`` keys are kept, so a page whose every file differs costs no more
-    memory; past that, each is worked out again."""
+    key is worked out once. At most ``limit`` keys are kept (``MEMO_LIMIT``, or one per ``PAGE_BYTES_PER_KEY``
+    bytes of a large page), so a page whose every file differs costs little more memory than its bytes; past that,
+    each is worked out again."""
 
-    def __init__(self, compute: Callable[[Any], Any]) -> None:
+    def __init__(self, compute: Callable[[Any], Any], limit: int = MEMO_LIMIT) -> None:
         super().__init__()
         self.compute = compute
+        self.limit = limit
 
     def __missing__(self, key: Any) -> Any:
         value = self.compute(key)
-        if len(self) < MEMO_LIMIT:
+        if len(self) < self.limit:
             self[key] = value
         return value
+
+
+def memo_limit(size: int) -> int:
+    """How many keys a Memo of a page of ``size`` bytes keeps."""
+    return max(MEMO_LIMIT, size // PAGE_BYTES_PER_KEY)
 
 
 class IndexFile(Record):
@@ -163,26 +175,19 @@ _TAG = re.compile(rb"<a\s[^<>\"']*(?:(?:" + _QUOTED + rb")[^<>\"']*){0,64}>", re
 _ATTRIBUTE = re.compile(rb"([^\s\"'<>/=]+)(?:\s*=\s*(" + _QUOTED + rb"|[^\s\"'<>`]*))?")
 _DATA_ATTRIBUTE = re.compile(rb' (data-[a-z-]+)="([^"]*)"')
 # What is never markup: comments, and the text of scripts and styles.
-_HIDDEN = re.compile(rb"<!--|<(script|style)(?=[\s/>])", re.IGNORECASE)
+_HIDDEN_START = rb"!--|(?i:(script|style))(?=[\s/>])"  # after its "<"
+_HIDDEN = re.compile(b"<(?:" + _HIDDEN_START + b")")
+_HIDDEN_LONGEST = len(b"<script>")  # what a search for one that starts at a place reads of the page
 _HIDDEN_END = {b"script": re.compile(rb"</script", re.IGNORECASE), b"style": re.compile(rb"</style", re.IGNORECASE)}
 
 
-def _hidden_spans(body: bytes | bytearray) -> tuple[list[int], list[int]]:
-    """(starts, ends) of the comments, scripts and styles of a page, in order (an unclosed one runs to the end)."""
-    starts: list[int] = []
-    ends: list[int] = []
-    pos = 0
-    while (found := _HIDDEN.search(body, pos)) is not None:
-        if found[1]:
-            close = _HIDDEN_END[found[1].lower()].search(body, found.end())
-            end = close.end() if close else len(body)
-        else:
-            close_at = body.find(b"-->", found.end())
-            end = close_at + 3 if close_at >= 0 else len(body)
-        starts.append(found.start())
-        ends.append(end)
-        pos = end
-    return starts, ends
+def _hidden_end(body: bytes | bytearray, after: int, element: bytes | None) -> int:
+    """Where a comment (``element`` None) or a script or style opened before ``after`` ends."""
+    if element:
+        close = _HIDDEN_END[element.lower()].search(body, after)
+        return close.end() if close else len(body)
+    close_at = body.find(b"-->", after)
+    return close_at + 3 if close_at >= 0 else len(body)
 
 
 def _attributes(tag: bytes) -> dict[str, str | None]:
@@ -206,45 +211,74 @@ def _attributes(tag: bytes) -> dict[str, str | None]:
 def _html_files(data: bytes | bytearray, page_url: str, platforms: Collection[str] | None) -> Iterator[IndexFile]:
     """PEP 503 page: the anchors linking a ``.whl``, their ``#sha256=`` fragments, ``data-requires-python`` and
     ``data-yanked``. Anchors inside comments, scripts and styles are not links."""
-    links = _Links(page_url)
-    if data.count(b".whl") > MAX_PAGE_ENTRIES and sum(1 for _ in _WHEEL_ANCHOR.finditer(data)) > MAX_PAGE_ENTRIES:
-        raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")  # before building any
-    hidden_starts, hidden_ends = _hidden_spans(data) if _HIDDEN.search(data) else ([], [])
-    data_attributes = Memo(_data_attributes)  # a plain tag's data-* attributes, by its text
+    _check_anchor_count(data, page_url)
+    anchors = _Anchors(data, page_url, platforms)
     count = pos = 0
     search = _WHEEL_ANCHOR.search
     while (anchor := search(data, pos)) is not None:
-        at, pos = anchor.span()  # the search goes on after the tag: a "<a " in a value is no anchor
-        if hidden_starts:
-            i = bisect_right(hidden_starts, at) - 1
-            if i >= 0 and at < hidden_ends[i]:
-                continue
+        if anchors.hidden(anchor.start()):
+            pos = anchor.end()
+            continue
+        pos, wheel, item = anchors.read(anchor)  # the search goes on after the tag: a "<a " in a value is no anchor
+        if wheel:
+            count += 1
+            if count > MAX_PAGE_ENTRIES:
+                raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")
+        if item:
+            yield item
+
+
+def _check_anchor_count(data: bytes | bytearray, page_url: str) -> None:
+    """IndexUnavailable for a page of more than ``MAX_PAGE_ENTRIES`` wheel anchors, before building any."""
+    if data.count(b".whl") > MAX_PAGE_ENTRIES and sum(1 for _ in _WHEEL_ANCHOR.finditer(data)) > MAX_PAGE_ENTRIES:
+        raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")
+
+
+class _Anchors:
+    """Reads the anchors of one page, in order: where its comments, scripts and styles are (no anchor there is a
+    link; found as far as the anchors asked about), and what a plain anchor's data-* attributes say, each text
+    once."""
+
+    def __init__(self, data: bytes | bytearray, page_url: str, platforms: Collection[str] | None) -> None:
+        self.data, self.platforms = data, platforms
+        self.links = _Links(page_url)
+        self.data_attributes = Memo(_data_attributes)  # a plain tag's data-* attributes, by its text
+        self._searched = 0  # every comment, script or style that starts before this is known
+        self._hidden_end = 0  # where the last of them ends
+
+    def hidden(self, at: int) -> bool:
+        """Whether the anchor at ``at`` (after those asked about before) is inside a comment, a script or a style."""
+        while self._searched <= at:
+            found = _HIDDEN.search(self.data, self._searched, at + _HIDDEN_LONGEST)
+            if found is None or found.start() > at:
+                self._searched = at + 1 if found is None else found.start()
+                break
+            self._searched = self._hidden_end = _hidden_end(self.data, found.end(), found[1])
+        return at < self._hidden_end
+
+    def read(self, anchor: re.Match[bytes]) -> tuple[int, bool, IndexFile | None]:
+        """(where its tag ends, whether it links a ``.whl``, its file when of the platforms) for an anchor that
+        ``_WHEEL_ANCHOR`` found."""
         plain_href = anchor[1]
         if plain_href is not None:
+            end = anchor.end()
             href = plain_href.decode("utf-8", "replace")
-            attrs: dict[str, str | None] | None = None
+            attrs: Mapping[str, str | None] | None = None
         else:
-            tag = _TAG.match(data, at)
+            tag = _TAG.match(self.data, anchor.start())
             if tag is None:
-                continue
-            pos = tag.end()
+                return anchor.end(), False, None
+            end = tag.end()
             attrs = _attributes(tag[0])
             href = attrs.get("href") or ""
         name = href.partition("#")[0].partition("?")[0].strip()
         if not name.lower().endswith(".whl"):
-            continue
-        count += 1
-        if count > MAX_PAGE_ENTRIES:
-            raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")
-        if not platform_listed(name.rpartition("/")[2], platforms):
-            continue
+            return end, False, None
+        if not platform_listed(name.rpartition("/")[2], self.platforms):
+            return end, True, None
         if attrs is None:
-            found = data_attributes[anchor[2]]
-            item = links.file(href, found.get("data-requires-python"), "data-yanked" in found)
-        else:
-            item = links.file(href, attrs.get("data-requires-python"), "data-yanked" in attrs)
-        if item:
-            yield item
+            attrs = self.data_attributes[anchor[2]]
+        return end, True, self.links.file(href, attrs.get("data-requires-python"), "data-yanked" in attrs)
 
 
 def _data_attributes(text: bytes) -> dict[str, str]:
@@ -324,6 +358,11 @@ class _Json:
 
     def files(self, platforms: Collection[str] | None) -> Iterator[IndexFile]:
         """The page's wheel files (of ``platforms``), the whole page checked to be one JSON object."""
+        return self.walk(lambda: self.entries(platforms))
+
+    def walk(self, read_files: Callable[[], Iterator[Any]]) -> Iterator[Any]:
+        """What ``read_files`` yields from the ``files`` array (it starts at its ``[`` and leaves ``pos`` after its
+        ``]``), the whole page checked to be one JSON object."""
         if self.skip_space() != b"{"[0]:
             raise self.fail("not a PEP 691 project page (no 'files' list)")
         self.pos += 1
@@ -337,7 +376,7 @@ class _Json:
             name = key[0] if b"\\" not in key[0] else json.loads(key[0]).encode()
             if name in (b'"files"', b"files") and self.skip_space() == b"["[0]:
                 found_files = True
-                yield from self.entries(platforms)
+                yield from read_files()
             else:
                 self.skip_value()
             if self.skip_space() == b","[0]:
@@ -352,40 +391,49 @@ class _Json:
 
     def entries(self, platforms: Collection[str] | None) -> Iterator[IndexFile]:
         """The ``files`` array from its ``[``: each entry that is a file object naming a ``.whl`` (of
-        ``platforms``), decoded alone; every other entry skipped. One regular-expression match takes a file entry
-        and what follows it."""
+        ``platforms``), decoded alone; every other entry skipped."""
         links = _Links(self.page_url)
-        body, count = self.body, 0
-        self.pos += 1
-        if self.skip_space() == b"]"[0]:
-            self.pos += 1
-            return
-        pos = self.pos
-        while True:
+        pos = self.open_array()
+        count = 0
+        while pos >= 0:
             count += 1
             if count > MAX_PAGE_ENTRIES:
                 raise self.fail(f"lists more than {MAX_PAGE_ENTRIES:,} files")
-            entry = _ENTRY_THEN.match(body, pos)
-            if entry is not None:
-                text = entry[1]
-                if len(text) <= MAX_ENTRY_BYTES and (b".whl" in text or _WHL.search(text)) and _names_platform(
-                        text, platforms):
-                    item = _json_file(text, links)
-                    if item:
-                        yield item
-                pos = entry.end()
-                if entry[2] == b"]":
-                    break
-                continue
-            self.pos = pos
-            self.skip_value()  # an entry of another shape: never a file
-            after = self.skip_space()
-            pos = self.pos + 1
-            if after == b"]"[0]:
-                break
-            if after != b","[0]:
-                raise self.fail("not valid JSON (truncated)")
+            pos, item = self.entry(pos, links, platforms)
+            if item:
+                yield item
+
+    def open_array(self) -> int:
+        """Past the ``files`` array's ``[``: where its first entry is, or -1 (``pos`` past the ``]``) when empty."""
+        self.pos += 1
+        if self.skip_space() == b"]"[0]:
+            self.pos += 1
+            return -1
+        return self.pos
+
+    def entry(self, pos: int, links: _Links, platforms: Collection[str] | None) -> tuple[int, IndexFile | None]:
+        """The entry at ``pos`` (a file of ``platforms``, or None) and where the next one is: -1 (``pos`` past the
+        array's ``]``) after the last. One regular-expression match takes a file entry and what follows it."""
+        entry = _ENTRY_THEN.match(self.body, pos)
+        if entry is not None:
+            text = entry[1]
+            item = None
+            if len(text) <= MAX_ENTRY_BYTES and (b".whl" in text or _WHL.search(text)) and _names_platform(
+                    text, platforms):
+                item = _json_file(text, links)
+            if entry[2] == b"]":
+                self.pos = entry.end()
+                return -1, item
+            return entry.end(), item
         self.pos = pos
+        self.skip_value()  # an entry of another shape: never a file
+        after = self.skip_space()
+        self.pos += 1
+        if after == b"]"[0]:
+            return -1, None
+        if after != b","[0]:
+            raise self.fail("not valid JSON (truncated)")
+        return self.pos, None
 
 
 # A string's "-TAG.whl": the TAG after its last "-" (which may hold an escape or a percent-escape).
@@ -486,18 +534,16 @@ class Wheel(Record):
     tags: frozenset[str]  # "cp312-cp312-manylinux_2_28_x86_64", …
     file: IndexFile
 
-    @property
-    def full_version(self) -> str:
-        return f"{self.version}+{self.label}" if self.label else self.version
 
-
-# A wheel file name already in packaging's normal form (lower-case name, a release of plain numbers, a local label
-# of lower-case words and numbers without leading zeros, no build tag): read by string operations, to the same
-# answer packaging gives.
-_NORMAL_WHEEL = re.compile(r"([a-z0-9]+(?:_[a-z0-9]+)*)-((?:0|[1-9][0-9]*)(?:\.(?:0|[1-9][0-9]*))*)"
-                           r"(?:\+((?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*)"
-                           r"(?:\.(?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*))*))?"
-                           r"-([a-z0-9_.]+-[a-z0-9_.]+-[a-z0-9_.]+)\.whl")
+# A wheel file name already in packaging's normal form (lower-case name; a release of plain numbers, with an a, b or
+# rc pre-release, a post- and a dev-release in their canonical spelling; a local label of lower-case words and numbers
+# without leading zeros; no build tag): read by string operations, to the same answer packaging gives.
+_NUMBER = r"(?:0|[1-9][0-9]*)"
+_LABEL_PART = r"(?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*)"
+_RELEASE = (rf"({_NUMBER}(?:\.{_NUMBER})*(?:(?:a|b|rc){_NUMBER})?(?:\.post{_NUMBER})?(?:\.dev{_NUMBER})?)"
+            rf"(?:\+({_LABEL_PART}(?:\.{_LABEL_PART})*))?")
+_TAGS = r"[a-z0-9_.]+-[a-z0-9_.]+-[a-z0-9_.]+"
+_NORMAL_WHEEL = re.compile(rf"([a-z0-9]+(?:_[a-z0-9]+)*)-{_RELEASE}-({_TAGS})\.whl")
 
 
 def _normal_wheel(filename: str, tag_sets: Memo | None = None) -> tuple[str, str, str, frozenset[str]] | None:
@@ -530,25 +576,401 @@ def parse_wheels(files: Iterable[IndexFile], project: str, platforms: Collection
 def iter_wheels(files: Iterable[IndexFile], project: str, platforms: Collection[str] | None = None
                 ) -> Iterator[Wheel]:
     """``parse_wheels``'s wheels one at a time, as ``files`` yields them."""
-    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+    from packaging.utils import canonicalize_name
 
     wanted = canonicalize_name(project)
     tag_sets = Memo(_tag_set)
     for item in files:
-        filename = item.filename
-        if item.yanked or not filename.endswith(".whl"):
+        read = _read_wheel(item, wanted, platforms, tag_sets)
+        if read is not None:
+            yield Wheel(wanted, *read, item)
+
+
+def _read_wheel(item: IndexFile, wanted: str, platforms: Collection[str] | None, tag_sets: Memo
+                ) -> tuple[str, str, frozenset[str]] | None:
+    """(version, local label, tags) of a file that is a wheel of the project ``wanted`` (canonical) for
+    ``platforms`` and not yanked, else None."""
+    filename = item.filename
+    if item.yanked or not filename.endswith(".whl"):
+        return None
+    if platforms is not None and not _tag_listed(filename[:-4].rpartition("-")[2], platforms):
+        return None
+    normal = _normal_wheel(filename, tag_sets)
+    if normal is not None:
+        name, version, label, tags = normal
+    else:
+        from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+        try:
+            name, parsed, _build, tag_set = parse_wheel_filename(filename)
+        except (InvalidWheelFilename, ValueError):
+            return None
+        version, label, tags = parsed.public, parsed.local or "", frozenset(str(t) for t in tag_set)
+    return (version, label, tags) if name == wanted else None
+
+
+# ---- the common shape ------------------------------------------------------------------------------------------
+
+# What index servers write: every anchor ``<a href="PREFIX/NAME…">`` with double-quoted data-* attributes (HTML),
+# or one kind of entry object over and over (JSON), naming a wheel of the project in normal form. Such a page is
+# read by one pattern that takes a file name's release (version, local label) and tags as it finds the anchor or
+# entry; what they repeat (tag sets, releases, prefixes, attributes) is checked once, and a file's record (URL,
+# sha256, requires-python) is made only for the files asked for. A page of any other shape is read by the general
+# path above, to the same answer (tests/test_page_scan.py).
+
+Release = tuple  # (public version, local label): one object per distinct release of a page
+Row = tuple  # (Release, tags, ref): ref, the file's record or where on the page it is read from
+
+_COMMON_TAGS = re.compile(rf"{_TAGS}\.whl")
+_COMMON_RELEASE = re.compile(_RELEASE)
+_PLAIN_ATTRIBUTES = re.compile(rb'(?: data-[a-z-]+="[^"<>]*")*')
+_PLAIN_PROJECT = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_NAME_LIMIT = 255  # the longest file name a file record takes (``_Links.file``)
+
+
+def _common_anchor(project: str) -> re.Pattern[bytes]:
+    """An anchor of the common shape for ``project`` (a plain name): its href's head (directory, name, release),
+    the tags (to the end of the href) and its attributes; else any other anchor's start (4), or where a comment, a
+    script or a style starts (5, 6: which element). Only literals and single-character exclusions: one pass."""
+    name = re.escape(project.replace("-", "_").encode())
+    return re.compile(rb'<(?:a href="([^"]*/' + name + rb'-[^-]*)-([^"]*)"([^>]*)>|([aA]\s)|(' + _HIDDEN_START
+                      + rb"))")  # every branch after one "<": the search skips to each "<"
+
+
+class _Common:
+    """What one page's files repeat, each checked once (``Memo``): a tag text's tags (None: another platform;
+    False: not the common shape), a release text (None: not in normal form), a link's head (its directory, the
+    project's name and the release: the release, when a file record of the name is that name; else None) and an
+    anchor's attributes (True; None: yanked; False: another shape)."""
+
+    def __init__(self, page_url: str, project: str, platforms: Collection[str] | None, html: bool, size: int) -> None:
+        self.links = _Links(page_url)
+        self.name = f"{project.replace('-', '_')}-".encode()
+        self.probe = f"{project.replace('-', '_')}-0-py3-none-any.whl"
+        self.platforms = platforms
+        self.html = html
+        limit = memo_limit(size)
+        self.tags = Memo(self._tags, limit)
+        self.releases = Memo(lambda text: self._release(text, False), limit)
+        self.heads = Memo(self._head, limit)
+        self.attributes = Memo(self._attributes, limit)
+        self.limit = _NAME_LIMIT - len(project) - 2  # what a release and tags may take of a file name
+        self.tag_sets = Memo(_tag_set)  # for the general reading of a file
+
+    def _tags(self, text: bytes) -> frozenset[str] | None | bool:
+        """``cp312-cp312-manylinux_2_28_x86_64.whl``: its tags when of the platforms; None for another platform."""
+        if not text.isascii() or len(text) > self.limit // 2:
+            return False
+        name = text.decode()
+        if not _COMMON_TAGS.fullmatch(name):
+            return False
+        name = name[:-4]
+        if self.platforms is not None and not _tag_listed(name.rpartition("-")[2], self.platforms):
+            return None
+        return _tag_set(name)
+
+    def _release(self, text: bytes, in_url: bool) -> Release | None:
+        """``2.9.1+cu128`` (``%2B`` for ``+`` in a URL): (version, label), or None."""
+        if not text.isascii() or len(text) > self.limit // 2:
+            return None
+        release = text.decode()
+        if in_url:
+            release = release.replace("%2B", "+")
+        found = _COMMON_RELEASE.fullmatch(release)
+        return (found[1], found[2] or "") if found else None
+
+    def _head(self, text: bytes) -> Release | None:
+        """``/whl/cu128/torch-2.9.1%2Bcu128``: the release, when a file of the project named so in that directory
+        is a file of that name (``_Links.file``); else None."""
+        directory, slash, name = text.rpartition(b"/")
+        if not slash or not name.startswith(self.name):
+            return None
+        if self.html and (b"&" in directory or b"<" in directory or b">" in directory):  # entities, and no anchor
+            return None
+        item = self.links.file(directory.decode("utf-8", "replace") + "/" + self.probe, None, False)
+        if item is None or item.filename != self.probe:
+            return None
+        return self._release(name[len(self.name):], True)
+
+    @staticmethod
+    def _attributes(text: bytes) -> bool | None:
+        if not _PLAIN_ATTRIBUTES.fullmatch(text):
+            return False
+        return None if "data-yanked" in _data_attributes(text) else True
+
+
+def _common_html_rows(data: bytes | bytearray, page_url: str, project: str, platforms: Collection[str] | None
+                      ) -> list[Row] | None:
+    """The rows of a page, its anchors of the common shape read by ``_common_anchor``, any other by the general
+    path, to the same answer; None when an anchor is not what the common reading takes it for. An anchor of the
+    common shape holds no "<" but its first: nothing the general reading would take for a tag is passed over."""
+    common = _Common(page_url, project, platforms, html=True, size=len(data))
+    tags_of, heads, attributes = common.tags, common.heads, common.attributes
+    anchors: _Anchors | None = None  # the general reading, once an anchor needs it
+    rows: list[Row] = []
+    count = hidden_until = tag_until = blocked = 0  # where the comment (script, style) and the tag read last end
+    for found in _common_anchor(project).finditer(data):
+        head, rest, attrs, _, opened, element = found.groups()
+        if head is not None and not (blocked and found.start() < blocked):
+            tags = tags_of[rest.partition(b"#")[0]]
+            if tags is None:  # another platform
+                if attributes[attrs] is not False and heads[head] is not None:
+                    count += 1
+                    continue
+            elif tags is not False:
+                kept = attributes[attrs]
+                release = heads[head]
+                if kept is not False and release is not None:
+                    count += 1
+                    if kept:  # not yanked
+                        if count > MAX_PAGE_ENTRIES:
+                            break
+                        rows.append((release, tags, found.start()))
+                    continue
+        at = found.start()  # anything else, as the general path reads it
+        if opened is not None:
+            if at >= hidden_until:
+                hidden_until = _hidden_end(data, found.end(), element)
+                blocked = max(hidden_until, tag_until)
             continue
-        if platforms is not None and not _tag_listed(filename[:-4].rpartition("-")[2], platforms):
+        if at < tag_until:  # inside a tag the general path read (the search goes on where it ends)
+            if found.end() > tag_until and data.find(b"<", tag_until, found.end()) >= 0:
+                return None
             continue
-        normal = _normal_wheel(filename, tag_sets)
-        if normal is not None:
-            name, version, label, tags = normal
+        if head is not None and b"<" in found[0][1:]:  # what the general reading may take for a tag of its own
+            return None
+        anchor = _WHEEL_ANCHOR.match(data, at)
+        if anchor is None:
+            continue
+        if at < hidden_until:
+            tag_until = anchor.end()
         else:
-            try:
-                name, parsed, _build, tag_set = parse_wheel_filename(filename)
-            except (InvalidWheelFilename, ValueError):
-                continue
-            version, label, tags = parsed.public, parsed.local or "", frozenset(str(t) for t in tag_set)
-        if name != wanted:
-            continue
-        yield Wheel(name, version, label, tags, item)
+            if anchors is None:
+                anchors = _Anchors(data, page_url, platforms)
+            tag_until, wheel, item = anchors.read(anchor)
+            count += wheel
+            if item is not None and (read := _read_wheel(item, project, platforms, common.tag_sets)) is not None:
+                rows.append(((read[0], read[1]), read[2], item))
+        blocked = max(hidden_until, tag_until)
+    if count > MAX_PAGE_ENTRIES:
+        raise IndexUnavailable(f"{page_url}: lists more than {MAX_PAGE_ENTRIES:,} wheels")
+    return rows
+
+
+def _html_file_at(data: bytes | bytearray, at: int, links: _Links) -> IndexFile | None:
+    """The record of the common-shape anchor at ``at``, as the general reading makes it."""
+    anchor = _WHEEL_ANCHOR.match(data, at)
+    if anchor is None or anchor[1] is None:
+        return None
+    found = _data_attributes(anchor[2])
+    return links.file(anchor[1].decode("utf-8", "replace"), found.get("data-requires-python"), "data-yanked" in found)
+
+
+_CONTROLS = [bytes((c,)) for c in range(32) if c != 10]  # all but the line end
+_SHAPE_TOKEN = re.compile(rb'"[^"]*"|-?[0-9][0-9.eE+-]*|true|false|null|[{}:,]|[ \n]+')
+_JSON_NUMBER = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
+_VALUE_OF = {b'"': rb'(?:"[^"]*"|null)', b"t": rb"(?:true|false|null)", b"f": rb"(?:true|false|null)",
+             b"n": rb'(?:"[^"]*"|true|false|null)'}  # by a value's first character; numbers: _JSON_NUMBER
+
+
+def _plain_json(body: bytes | bytearray) -> bool | None:
+    """Whether a page's strings are read by ``"[^"]*"`` (ASCII, no escape, no control character but for line ends
+    and the blanks around the page), and if so whether it has line ends (which a string must not hold: each entry
+    read so is checked to hold those of its layout); None when not."""
+    if not body.isascii() or b"\\" in body:
+        return None
+    start, end = _WS.match(body).end(), len(body)  # type: ignore[union-attr]  # matches the empty string
+    while end > start and body[end - 1] in b" \t\n\r":
+        end -= 1
+    if any(body.find(control, start, end) >= 0 for control in _CONTROLS):  # one fast search each
+        return None
+    return body.find(b"\n", start, end) >= 0
+
+
+def _entry_shape(text: bytes | bytearray, after: bytes | bytearray, project: str) -> re.Pattern[bytes] | None:
+    """The pattern of entries laid out as ``text`` is and followed as ``after`` (its blanks, ``,`` or ``]``, blanks)
+    is: the same keys in the same order, blanks alike, values of the same kinds, ``yanked`` as false or null, the
+    URL's last segment the file name. Its groups: the file name's release and tags, the URL's head (directory,
+    name, release), and the ``,`` after the entry (None after the last). None for an entry that is no plain file object,
+    or names its URL before its file name."""
+    try:
+        entry, end = _SCAN_VALUE(text.decode(), 0)
+    except (ValueError, StopIteration):
+        return None
+    if not (end == len(text) and isinstance(entry, dict) and isinstance(entry.get("filename"), str)
+            and isinstance(entry.get("url"), str) and entry.get("yanked", False) in (False, None)):
+        return None
+    name = re.escape(project.replace("-", "_").encode())
+    parts: list[bytes] = []
+    keys: list[bytes] = []
+    depth, key, after_colon, at = 0, b"", False, 0
+    for token in _SHAPE_TOKEN.finditer(text):
+        if token.start() != at:  # an array, or a string the tokens do not read alike
+            return None
+        at = token.end()
+        value = token[0]
+        first = value[:1]
+        if first in b"{}":
+            depth += 1 if first == b"{" else -1
+            if depth > 2:
+                return None
+            parts.append(re.escape(value))
+            after_colon = False
+        elif first == b":":
+            parts.append(value)
+            after_colon = True
+        elif first in b", \n":
+            parts.append(re.escape(value))
+        elif not after_colon:  # a key
+            if depth == 1:
+                keys.append(value)
+            key = value
+            parts.append(re.escape(value))
+        else:
+            after_colon = False
+            if depth == 1 and key == b'"filename"':
+                parts.append(rb'"' + name + rb'-([^-]*)-([^"]*)"')
+            elif depth == 1 and key == b'"url"':
+                if b'"filename"' not in keys:
+                    return None
+                parts.append(rb'"([^"]*/' + name + rb'-[^-]*)-\2(?:#[^"]*)?"')
+            elif depth == 1 and key == b'"yanked"':
+                parts.append(value)
+            else:
+                parts.append(_VALUE_OF.get(first, _JSON_NUMBER))
+    if at != len(text) or depth != 0 or len(keys) != len(set(keys)) or len(keys) != len(entry):
+        return None
+    blank, comma, rest = bytes(after).partition(b",")
+    tail = re.escape(blank) + (rb"(?:(,)" + re.escape(rest) + rb"|\])" if comma else rb"()\]")
+    return re.compile(b"".join(parts) + tail)
+
+
+class _CommonJson(_Json):
+    """A PEP 691 page whose entries are mostly of one plain layout (learnt from the first entry): those read by its
+    pattern, any other by the general reading of one entry."""
+
+    def rows(self, project: str, platforms: Collection[str] | None) -> list[Row] | None:
+        """The rows of the page, or None when its strings are not plain or its first entry is no plain file."""
+        lines = _plain_json(self.body)
+        if lines is None:
+            return None
+        try:
+            return [row for rows in self.walk(lambda: self._rows(project, platforms, lines)) for row in rows]
+        except _NotCommon:
+            return None
+
+    def _rows(self, project: str, platforms: Collection[str] | None, lines: bool) -> Iterator[list[Row]]:
+        body = self.body
+        common = _Common(self.page_url, project, platforms, html=False, size=len(body))
+        pos = self.open_array()
+        if pos < 0:
+            return
+        first = _ENTRY_THEN.match(body, pos)
+        shape = None
+        if first is not None:
+            after = body[first.end(1):_WS.match(body, first.end()).end()]  # type: ignore[union-attr]
+            shape = _entry_shape(first[1], after, project)
+        if first is None or shape is None:
+            raise _NotCommon
+        line_ends = (first[1].count(b"\n") + after.count(b"\n"), after.partition(b",")[0].count(b"\n")) \
+            if lines else None  # what an entry's layout holds, with the "," and without (the last)
+        tags_of, releases, heads = common.tags, common.releases, common.heads
+        general = _GeneralEntries(self, common.links, project, platforms)
+        rows = general.rows
+        count = 0
+        pos = first.start(1)
+        for found in shape.finditer(body, pos):
+            at, end = found.span()
+            if at != pos:
+                while 0 <= pos < at:  # entries of another layout first
+                    count += 1
+                    pos = general.read(pos)
+                if pos != at:
+                    if pos < 0:
+                        break
+                    continue  # inside an entry of another layout
+            release_text, rest, head, comma = found.groups()
+            tags = tags_of[rest]
+            if tags is not None:  # (a file of another platform is passed over, whatever else the entry holds)
+                release = releases[release_text]
+                if (tags is False or release is None or heads[head] is None
+                        or end - at > MAX_ENTRY_BYTES
+                        or (line_ends and body.count(b"\n", at, end) != line_ends[not comma])):
+                    continue  # read by the general path, as an entry of another layout
+                rows.append((release, tags, at))
+            count += 1
+            pos = end
+            if not comma:  # the array's "]"
+                self.pos, pos = pos, -1
+                break
+        while pos >= 0:
+            count += 1
+            pos = general.read(pos)
+        if count > MAX_PAGE_ENTRIES:
+            raise self.fail(f"lists more than {MAX_PAGE_ENTRIES:,} files")
+        yield rows
+
+
+class _GeneralEntries:
+    """Entries of a page's files array read one at a time by the general path, their rows kept."""
+
+    def __init__(self, page: _Json, links: _Links, wanted: str, platforms: Collection[str] | None) -> None:
+        self.page, self.links, self.wanted, self.platforms = page, links, wanted, platforms
+        self.tag_sets = Memo(_tag_set)
+        self.rows: list[Row] = []
+
+    def read(self, pos: int) -> int:
+        """The entry at ``pos`` read (its row kept, if any): where the next one starts, or -1 after the last."""
+        pos, item = self.page.entry(pos, self.links, self.platforms)
+        if item is not None:
+            read = _read_wheel(item, self.wanted, self.platforms, self.tag_sets)
+            if read is not None:
+                self.rows.append(((read[0], read[1]), read[2], item))
+        return _WS.match(self.page.body, pos).end() if pos >= 0 else pos  # type: ignore[union-attr]
+
+
+class _NotCommon(Exception):
+    """The page is not of the common shape: it is read by the general path."""
+
+
+def _json_file_at(body: bytes | bytearray, at: int, links: _Links) -> IndexFile | None:
+    entry = _ENTRY_THEN.match(body, at)
+    return _json_file(entry[1], links) if entry is not None else None
+
+
+class PageWheels:
+    """The wheels of one project on one page, of the target's platforms, as online mode reads them: ``rows`` of
+    ``(release, tags, ref)`` (``release``: (public version, local label)), read when made, and ``file(ref)``, a
+    row's file record (URL, sha256, requires-python), made when asked for. The same wheels as ``parse_wheels`` of
+    ``parse_page``'s files."""
+
+    def __init__(self, body: bytes | bytearray, content_type: str, page_url: str, project: str,
+                 platforms: Collection[str] | None) -> None:
+        from packaging.utils import canonicalize_name
+
+        self.body, self.page_url, self.json = body, page_url, _is_json(content_type)
+        self._links: _Links | None = None
+        wanted = canonicalize_name(project)
+        rows: list[Row] | None = None
+        if _PLAIN_PROJECT.fullmatch(wanted):
+            if self.json:
+                rows = _CommonJson(body, page_url).rows(wanted, platforms)
+            else:
+                rows = _common_html_rows(body, page_url, wanted, platforms)
+        if rows is None:  # the general path
+            tag_sets = Memo(_tag_set)
+            files = iter_page(body, content_type, page_url, platforms)
+            rows = [((read[0], read[1]), read[2], item) for item in files
+                    if (read := _read_wheel(item, wanted, platforms, tag_sets)) is not None]
+        self.rows = rows
+
+    def file(self, ref: IndexFile | int) -> IndexFile:
+        """The file record of a row."""
+        if isinstance(ref, IndexFile):
+            return ref
+        if self._links is None:
+            self._links = _Links(self.page_url)
+        item = (_json_file_at if self.json else _html_file_at)(self.body, ref, self._links)
+        if item is None:  # the common shape makes a record of every file it reads
+            raise IndexUnavailable(f"{self.page_url}: the file at byte {ref} is not the wheel it was read as")
+        return item
