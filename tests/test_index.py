@@ -89,7 +89,7 @@ def test_wheels_carry_version_label_and_tags():
     files = parse_simple_html(html_page("torch", ROWS), "https://x.test/whl/torch/")
     wheels = {w.file.filename: w for w in parse_wheels(files, "torch")}
     future = wheels["torch-2.16.0+rocm7.14-cp312-cp312-manylinux_2_28_x86_64.whl"]
-    assert (future.version, future.label) == ("2.16.0", "rocm7.14")
+    assert (future.version, future.label, future.full_version) == ("2.16.0", "rocm7.14", "2.16.0+rocm7.14")
     assert future.tags == {"cp312-cp312-manylinux_2_28_x86_64"}
     mac = wheels["torch-2.15.0-cp312-none-macosx_14_0_arm64.whl"]
     assert mac.label == "" and mac.tags == {"cp312-none-macosx_14_0_arm64"}

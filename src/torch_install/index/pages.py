@@ -534,6 +534,10 @@ class Wheel(Record):
     tags: frozenset[str]  # "cp312-cp312-manylinux_2_28_x86_64", …
     file: IndexFile
 
+    @property
+    def full_version(self) -> str:
+        return f"{self.version}+{self.label}" if self.label else self.version
+
 
 # A wheel file name already in packaging's normal form (lower-case name; a release of plain numbers, with an a, b or
 # rc pre-release, a post- and a dev-release in their canonical spelling; a local label of lower-case words and numbers

@@ -78,7 +78,7 @@ def _wheels(client: IndexClient, project: str, machine: Machine) -> list[Wheel]:
         if project != "torch" and exc.status in (403, 404):
             return []
         raise
-    return list(iter_wheels(listing.stream(platforms), project, platforms))
+    return list(iter_wheels(listing.files(platforms), project, platforms))
 
 
 def builds_from_pages(index: VendorIndex, known: list[VendorBuild], pages: Mapping[str, list[Wheel]],
