@@ -15,9 +15,9 @@ from torch_install.detectors.amd import (
     gfx_name,
     parse_agent_enumerator,
     parse_kfd_properties,
-    parse_rocm_version,
     parse_rocminfo,
 )
+from torch_install.detectors.rocm import parse_rocm_version
 from torch_install.detectors.unknown import Unknown
 from torch_install.probe import Probe, command_slug
 

@@ -72,7 +72,7 @@ def image_hints(probe: Probe) -> list[ImageHint]:
     if rocm_match:
         hints.append(ImageHint("rocm", rocm_match.group(1), f"$ROCM_VERSION={rocm_env}"))
     else:
-        from .detectors.amd import rocm_version_file
+        from .detectors.rocm import rocm_version_file
 
         release = rocm_version_file(probe)
         if release is not None:

@@ -4,7 +4,7 @@ Order of sources: the KFD topology (``/sys/class/kfd/kfd/topology/nodes/*/proper
 amdgpu kernel driver, no ROCm install), then the PCI id table (``data/amd-pci.json``) for GPUs the KFD
 does not show, then ``rocm_agent_enumerator`` / ``rocminfo`` only when ROCm is installed and a GPU is
 still without a gfx target (or sysfs shows no PCI devices at all). ROCm's version comes from
-``$ROCM_PATH/.info/version`` or ``/opt/rocm/.info/version``; the amdgpu kernel driver's (AMD's DKMS build
+``$ROCM_PATH/.info/version`` or ``/opt/rocm/.info/version`` (``rocm.py``); the amdgpu kernel driver's (AMD's DKMS build
 only) from ``/sys/module/amdgpu/version``.
 """
 
@@ -18,6 +18,7 @@ from ..probe import Probe
 from ..records import Record
 from ..versions import small_int
 from .found import Found, GpuRecord
+from .rocm import rocm_version_file
 from .unknown import Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -29,7 +30,6 @@ AMDGPU_MODULE_VERSION = "/sys/module/amdgpu/version"  # AMD's DKMS driver only
 AMD_VENDOR_ID = 0x1002
 TABLE = "amd-pci.json"  # in detectors/data/
 _GFX = r"^gfx[0-9a-f]{3,4}$"
-_VERSION = r"^([0-9]+(?:\.[0-9]+){0,3})(?:[-+~].*)?$"
 
 
 class KfdNode(Record):
@@ -73,14 +73,6 @@ def parse_kfd_properties(text: str | None, node: str = "?") -> KfdNode | None | 
         slot = f"{domain:04x}:{loc >> 8:02x}:{(loc & 0xFF) >> 3:02x}.{loc & 0x7}"
     device_id = values.get("device_id")
     return KfdNode(node, gfx_name(version), device_id if device_id and device_id <= 0xFFFF else None, slot)
-
-
-def parse_rocm_version(text: str | None) -> str | Unknown:
-    """``.info/version`` ("6.4.1-120") -> "6.4.1"."""
-    if not text or not text.strip():
-        return Unknown("ROCm version file is empty")
-    match = re.match(_VERSION, text.strip().splitlines()[0].strip())
-    return match.group(1) if match else Unknown(f"ROCm version file holds {text.strip()[:40]!r}, not a version")
 
 
 def parse_agent_enumerator(text: str | None) -> list[str] | Unknown:
@@ -137,36 +129,6 @@ def detect(probe: Probe, found: Found) -> None:
     override = probe.env("HSA_OVERRIDE_GFX_VERSION")
     if override and any(r.gpu.vendor == "amd" for r in found.gpus):
         found.note(f"HSA_OVERRIDE_GFX_VERSION={override} is set: ROCm will run the GPU as another gfx target")
-
-
-class RocmRelease(Record):
-    """The ROCm release a user space's version file states."""
-
-    version: str  # "6.4.1"
-    path: str  # the file: "/opt/rocm/.info/version"
-    line: str  # its first line, as written: "6.4.1-120"
-
-
-def rocm_version_file(probe: Probe, problems: list[str] | None = None) -> RocmRelease | None:
-    """The one reader of ROCm's ``.info/version``: ``$ROCM_PATH``'s, else ``/opt/rocm``'s, the first that holds a
-    version (``parse_rocm_version``); each that holds none adds a line to ``problems``. Detection and container
-    mode's base-image hints both read it."""
-    candidates = []
-    rocm_path = probe.env("ROCM_PATH")
-    if rocm_path:
-        candidates.append(rocm_path.rstrip("/") + "/.info/version")
-    candidates.append("/opt/rocm/.info/version")
-    for path in candidates:
-        text = probe.read_text(path, 4096)
-        if text is None:
-            continue
-        version = parse_rocm_version(text)
-        if isinstance(version, Unknown):
-            if problems is not None:
-                problems.append(f"{path}: {version.reason}")
-            continue
-        return RocmRelease(version, path, text.strip().splitlines()[0])
-    return None
 
 
 def _rocm_version(probe: Probe, found: Found) -> str | None:
