@@ -109,3 +109,14 @@ def test_the_kernel_builder_in_proc_version_is_redacted() -> None:
     line = "Linux version 6.8.0-custom (alice@workstation) (gcc (GCC) 13.2.0, GNU ld 2.42) #1 SMP\n"
     assert Redactor(None).redact_text(line) == ("Linux version 6.8.0-custom (user@redacted-host) (gcc (GCC) 13.2.0, "
                                                 "GNU ld 2.42) #1 SMP\n")
+
+
+def test_credentials_and_tokens_in_what_was_read_are_masked() -> None:
+    """A command's output or an environment value holding a URL's credentials or a token (a proxy setting, a pip
+    mirror in a conda activation script) is masked as every other output masks it."""
+    redactor = Redactor("node")
+    text = (b"PIP_INDEX_URL=https://alice@example.com:t0k@mirror.invalid/simple\n"
+            b'{"name": "HF_TOKEN", "value": "hf_secret"}\nhf_token=abc\n')
+    assert redactor.redact_bytes(text) == (b"PIP_INDEX_URL=https://***@mirror.invalid/simple\n"
+                                           b'{"name": "HF_TOKEN", "value": "***"}\nhf_token=***\n')
+    assert redactor.redact_bytes(b"\xff\xfe binary \x00") == b"\xff\xfe binary \x00"  # bytes it cannot decode kept
