@@ -1005,6 +1005,26 @@ def toml_forms(tally: Tally, env: dict[str, str], work: Path) -> None:
         if valid:
             first = path.read_bytes()
             attack(tally, area, argv, env, lambda path=path, first=first: path.read_bytes() != first, codes=(0,))
+    # the README's flow, twice: a project merged into its own pyproject keeps its dependencies as they were
+    project = work / "merge-own-project"
+    project.mkdir()
+    own = project / "pyproject.toml"
+    own.write_text('[project]\nname = "x"\nversion = "1"\ndependencies = ["torch>=2.8", "transformers", "numpy<2"]\n'
+                   '[project.optional-dependencies]\nviz = ["matplotlib"]\n[dependency-groups]\ndev = ["pytest"]\n')
+    argv = ["plan", *TARGET_FLAGS, "--project", str(project), "--extra", "viz", "--group", "dev", "--format",
+            "pyproject", "--merge", str(own)]
+
+    def moved_or_doubled() -> bool:
+        try:
+            dependencies = tomllib.loads(own.read_text())["project"]["dependencies"]
+        except (tomllib.TOMLDecodeError, KeyError, TypeError):
+            return True
+        others = [d for d in dependencies if not d.startswith("torch")]
+        return others != ["transformers", "numpy<2"]
+
+    attack(tally, area, argv, env, moved_or_doubled, codes=(0,))
+    first = own.read_bytes()
+    attack(tally, area, argv, env, lambda: own.read_bytes() != first, codes=(0,))
 
 
 def special_files(tally: Tally, env: dict[str, str], work: Path) -> None:
