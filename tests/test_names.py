@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from torch_install.detectors.names import complete_gpu, gpu_from_name, lookup_gpu_name, name_key
@@ -210,3 +210,76 @@ def test_the_pci_tables_are_what_the_generator_makes_of_the_recorded_pci_ids() -
         "15c2": "GP100", "1d83": "GV100", "1dc1": "GV100", "1d84": "GV100", "1df4": "GV100"}
     assert "gfx" not in amd["devices"]["1902"]  # Krackan2: no source gives its target
     assert not any("Audio" in v[1] for v in nvidia["devices"].values() if len(v) == 2)
+
+
+def test_the_name_keys_file_is_what_the_generator_makes_of_the_tables() -> None:
+    """A row edit of gpu-names.json, jetson.json or a PCI table fails here until ``python scripts/build_name_keys.py``
+    writes the keys again."""
+    from script_modules import script
+
+    build = script("build_name_keys")
+    assert build.OUT.read_text(encoding="utf-8") == build.render(), "run: python scripts/build_name_keys.py"
+
+
+def test_a_name_is_looked_up_by_its_shipped_key_and_the_tables_agree() -> None:
+    from torch_install.detectors import names
+
+    shipped = names._shipped_keys()
+    assert shipped == names.key_rows() and len(shipped) > 900
+    rows = names._key_rows(0)  # the tables as read
+    for key, (vendor, name, fields) in list(rows.items())[::37]:
+        found = lookup_gpu_name(name)
+        assert found is not None and (found.vendor, found.name) == (vendor, name), key
+        assert all(getattr(found, f) == fields.get(f) for f in ("compute_capability", "gfx", "family", "integrated"))
+
+
+def test_a_vendor_added_at_run_time_has_its_names_looked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the registry is not as shipped, the keys are worked out from the tables it names, not read from the
+    shipped file."""
+    from torch_install import vendors
+    from torch_install.detectors import names
+
+    monkeypatch.setattr(names, "_shipped_keys", lambda: {})  # never read once the registry changed
+    monkeypatch.setattr(vendors, "generation", vendors.generation + 1)
+    try:
+        assert lookup_gpu_name("RTX 4090") == Gpu(vendor="nvidia", name="GeForce RTX 4090", compute_capability="8.9",
+                                                  integrated=False)
+    finally:
+        names._key_rows.cache_clear()  # this generation's registry was the shipped one: not another test's
+
+
+def _key_by_regular_expressions(name: str, drop: frozenset[str] = frozenset()) -> str:
+    """The matching key as the rule states it, word by word with regular expressions (what ``name_key`` reads by
+    string operations)."""
+    import re
+
+    from torch_install.detectors.names import _BRAND_WORDS, _NOISE, _unglue
+
+    text = re.sub(_NOISE, " ", name.lower()).replace("max-q", "maxq").replace("advanced micro devices", " ")
+    words = [_unglue(w) for w in re.split(r"[^0-9a-z]+", text)]
+    return "".join(w for w in words if w and w not in _BRAND_WORDS and w not in drop
+                   and not re.match(r"^[0-9]+gb$|^hbm[0-9]*e?$", w))
+
+
+NAME_PARTS = st.sampled_from(["NVIDIA", "GeForce", "RTX", "4090", " ", "-", "(R)", "(tm)", "®", "™", "24GB", "gb",
+                              "HBM", "hbm2e", "hbme", "hbmee", "Max-Q", "Laptop", "Advanced Micro Devices", "[", "]",
+                              "/", "É", "İ", "٤", "x", "TeslaP40", "0gb", "1e", "\t", "\n", "_", "."])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.one_of(NAME_PARTS, st.text(max_size=4)), max_size=8).map("".join), st.booleans())
+def test_the_key_of_a_name_is_the_rules_key(name: str, form_factor: bool) -> None:
+    from torch_install.detectors.names import _FORM_FACTOR_WORDS
+
+    drop = _FORM_FACTOR_WORDS if form_factor else frozenset()
+    assert name_key(name, drop) == _key_by_regular_expressions(name, drop)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, deadline=None)
+@given(st.lists(st.one_of(NAME_PARTS, st.text(max_size=4)), max_size=10).map("".join), st.booleans())
+def test_the_key_of_any_name_is_the_rules_key(name: str, form_factor: bool) -> None:
+    from torch_install.detectors.names import _FORM_FACTOR_WORDS
+
+    drop = _FORM_FACTOR_WORDS if form_factor else frozenset()
+    assert name_key(name, drop) == _key_by_regular_expressions(name, drop)

@@ -15,11 +15,17 @@ architecture of a profile GPU that is given only by name. Names are taken as peo
 * an AMD APU reported by its CPU model ("AMD Ryzen 9 8945HS w/ Radeon 780M Graphics", "Ryzen 7 7840U with Radeon
   Graphics") is its integrated GPU; a cloud instance type whose GPU is public ("p4d.24xlarge", "g2-standard-8")
   is that GPU (``amd_apu_cpus`` and ``instance_types`` in the names file).
+
+A lookup is one dictionary access: every name's key ships in ``data/gpu-name-keys.json`` (made from the tables by
+``scripts/build_name_keys.py``; ``tests/test_names.py`` checks it is what they give), and the rules above that
+read a name another way are tried only when its key is not there. A vendor added at run time (the registry's
+``generation`` moved) has its keys worked out from the tables.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
 from .. import vendors
@@ -29,12 +35,13 @@ from ..package_data import load_json
 
 NAMES_FILE = "gpu-names.json"  # in detectors/data/
 JETSON_FILE = "jetson.json"
+KEYS_FILE = "gpu-name-keys.json"  # every name's key, made from the tables above and the PCI tables
 _BRAND_WORDS = frozenset({"nvidia", "geforce", "amd", "ati", "radeon", "instinct", "intel", "tesla", "apple",
                           "graphics", "gpu", "pcie", "sxm", "sxm2", "sxm4", "sxm5", "corporation"})
 _GLUED_BRANDS = ("nvidia", "geforce", "radeon", "instinct", "intel", "tesla", "amd")  # "TeslaP40", "GeForceRTX3090"
 _FORM_FACTOR_WORDS = frozenset({"laptop", "mobile", "notebook", "maxq"})  # same architecture as the desktop part
 _NOISE = r"(?i)\((?:r|tm|c)\)|[®™©]"
-_MEMORY = r"^[0-9]+gb$|^hbm[0-9]*e?$"
+_ASCII_SEPARATORS = {c: " " for c in range(128) if not chr(c).isdigit() and not "a" <= chr(c) <= "z"}
 _PCI_BRACKET = r"^[0-9a-f]{4}(?::[0-9a-f]{4})?$"  # lspci -nn's "[10de:2204]" and class "[0300]"
 _ARCH_FIELDS = ("compute_capability", "gfx", "family", "integrated")
 
@@ -52,46 +59,90 @@ def _unglue(word: str) -> str:
 
 def name_key(name: str, drop: frozenset[str] = frozenset()) -> str:
     """The matching key of a GPU name: lower case, brand words, memory sizes and separators removed."""
-    text = re.sub(_NOISE, " ", name.lower()).replace("max-q", "maxq").replace("advanced micro devices", " ")
-    words = [_unglue(w) for w in re.split(r"[^0-9a-z]+", text)]
-    return "".join(w for w in words if w and w not in _BRAND_WORDS and w not in drop and not re.match(_MEMORY, w))
+    text = name.lower()
+    if "(" in text or not text.isascii():  # trademark signs
+        text = re.sub(_NOISE, " ", text)
+    text = text.replace("max-q", "maxq").replace("advanced micro devices", " ")
+    # the words between what is not [0-9a-z] (an ASCII name without a regular expression)
+    words = text.translate(_ASCII_SEPARATORS).split() if text.isascii() else re.split(r"[^0-9a-z]+", text)
+    return "".join(w for w in map(_unglue, words) if w and w not in _BRAND_WORDS and w not in drop
+                   and not _is_memory(w))
 
 
-def _index() -> tuple[dict[str, Gpu], dict[str, str]]:
-    """key -> Gpu, and key -> the canonical name shown in suggestions."""
-    return _index_of(vendors.generation)
+def _is_memory(word: str) -> bool:
+    """A memory size or kind: "24gb", "hbm2e" (a word of [0-9a-z])."""
+    if word.endswith("gb"):
+        return word[:-2].isdigit()
+    if word.startswith("hbm"):
+        rest = word[3:].removesuffix("e")
+        return not rest or rest.isdigit()
+    return False
+
+
+# The GPU a key names, as one text: "vendor|name|compute capability|gfx|integrated (1, 0 or empty)|family" (a family
+# may itself be "a|b"). A file of texts reads in a third of the time of one of lists and objects.
+_ROW_FIELDS = ("compute_capability", "gfx", "integrated", "family")
+
+
+def _keys() -> dict[str, str]:
+    """key -> the GPU it names: the shipped keys file while the vendor registry is as shipped, else worked out."""
+    if vendors.generation == 0:
+        return _shipped_keys()
+    return key_rows()
 
 
 @cache
-def _index_of(generation: int) -> tuple[dict[str, Gpu], dict[str, str]]:
-    """``_index`` for one state of the vendor registry (``vendors.generation``: each vendor's PCI table)."""
-    by_key: dict[str, Gpu] = {}
-    shown: dict[str, str] = {}
+def _shipped_keys() -> dict[str, str]:
+    keys: dict[str, str] = load_json(f"detectors/data/{KEYS_FILE}")["keys"]
+    return keys
+
+
+def key_rows() -> dict[str, str]:
+    """Every name's key and the GPU it names, worked out from the tables (what ``KEYS_FILE`` holds)."""
+    rows = {key: "|".join([vendor, name, *(_row_value(fields.get(f)) for f in _ROW_FIELDS)])
+            for key, (vendor, name, fields) in _key_rows(vendors.generation).items()}
+    if any("|" in name for _, name, _ in _key_rows(vendors.generation).values()):
+        raise ValueError("a GPU name holds '|', which the keys file's rows use between fields")
+    return rows
+
+
+def _row_value(value: object) -> str:
+    return "" if value is None else ("1" if value else "0") if isinstance(value, bool) else str(value)
+
+
+KeyRow = list  # [vendor, name, {architecture field: value}]
+
+
+@cache
+def _key_rows(generation: int) -> dict[str, KeyRow]:
+    """``key_rows`` for one state of the vendor registry (``vendors.generation``: each vendor's PCI table). The
+    names file's names and aliases first, then the Jetson modules; a PCI table's product name after them, unless
+    parts of two architectures share it."""
+    rows: dict[str, KeyRow] = {}
     entries = list(load_json(f"detectors/data/{NAMES_FILE}")["gpus"])
     jetson = load_json(f"detectors/data/{JETSON_FILE}")["modules"]
     entries += [{"vendor": "nvidia", "integrated": True, **module} for module in jetson]
     for entry in entries:
-        gpu = Gpu(vendor=entry["vendor"], name=entry["name"],
-                  **{f: entry[f] for f in _ARCH_FIELDS if f in entry})
+        row = [entry["vendor"], entry["name"], {f: entry[f] for f in _ARCH_FIELDS if f in entry}]
         for spelling in (entry["name"], *entry.get("aliases", ())):
             key = name_key(spelling)
             if key:
-                by_key.setdefault(key, gpu)
-                shown.setdefault(key, entry["name"])
-    from_pci: dict[str, Gpu | None] = {}  # None: a product name parts of two architectures share
+                rows.setdefault(key, row)
+    from_pci: dict[str, KeyRow | None] = {}  # None: a product name parts of two architectures share
     for entry in _pci_entries():
-        gpu = Gpu(vendor=str(entry["vendor"]), name=str(entry["name"]),
-                  **{f: entry[f] for f in _ARCH_FIELDS if f in entry})  # type: ignore[arg-type]
-        key = name_key(gpu.name or "")
-        if key and key not in by_key:
-            seen = from_pci.get(key, gpu)
-            same = seen is not None and seen._replace(name=gpu.name) == gpu
-            from_pci[key] = seen if same else None
-    for key, found in from_pci.items():
-        if found is not None:
-            by_key[key] = found
-            shown[key] = found.name or key
-    return by_key, shown
+        row = [str(entry["vendor"]), str(entry["name"]), {f: entry[f] for f in _ARCH_FIELDS if f in entry}]
+        key = name_key(row[1])
+        if key and key not in rows:
+            seen = from_pci.get(key, row)
+            from_pci[key] = seen if seen is not None and seen[0::2] == row[0::2] else None
+    rows.update((key, found) for key, found in from_pci.items() if found is not None)
+    return rows
+
+
+def _gpu(row: str) -> Gpu:
+    vendor, name, compute_capability, gfx, integrated, family = row.split("|", 5)
+    return Gpu(vendor=vendor, name=name, compute_capability=compute_capability or None, gfx=gfx or None,
+               family=family or None, integrated=integrated == "1" if integrated else None)
 
 
 class PciNames(vendors.Protocol):
@@ -143,28 +194,29 @@ def _patterns() -> tuple[list[tuple[re.Pattern[str], str]], list[tuple[re.Patter
 
 
 def _lookup_one(name: str) -> Gpu | None:
-    by_key, _ = _index()
-    found = by_key.get(name_key(name))
-    if found is None and name_key(name) != name_key(name, _FORM_FACTOR_WORDS):
-        found = by_key.get(name_key(name, _FORM_FACTOR_WORDS))
-    return found
+    keys = _keys()
+    key = name_key(name)
+    row = keys.get(key)
+    if row is None and key != (bare := name_key(name, _FORM_FACTOR_WORDS)):
+        row = keys.get(bare)
+    return _gpu(row) if row is not None else None
 
 
-def _readings(name: str) -> list[str]:
+def _readings(name: str) -> Iterator[str]:
     """The texts a name may stand for, most specific first: itself, its bracketed product names (last first),
-    and itself without a trailing parenthesis."""
-    readings = [name]
-    brackets = [b.strip() for b in re.findall(r"\[([^\[\]]+)\]", name)]
-    readings += [b for b in reversed(brackets) if b and not re.fullmatch(_PCI_BRACKET, b.lower())]
+    and itself without a trailing parenthesis; then the GPU of an APU's CPU model or of a cloud instance type. Each
+    is worked out only when the ones before it named no GPU."""
+    yield name
+    brackets = [b.strip() for b in re.findall(r"\[([^\[\]]+)\]", name)] if "[" in name else []
+    yield from (b for b in reversed(brackets) if b and not re.fullmatch(_PCI_BRACKET, b.lower()))
     bare = re.sub(r"\s*\([^()]*\)\s*$", "", name).strip()
     if bare and bare != name:
-        readings.append(bare)
+        yield bare
     apu = re.search(r"\b(?:w/|with)\s+(Radeon\b.*)$", name, re.IGNORECASE)  # "Ryzen 9 8945HS w/ Radeon 780M"
     if apu and name_key(apu[1]) != name_key("Radeon Graphics"):
-        readings.append(apu[1])
+        yield apu[1]
     apu_cpus, instances = _patterns()
-    readings += [gpu for pattern, gpu in (*apu_cpus, *instances) if pattern.search(name.strip())]
-    return readings
+    yield from (gpu for pattern, gpu in (*apu_cpus, *instances) if pattern.search(name.strip()))
 
 
 def _alternatives(text: str) -> list[str]:
@@ -214,9 +266,9 @@ def gpu_from_name(name: str) -> Gpu:
 def _suggestions(name: str) -> str:
     import difflib  # only on the error path
 
-    by_key, shown = _index()
-    close = difflib.get_close_matches(name_key(name), list(by_key), n=8, cutoff=0.6)
-    names = list(dict.fromkeys(shown[k] for k in close))[:5]
+    keys = _keys()
+    close = difflib.get_close_matches(name_key(name), list(keys), n=8, cutoff=0.6)
+    names = list(dict.fromkeys(keys[k].split("|")[1] for k in close))[:5]
     if not names:
         return "; see the GPU name table (detectors/data/gpu-names.json)"
     return f"; close matches: {', '.join(names)}"
