@@ -6,6 +6,7 @@ checked here too."""
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -20,11 +21,18 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_install"
 TABLES = sorted(p for p in PACKAGE.rglob("*.json") if not p.name.endswith(".schema.json"))
 
 
+@functools.cache
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
 def _load(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(_text(path))
 
 
+@functools.cache
 def _validator(table: Path) -> Draft202012Validator:
+    """The table's schema (with the shipped registry's parts), checked, once per table."""
     schema = schema_of(table)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
@@ -121,7 +129,7 @@ def test_a_wrong_hand_edit_fails_the_schema(mutation: str) -> None:
     table = PACKAGE / relative
     data = copy.deepcopy(_load(table))
     change(data)
-    assert list(_validator(table).iter_errors(data)), mutation
+    assert next(_validator(table).iter_errors(data), None) is not None, mutation  # one error is enough
 
 
 def test_cross_references_hold() -> None:
