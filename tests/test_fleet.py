@@ -47,7 +47,8 @@ def test_cpu_node_has_only_the_resolved_build():
 
 
 def test_fleet_finds_the_build_that_runs_everywhere_and_names_the_breaking_node():
-    from torch_install.fleet import exit_code, render, resolve_fleet
+    from torch_install.fleet import exit_code, resolve_fleet
+    from torch_install.render.fleet import render_fleet
 
     pascal = Machine(os="linux", arch="x86_64", python="3.12", nvidia_driver="550.54.15",
                      gpus=(Gpu("nvidia", compute_capability="6.1"),))
@@ -58,7 +59,7 @@ def test_fleet_finds_the_build_that_runs_everywhere_and_names_the_breaking_node(
     broken = result.candidates[0]
     assert (broken.torch, broken.variant) == ("2.15.0", "cu130") and [p.machine for p in broken.problems] == [0]
     assert "driver-too-old" in broken.problems[0].reason
-    assert "Breaks:   torch 2.15.0 cu130 on machine 1" in render(result, "text")
+    assert "Breaks:   torch 2.15.0 cu130 on machine 1" in render_fleet(result, "text")
     assert [(p.choice.torch, p.choice.variant) for p in result.own] == [("2.14.1", "cu126"), ("2.15.0", "cu130")]
     assert exit_code(result) == 0
     assert exit_code(result, strict=True) == 1  # the Pascal target's own plan says the newest needs a newer driver

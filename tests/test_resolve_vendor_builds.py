@@ -294,11 +294,12 @@ def test_a_forced_vendor_variant_without_code_for_the_gpu_is_said() -> None:
 
 def test_one_image_for_several_amd_targets_carries_each_targets_device_extra() -> None:
     from torch_install import fleet
+    from torch_install.render.fleet import render_fleet
 
     machines = [Machine(**LINUX, rocm="7.1.1", gpus=(RX5700XT,)), Machine(**LINUX, rocm="7.1.1", gpus=(RX7900XTX,))]
     result = fleet.resolve_fleet(machines, Request(packages=("torch", "torchvision")), TEST_MATRIX)
     assert result.choice is not None and (result.choice.torch, result.choice.variant) == ("2.14.0", "rocm10.1.0")
-    run = next(line for line in fleet.render(result, "dockerfile").splitlines() if line.startswith("RUN python3"))
+    run = next(line for line in render_fleet(result, "dockerfile").splitlines() if line.startswith("RUN python3"))
     assert run == ("RUN python3 -m pip install --no-cache-dir "
                    "'torch[device-gfx1010,device-gfx1100]==2.14.0+rocm10.1.0' "
                    "'torchvision[device-gfx1010,device-gfx1100]==0.29.0a0+rocm10.1.0' --index-url " + AMD_INDEX)

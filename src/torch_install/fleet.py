@@ -1,67 +1,67 @@
-"""Several targets: each one's own plan, what they share, and Node Feature Discovery labels for a scheduler.
+"""Several targets: each one's own plan, and what they share.
 
 ``resolve_fleet(machines, request, matrix)`` resolves every machine (its own best build) and the one torch build
 that runs on every machine (the newest such, GPU builds first), or says which machine breaks which candidate.
-``render(result, fmt)`` answers every target in every format (docs/fleet.md); ``per_platform`` gives the plans a
-project file with platform markers holds, never two builds under one marker. Node Feature Discovery labels are
-``render/nfd.py``'s.
+``per_platform`` gives the plans a project file with platform markers holds, never two builds under one marker.
+Targets of one profile share their work: ``SharedResolves`` resolves each distinct (machine, request) once, and
+every format (``render/fleet.py``) writes their plan once. Node Feature Discovery labels are ``render/nfd.py``'s.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from .errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS
 from .machine import Machine
-from .render import render as render_plan
-from .render.plan import gpu_description, plan_document
+from .render.fleet import machine_name
 from .resolver.choose import resolve as resolve_plan
+from .resolver.fleet_plan import Candidate, FleetPlan, NodeProblem
 from .resolver.matrix import Matrix, version_key
 from .resolver.plan import Plan, Request
-from .resolver.steps import command_lines
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any
+    from collections.abc import Hashable
 
 
+class SharedResolves:
+    """``resolve`` (the resolver's, by default) worked out once for each distinct (machine, request, matrix): the
+    targets of one profile get one plan, the same object. A machine or request that cannot be a key (it holds
+    something unhashable) is resolved each time."""
 
-@dataclass(frozen=True)
-class NodeProblem:
-    machine: int  # index into the fleet
-    name: str  # the machine's description (profile origin or its GPUs)
-    reason: str
+    def __init__(self, resolve: Callable[[Machine, Request, Matrix], Plan] = resolve_plan) -> None:
+        self._resolve = resolve
+        self._plans: dict[Hashable, Plan] = {}
+        self._matrices: dict[Hashable, Matrix] = {}
+        self._kept: dict[int, Matrix] = {}  # every matrix of a key, kept alive: its id names no other
+
+    def __call__(self, machine: Machine, request: Request, matrix: Matrix) -> Plan:
+        key = (_key(machine), request, id(matrix))
+        try:
+            plan = self._plans.get(key)
+        except TypeError:  # unhashable
+            return self._resolve(machine, request, matrix)
+        if plan is None:
+            plan = self._plans[key] = self._resolve(machine, request, matrix)
+            self._kept[id(matrix)] = matrix
+        return plan
+
+    def matrix(self, machine: Machine, request: Request, matrix_for: Callable[[], Matrix]) -> Matrix:
+        """The matrix for a target (``matrix_for()``, worked out once for the targets of one profile)."""
+        key = (_key(machine), request)
+        try:
+            found = self._matrices.get(key)
+        except TypeError:
+            return matrix_for()
+        if found is None:
+            found = self._matrices[key] = matrix_for()
+        return found
 
 
-@dataclass(frozen=True)
-class Candidate:
-    """A (torch, variant) build tried on the whole fleet, and the machines it fails on."""
-
-    torch: str
-    variant: str
-    problems: tuple[NodeProblem, ...] = ()
-
-
-@dataclass(frozen=True)
-class FleetPlan:
-    machines: tuple[Machine, ...]
-    plans: tuple[Plan, ...]  # per machine, for the chosen build (or each machine's own best when none fits)
-    choice: Candidate | None  # the build that runs on all machines
-    candidates: tuple[Candidate, ...]  # everything tried, best first
-    own: tuple[Plan, ...] = ()  # per machine, its own best build
-
-    @property
-    def plan(self) -> Plan | None:
-        """A representative plan for the common build (the first machine's), for pip/uv/dockerfile output."""
-        return self.plans[0] if self.choice and self.plans else None
-
-
-def machine_name(machine: Machine, index: int) -> str:
-    gpus = ", ".join(gpu_description(g) for g in machine.gpus) or "no GPU"
-    driver = f", driver {machine.nvidia_driver}" if machine.nvidia_driver else ""
-    return f"machine {index + 1} ({gpus}{driver})"
+def _key(machine: Machine) -> tuple[object, ...]:
+    """A machine's fields, its sources as a tuple: a dictionary key."""
+    return (*(value for field, value in zip(Machine._fields, machine, strict=True) if field != "sources"),
+            tuple(machine.sources.items()))
 
 
 def _blocking(plan: Plan, torch: str, variant: str) -> str | None:
@@ -97,8 +97,9 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
                   resolve: Callable[[Machine, Request, Matrix], Plan] | None = None,
                   own: Sequence[Plan] | None = None) -> FleetPlan:
     """Each machine's own plan (``own``, if already resolved) and the newest build that runs on every machine;
-    candidates are each machine's own best build, GPU first."""
-    resolve = _resolving(resolve or resolve_plan)
+    candidates are each machine's own best build, GPU first. ``resolve``: the resolves to share (a
+    ``SharedResolves`` of its own by default)."""
+    resolve = _resolving(resolve or SharedResolves())
     machines = tuple(machines)
     own = list(own) if own is not None else [resolve(m, request, matrix) for m in machines]
     seeds: list[tuple[str, str]] = []
@@ -116,9 +117,11 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
         tried.add((torch, variant))
         forced = request._replace(variant=variant)
         plans = [resolve(m, forced, matrix) for m in machines]
+        why_not: dict[int, str | None] = {}  # by plan: the targets of one profile share theirs
         problems = tuple(NodeProblem(i, machine_name(m, i), why) for i, (m, p) in enumerate(zip(machines, plans,
                                                                                                 strict=True))
-                         if (why := _blocking(p, torch, variant)))
+                         if (why := why_not[id(p)] if id(p) in why_not else
+                             why_not.setdefault(id(p), _blocking(p, torch, variant))))
         if not problems:
             candidates.append(Candidate(torch, variant))
             return FleetPlan(machines, tuple(plans), candidates[-1], tuple(candidates), tuple(own))
@@ -132,84 +135,12 @@ def resolve_fleet(machines: Sequence[Machine], request: Request, matrix: Matrix,
     return FleetPlan(machines, tuple(own), None, tuple(candidates), tuple(own))
 
 
-def render(result: FleetPlan, fmt: str) -> str:
-    """Every target answered: ``text`` and ``json`` give each target's own plan and the build they share; ``pip``,
-    ``uv``, ``url`` and ``variant-env`` one block per target; ``dockerfile`` (one image for them all) the shared
-    build. (``requirements``, ``constraints`` and ``pyproject`` hold the targets under platform markers:
-    ``per_platform``.)"""
-    if fmt == "json":
-        return json.dumps(to_dict(result), indent=2)
-    if fmt == "dockerfile":
-        if result.plan is not None:
-            return render_plan(image_plan(result), fmt)
-        return "\n".join(["# torch-install: no single build runs on every target (one image needs one)",
-                          *(f"# {line}" for line in _breaks(result))])
-    own = result.own or result.plans
-    if fmt != "text":
-        blocks = []
-        for i, plan in enumerate(own):
-            body = render_plan(plan, fmt) if plan.choice is not None else "\n".join(
-                f"# no build fits: [{w.code}] {w.message}" for w in plan.warnings) or "# no build fits"
-            blocks.append(f"# target {i + 1}: {machine_name(plan.machine, i)}\n{body}")
-        return "\n\n".join(blocks)
-    from .render.plan import render_text
-
-    lines = [f"Targets:  {len(result.machines)}"]
-    for i, plan in enumerate(own):
-        lines += ["", f"Target {i + 1}: {machine_name(plan.machine, i)}",
-                  *(f"  {line}" for line in render_text(plan).splitlines())]
-    lines.append("")
-    if result.choice:
-        common = result.plan
-        where = common.choice.index_url if common and common.choice and common.choice.index_url else \
-            "the default index"
-        lines.append(f"Shared:   torch {result.choice.torch}, variant {result.choice.variant}, from {where}: "
-                     "runs on every target (one image or environment for all)")
-        command = command_lines(common).get("pip") if common is not None else None
-        if command:
-            lines.append(f"Command:  {command}")
-        if result.choice.variant == "cpu" and any(p.gpu_accelerated for p in own):
-            lines.append("Note:     the shared build is the CPU build: the GPU targets get their own build above")
-    else:
-        lines.append("Shared:   none: no single build runs on every target")
-    lines += _breaks(result)
-    return "\n".join(lines)
-
-
-def image_plan(result: FleetPlan) -> Plan:
-    """The shared build's plan for one image that serves every target: a vendor build with device extras
-    (AMD's) carries each target's GPU's extra (the all-devices one where a target's GPU took it)."""
-    plan = result.plan
-    assert plan is not None and plan.choice is not None
-    extras: dict[str, list[str]] = {}
-    devices = []
-    for each in result.plans:
-        for name, names in (each.choice.extras.items() if each.choice else ()):
-            extras.setdefault(name, [])
-            extras[name] += [e for e in names if e not in extras[name]]
-        devices += [d for d in (each.choice.devices if each.choice else ()) if d not in devices]
-    if not extras:
-        return plan
-    index = plan.choice.vendor_index
-    every = next((d.extra for d in devices if d.arch is None and d.extra), None)  # the all-devices extra
-    merged = {name: (every,) if every else tuple(names) for name, names in extras.items()}
-    reason = (f"one image for {len(result.plans)} targets: the device extras of each target's GPUs "
-              f"({', '.join(sorted({e for names in merged.values() for e in names}))}) from {index.name}"
-              if index else "one image for every target")
-    return plan._replace(choice=plan.choice._replace(extras=merged, devices=tuple(devices)),
-                         reasons=(*plan.reasons, reason))
-
-
 def _build(plan: Plan) -> tuple[str, str] | None:
     return (plan.choice.torch, plan.choice.variant) if plan.choice else None
 
 
-def _breaks(result: FleetPlan) -> list[str]:
-    return [f"Breaks:   torch {cand.torch} {cand.variant} on {problem.name}: {problem.reason}"
-            for cand in result.candidates for problem in cand.problems]
-
-
-def per_platform(result: FleetPlan, request: Request, matrix: Matrix) -> tuple[list[Plan], list[str]]:
+def per_platform(result: FleetPlan, request: Request, matrix: Matrix,
+                 resolve: Callable[[Machine, Request, Matrix], Plan] | None = None) -> tuple[list[Plan], list[str]]:
     """The plans a project file with platform markers holds, one per target, and the warning lines: targets that
     share a platform (the same marker) but need different builds get their shared build, the newest that runs on
     each of them (an InputError when none does) -- never two builds under one marker."""
@@ -225,7 +156,7 @@ def per_platform(result: FleetPlan, request: Request, matrix: Matrix) -> tuple[l
         builds = {_build(own[i]) for i in members}
         if len(builds) < 2:
             continue
-        shared = resolve_fleet([own[i].machine for i in members], request, matrix)
+        shared = resolve_fleet([own[i].machine for i in members], request, matrix, resolve)
         names = " and ".join(f"target {i + 1}" for i in members)
         if shared.choice is None:
             raise InputError(f"{names} share one platform ({marker}) but no build runs on all of them, and a project "
@@ -237,17 +168,6 @@ def per_platform(result: FleetPlan, request: Request, matrix: Matrix) -> tuple[l
         for i, plan in zip(members, shared.plans, strict=True):
             own[i] = plan
     return own, warnings
-
-
-def to_dict(result: FleetPlan) -> dict[str, Any]:
-    def cand(c: Candidate) -> dict[str, Any]:
-        return {"torch": c.torch, "variant": c.variant,
-                "problems": [{"machine": p.machine, "name": p.name, "reason": p.reason} for p in c.problems]}
-
-    return {"choice": cand(result.choice) if result.choice else None,
-            "candidates": [cand(c) for c in result.candidates],
-            "plans": [plan_document(p) for p in result.plans],
-            "targets": [plan_document(p) for p in (result.own or result.plans)]}
 
 
 def exit_code(result: FleetPlan, strict: bool = False, shared: bool = False) -> int:

@@ -49,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_request_options(plan)
     plan.add_argument("--format", default="text", metavar="FORMAT", help=f"output format: {_format_names()}")
     plan.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
+    plan.add_argument("--indent", type=_indent, metavar="N",
+                      help="with --format json: indent by N spaces (default: 2 for one target; one line for several "
+                           "targets, whose answer can be large)")
     plan.add_argument("--strict", action="store_true", help="exit 1 when the plan has warnings")
     plan.add_argument("--hashes", action="store_true",
                       help="with --format requirements: add --hash=sha256: options read from the index")
@@ -83,6 +86,13 @@ def request_from_args(args: argparse.Namespace) -> Request:
         if args.vendor_build or mirrors else request
 
 
+def _indent(text: str) -> int:
+    """``--indent N``: a number of spaces, 0 to 16."""
+    if not text.isdigit() or int(text) > 16:
+        raise argparse.ArgumentTypeError(f"expected a number of spaces from 0 to 16, not {text!r}")
+    return int(text)
+
+
 def _format_names() -> str:
     from ..render import FORMATS
 
@@ -102,6 +112,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--format {args.format}: not one of {', '.join(FORMATS)}")
     if args.hashes and args.format != "requirements":
         raise InputError("--hashes goes with --format requirements")
+    if getattr(args, "indent", None) is not None and args.format != "json":
+        raise InputError("--indent goes with --format json")
     if args.merge and args.format not in ("text", "pyproject"):
         raise InputError(f"--merge writes pyproject entries; it does not go with --format {args.format}")
     if args.torch_source is not None and args.format not in CONDA_FORMATS:
@@ -136,6 +148,12 @@ def run(args: argparse.Namespace) -> int:
         common.write(render_text(plan, with_warnings=False, every_rejection=args.verbose))
         for line in warning_lines(plan):
             common.warn(line)
+    elif getattr(args, "indent", None) is not None:  # --format json, indented as asked
+        import json
+
+        from ..render.plan import plan_document
+
+        common.write(json.dumps(plan_document(plan), indent=args.indent))
     else:
         common.write(render(plan, args.format))
     return exit_code(plan.choice is not None, bool(plan.warnings), args.strict)
@@ -192,13 +210,16 @@ def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Reque
     """Several --target profiles, every format answering every target (torch_install.fleet): text and JSON each
     target's plan and the build they share; pip, uv, url and variant-env a block each; a Dockerfile the shared
     build; requirements, constraints and pyproject (and --merge) each target under its platform marker."""
+    from functools import partial
+
     from .. import fleet
 
-    matrices = [common.matrix_for(args, m, request) for m in machines]
-    own = [resolve_plan(m, request, matrix) for m, matrix in zip(machines, matrices, strict=True)]
-    result = fleet.resolve_fleet(machines, request, matrices[0], own=own)
+    resolves = fleet.SharedResolves()  # the targets of one profile share its matrix and plans
+    matrices = [resolves.matrix(m, request, partial(common.matrix_for, args, m, request)) for m in machines]
+    own = [resolves(m, request, matrix) for m, matrix in zip(machines, matrices, strict=True)]
+    result = fleet.resolve_fleet(machines, request, matrices[0], resolves, own)
     if args.format in ("pyproject", "requirements", "constraints") or args.merge:
-        plans, lines = fleet.per_platform(result, request, matrices[0])
+        plans, lines = fleet.per_platform(result, request, matrices[0], resolves)
         for plan in plans:
             for line in _warning_lines(plan):
                 common.warn(f"{plan.machine.platform}: {line}")
@@ -214,7 +235,9 @@ def _run_fleet(args: argparse.Namespace, machines: list[Machine], request: Reque
         if any(p.choice is None for p in plans):
             return EXIT_NO_BUILD
         return exit_code(True, any(p.warnings for p in plans) or bool(lines), args.strict)
-    common.write(fleet.render(result, args.format))
+    from ..render.fleet import render_fleet
+
+    common.write(render_fleet(result, args.format, getattr(args, "indent", None)))
     if args.format == "text":
         for i, plan in enumerate(result.own):
             for line in _warning_lines(plan):
