@@ -82,3 +82,4 @@ def test_a_warm_online_plan_imports_no_http_client(httpserver, tmp_path: Path) -
     assert len(httpserver.log) == requests_made + 1 and httpserver.log[-1][1].status_code == 304
     assert "requests" in revalidated
     assert sorted(revalidated.intersection({"dataclasses", "inspect", "html", "html.parser", "packaging"})) == []
+    assert "torch_install.index.pages" not in revalidated  # the page is not read, nor its patterns compiled

@@ -38,7 +38,9 @@ def add_index_options(parser: argparse.ArgumentParser) -> None:
                         help="PyTorch wheel index base (mirrors); default https://download.pytorch.org/whl "
                              "or $TORCH_INSTALL_INDEX_BASE")
     parser.add_argument("--online", action="store_true",
-                        help="learn releases and variants from the live index (cached)")
+                        help="learn releases and variants from the live index: a page read in the last hour "
+                             "($TORCH_INSTALL_INDEX_TTL seconds) is used without asking the index, an older one "
+                             "is checked with it; TORCH_INSTALL_INDEX_TTL=0 checks every time")
     parser.add_argument("--offline", action="store_true", help="never touch the network")
     parser.add_argument("--allow-insecure-index", action="store_true",
                         help="allow a plain-http index base that is not loopback")

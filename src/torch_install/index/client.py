@@ -32,7 +32,7 @@ from urllib.parse import urljoin
 from ..errors import InputError
 from ..records import Record
 from ..versions import small_int
-from .pages import ACCEPT, MAX_PAGE_BYTES, IndexFile, IndexUnavailable, PageWheels, lists_wheels_of, parse_page
+from .simple import ACCEPT, MAX_PAGE_BYTES, IndexUnavailable
 from .urls import project_url, transport_allowed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .cache import CacheEntry, IndexCache
+    from .pages import IndexFile, PageWheels
 
 CONNECT_TIMEOUT = 5.0
 READ_TIMEOUT = 15.0  # between two reads
@@ -250,6 +251,8 @@ class Listing:
 
     def files(self, platforms: Collection[str] | None = None) -> tuple[IndexFile, ...]:
         """The page's wheel files; with ``platforms``, only the wheels for those platform tags."""
+        from .pages import parse_page  # only when a page is read: not on a revalidation that reuses its facts
+
         key = None if platforms is None else frozenset(platforms)
         if key not in self._files:
             self._files[key] = self.read(lambda body, content_type: tuple(parse_page(body, content_type, self.url,
@@ -258,6 +261,8 @@ class Listing:
 
     def wheels(self, project: str, platforms: Collection[str] | None = None) -> PageWheels:
         """The page's wheels of ``project`` for ``platforms``, as online mode reads them (``pages.PageWheels``)."""
+        from .pages import PageWheels
+
         return self.read(lambda body, content_type: PageWheels(body, content_type, self.url, project, platforms))
 
 
@@ -301,6 +306,8 @@ class IndexClient:
 
     @staticmethod
     def _check(page: Page, url: str, project: str) -> None:
+        from .pages import lists_wheels_of
+
         if not lists_wheels_of(page.body, page.content_type, url, project):  # maintenance or error page: not cached
             raise IndexUnavailable(f"{url}: the page lists no {project} wheel (a maintenance or error page?)")
 

@@ -61,7 +61,7 @@ def _fallback_variants(matrix: Matrix, platform: str) -> list[str]:
 
 
 def _listings(client: IndexClient, matrix: Matrix, platform: str) -> list[Listing]:
-    from .pages import IndexUnavailable
+    from .simple import IndexUnavailable
 
     try:
         return [client.listing(PROJECT)]
@@ -182,7 +182,7 @@ def _from_pytorch_index(matrix: Matrix, machine: Machine, base: str, *, channel:
 
             client = make_client(root, offline, allow_insecure, cache)
     if facts is None:
-        from .pages import IndexUnavailable
+        from .simple import IndexUnavailable
 
         assert client is not None
         try:

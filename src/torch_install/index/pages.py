@@ -21,33 +21,39 @@ import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from urllib.parse import unquote, unquote_to_bytes, urljoin, urlsplit
 
-from ..errors import EnvironmentFailure
 from ..records import Record
 from ..wheel_tags import expand_tag
+from .simple import JSON_CONTENT_TYPE
+from .simple import IndexUnavailable as IndexUnavailable  # every reader of a page raises it
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, AnyStr
 
-JSON_CONTENT_TYPE = "application/vnd.pypi.simple.v1+json"
-ACCEPT = f"{JSON_CONTENT_TYPE}, application/vnd.pypi.simple.v1+html;q=0.2, text/html;q=0.01"
-MAX_PAGE_BYTES = 64 * 1024 * 1024  # the full /whl/torch/ page is a few MiB; nightly pages are larger
 MAX_PAGE_ENTRIES = 500_000  # wheel anchors of an HTML page, entries of a JSON page's files (the largest real: ~10^4)
 MAX_ENTRY_BYTES = 64 * 1024  # a JSON file entry larger than this is no file of an index
 MAX_DEPTH = 512  # JSON nesting outside the file entries
 MEMO_LIMIT = 1024  # distinct keys a Memo keeps
 PAGE_BYTES_PER_KEY = 2048  # and on a large page, one per this many of its bytes
 
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+class _Pattern:
+    """A regular expression compiled when first used: a run that reads no page (a revalidation answered 304, a warm
+    plan) compiles none of the page patterns. Each method used is then the compiled pattern's own."""
+
+    def __init__(self, source: str | bytes, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(re.compile(self._source, self._flags), name)
+        setattr(self, name, method)  # found directly from now on
+        return method
 
 
-class IndexUnavailable(EnvironmentFailure):
-    """An index page could not be fetched or read (exit 3). ``str()`` is one line naming the URL;
-    ``status`` is the HTTP status when the server answered with an error."""
+def _pattern(source: AnyStr, flags: int = 0) -> re.Pattern[AnyStr]:
+    return _Pattern(source, flags)  # type: ignore[return-value]  # it has every method of the pattern it compiles
 
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
+
+_SHA256 = _pattern(r"^[0-9a-f]{64}$")
 
 
 class Memo(dict):  # keys and values of any type, as each use has them
@@ -167,18 +173,18 @@ def _tag_listed(tag: str, platforms: Collection[str]) -> bool:
 # looked at by one start, so a page costs one pass whatever it holds. The shape index servers write (href first,
 # then double-quoted data-* attributes) is read whole by the same match: its groups are the href and the data-*
 # attributes. Any other shape leaves them None, for ``_TAG``.
-_WHEEL_ANCHOR = re.compile(rb"<a\s(?=[^<]*?\.whl)(?-i:(?<=<a )href=\"([^\"&]*)\"((?: data-[a-z-]+=\"[^\"<>]*\")*)>)?",
+_WHEEL_ANCHOR = _pattern(rb"<a\s(?=[^<]*?\.whl)(?-i:(?<=<a )href=\"([^\"&]*)\"((?: data-[a-z-]+=\"[^\"<>]*\")*)>)?",
                            re.IGNORECASE)
 _QUOTED = rb'"[^"]{0,65536}"|\'[^\']{0,65536}\''
 # The whole tag: any text, quoted values (which may hold "<" and ">") read as a whole, up to 64 of them.
-_TAG = re.compile(rb"<a\s[^<>\"']*(?:(?:" + _QUOTED + rb")[^<>\"']*){0,64}>", re.IGNORECASE)
-_ATTRIBUTE = re.compile(rb"([^\s\"'<>/=]+)(?:\s*=\s*(" + _QUOTED + rb"|[^\s\"'<>`]*))?")
-_DATA_ATTRIBUTE = re.compile(rb' (data-[a-z-]+)="([^"]*)"')
+_TAG = _pattern(rb"<a\s[^<>\"']*(?:(?:" + _QUOTED + rb")[^<>\"']*){0,64}>", re.IGNORECASE)
+_ATTRIBUTE = _pattern(rb"([^\s\"'<>/=]+)(?:\s*=\s*(" + _QUOTED + rb"|[^\s\"'<>`]*))?")
+_DATA_ATTRIBUTE = _pattern(rb' (data-[a-z-]+)="([^"]*)"')
 # What is never markup: comments, and the text of scripts and styles.
 _HIDDEN_START = rb"!--|(?i:(script|style))(?=[\s/>])"  # after its "<"
-_HIDDEN = re.compile(b"<(?:" + _HIDDEN_START + b")")
+_HIDDEN = _pattern(b"<(?:" + _HIDDEN_START + b")")
 _HIDDEN_LONGEST = len(b"<script>")  # what a search for one that starts at a place reads of the page
-_HIDDEN_END = {b"script": re.compile(rb"</script", re.IGNORECASE), b"style": re.compile(rb"</style", re.IGNORECASE)}
+_HIDDEN_END = {b"script": _pattern(rb"</script", re.IGNORECASE), b"style": _pattern(rb"</style", re.IGNORECASE)}
 
 
 def _hidden_end(body: bytes | bytearray, after: int, element: bytes | None) -> int:
@@ -301,17 +307,17 @@ def parse_simple_html(body: bytes | bytearray | str, page_url: str, platforms: C
 
 # ---- JSON (PEP 691) --------------------------------------------------------------------------------------------
 
-_WS = re.compile(rb"[ \t\n\r]*")
+_WS = _pattern(rb"[ \t\n\r]*")
 _STRING = rb'"[^"\\]*(?:\\.[^"\\]*)*"'
-_STRING_RE = re.compile(_STRING)
-_SCALAR = re.compile(_STRING + rb"|-?[0-9][0-9.eE+-]*|true|false|null")
+_STRING_RE = _pattern(_STRING)
+_SCALAR = _pattern(_STRING + rb"|-?[0-9][0-9.eE+-]*|true|false|null")
 _PLAIN = rb'[^{}\[\]"]*'
 _FLAT_OBJECT = rb"\{" + _PLAIN + rb"(?:" + _STRING + _PLAIN + rb")*\}"
 # A file entry: an object of strings, numbers, literals and flat objects (hashes, core-metadata), no arrays.
 _FILE_ENTRY = rb"\{" + _PLAIN + rb"(?:(?:" + _STRING + rb"|" + _FLAT_OBJECT + rb")" + _PLAIN + rb")*\}"
-_ENTRY_THEN = re.compile(rb"[ \t\n\r]*(" + _FILE_ENTRY + rb")[ \t\n\r]*(,|\])")
-_TOKEN = re.compile(_STRING + rb"|[\[\]{}]")
-_WHL = re.compile(rb"\.whl", re.IGNORECASE)
+_ENTRY_THEN = _pattern(rb"[ \t\n\r]*(" + _FILE_ENTRY + rb")[ \t\n\r]*(,|\])")
+_TOKEN = _pattern(_STRING + rb"|[\[\]{}]")
+_WHL = _pattern(rb"\.whl", re.IGNORECASE)
 
 
 class _Json:
@@ -437,7 +443,7 @@ class _Json:
 
 
 # A string's "-TAG.whl": the TAG after its last "-" (which may hold an escape or a percent-escape).
-_WHEEL_NAME_END = re.compile(rb'-([^-"/]*)\.whl', re.IGNORECASE)
+_WHEEL_NAME_END = _pattern(rb'-([^-"/]*)\.whl', re.IGNORECASE)
 
 
 def _names_platform(text: bytes | bytearray, platforms: Collection[str] | None) -> bool:
@@ -547,7 +553,7 @@ _LABEL_PART = r"(?:[a-z0-9]*[a-z][a-z0-9]*|0|[1-9][0-9]*)"
 _RELEASE = (rf"({_NUMBER}(?:\.{_NUMBER})*(?:(?:a|b|rc){_NUMBER})?(?:\.post{_NUMBER})?(?:\.dev{_NUMBER})?)"
             rf"(?:\+({_LABEL_PART}(?:\.{_LABEL_PART})*))?")
 _TAGS = r"[a-z0-9_.]+-[a-z0-9_.]+-[a-z0-9_.]+"
-_NORMAL_WHEEL = re.compile(rf"([a-z0-9]+(?:_[a-z0-9]+)*)-{_RELEASE}-({_TAGS})\.whl")
+_NORMAL_WHEEL = _pattern(rf"([a-z0-9]+(?:_[a-z0-9]+)*)-{_RELEASE}-({_TAGS})\.whl")
 
 
 def _normal_wheel(filename: str, tag_sets: Memo | None = None) -> tuple[str, str, str, frozenset[str]] | None:
@@ -625,10 +631,10 @@ def _read_wheel(item: IndexFile, wanted: str, platforms: Collection[str] | None,
 Release = tuple  # (public version, local label): one object per distinct release of a page
 Row = tuple  # (Release, tags, ref): ref, the file's record or where on the page it is read from
 
-_COMMON_TAGS = re.compile(rf"{_TAGS}\.whl")
-_COMMON_RELEASE = re.compile(_RELEASE)
-_PLAIN_ATTRIBUTES = re.compile(rb'(?: data-[a-z-]+="[^"<>]*")*')
-_PLAIN_PROJECT = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_COMMON_TAGS = _pattern(rf"{_TAGS}\.whl")
+_COMMON_RELEASE = _pattern(_RELEASE)
+_PLAIN_ATTRIBUTES = _pattern(rb'(?: data-[a-z-]+="[^"<>]*")*')
+_PLAIN_PROJECT = _pattern(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _NAME_LIMIT = 255  # the longest file name a file record takes (``_Links.file``)
 
 
@@ -771,7 +777,7 @@ def _html_file_at(data: bytes | bytearray, at: int, links: _Links) -> IndexFile 
 
 
 _CONTROLS = [bytes((c,)) for c in range(32) if c != 10]  # all but the line end
-_SHAPE_TOKEN = re.compile(rb'"[^"]*"|-?[0-9][0-9.eE+-]*|true|false|null|[{}:,]|[ \n]+')
+_SHAPE_TOKEN = _pattern(rb'"[^"]*"|-?[0-9][0-9.eE+-]*|true|false|null|[{}:,]|[ \n]+')
 _JSON_NUMBER = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
 _VALUE_OF = {b'"': rb'(?:"[^"]*"|null)', b"t": rb"(?:true|false|null)", b"f": rb"(?:true|false|null)",
              b"n": rb'(?:"[^"]*"|true|false|null)'}  # by a value's first character; numbers: _JSON_NUMBER
