@@ -83,3 +83,42 @@ def test_a_warm_online_plan_imports_no_http_client(httpserver, tmp_path: Path) -
     assert "requests" in revalidated
     assert sorted(revalidated.intersection({"dataclasses", "inspect", "html", "html.parser", "packaging"})) == []
     assert "torch_install.index.pages" not in revalidated  # the page is not read, nor its patterns compiled
+
+
+LOADED = """
+import contextlib, io, json, sys
+from torch_install.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    main(sys.argv[1:])
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def loaded(args: list[str]) -> set[str]:
+    """The modules in the process after ``main(ARGS)``: every one imported, however late."""
+    done = subprocess.run([sys.executable, "-c", LOADED, *args], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    import json
+
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+ARCHIVES = {"tarfile", "gzip", "bz2", "lzma", "shutil", "zipfile"}
+
+
+@pytest.mark.parametrize("command", [["detect", "--json"], ["plan", "--format", "json"]], ids=" ".join)
+def test_a_captured_tree_loads_no_archive_module(command: list[str]) -> None:
+    sysroot = Path(__file__).parent / "fixtures" / "sysroots" / "nvidia-8xh100"
+    modules = loaded([*command, "--sysroot", str(sysroot)])
+    assert "torch_install.capture" in modules  # --sysroot was read
+    assert sorted(modules & ARCHIVES) == []
+
+
+def test_each_plan_format_loads_its_own_renderer_and_the_plans(tmp_path: Path) -> None:
+    from torch_install.render import _RENDERERS
+
+    for fmt, (module, _) in _RENDERERS.items():
+        modules = loaded(["plan", "--target", profile(tmp_path), "--format", fmt])
+        renderers = {m.rsplit(".", 1)[1] for m in modules if m.startswith("torch_install.render.")}
+        assert renderers == {"plan", module}, fmt

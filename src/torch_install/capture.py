@@ -15,7 +15,6 @@ import io
 import json
 import os
 import re
-import tarfile
 import time
 import zlib
 from pathlib import Path
@@ -159,6 +158,8 @@ def capture_members(probe: Probe, redactor: Redactor | None = None) -> dict[str,
 
 def write_capture(probe: Probe, path: str | Path) -> int:
     """Write the capture archive for what ``probe`` read; returns the number of entries."""
+    import tarfile  # here and where an archive is read: a captured tree (--sysroot DIR) loads no archive module
+
     members = capture_members(probe)
     now = int(time.time())
     try:
@@ -241,6 +242,7 @@ def _check_headers(data: bytes) -> None:
     sparse member, a PAX record that resizes a member. Where tarfile stops (a zero block, a bad checksum, the
     end) this stops too."""
     import gzip
+    import tarfile
 
     stream = gzip.GzipFile(fileobj=io.BytesIO(data)) if data[:2] == b"\x1f\x8b" else io.BytesIO(data)
     read = 0
@@ -302,6 +304,8 @@ def read_capture(path: str) -> MemoryTree:
     (a link's target is only text, never followed). Bounded: MAX_MEMBERS entries, MAX_ARCHIVE_BYTES of contents,
     names of MAX_NAME characters and MAX_DEPTH directories, every header checked before tarfile reads it. Only a
     gzip-compressed or plain tar is read. Anything else is one InputError line naming the path and the member."""
+    import tarfile
+
     from .probe import read_regular
 
     files: dict[str, bytes] = {}
