@@ -113,6 +113,7 @@ class IndexCache:
     def __init__(self, directory: PathLike[str] | str | None = None, ttl: float | None = None) -> None:
         self._dir = os.fspath(directory) if directory is not None else default_cache_dir()
         self.ttl = default_ttl() if ttl is None else ttl
+        self._derived: dict[tuple[str, object], Any] = {}  # what get_derived found good, by (key, valid): read once
 
     @property
     def directory(self) -> Path:
@@ -199,7 +200,15 @@ class IndexCache:
 
     def get_derived(self, key: str, valid: Callable[[Any], bool] | None = None) -> Any:
         """A stored derived result, or None: absent, or corrupt or not ``valid`` in shape (warned about, removed,
-        computed again)."""
+        computed again). A result found is read once a run (a revalidation asks for it twice)."""
+        found = self._derived.get((key, valid))
+        if found is None:
+            found = self._read_derived(key, valid)
+            if found is not None:
+                self._derived[key, valid] = found
+        return found
+
+    def _read_derived(self, key: str, valid: Callable[[Any], bool] | None) -> Any:
         path = os.path.join(self._dir, "derived", f"{_key(key)}.json")
         try:
             data = _read(path, MAX_DERIVED)
@@ -216,6 +225,8 @@ class IndexCache:
         return data.get("value") if isinstance(data, dict) and data.get("key") == key else None
 
     def put_derived(self, key: str, value: Any) -> None:
+        for found in [k for k in self._derived if k[0] == key]:
+            del self._derived[found]
         self._write(os.path.join(self._dir, "derived", f"{_key(key)}.json"), {"key": key, "value": value})
 
     def _write(self, path: str, data: Any) -> bool:

@@ -195,7 +195,20 @@ def _release_from_json(row: Any) -> ReleaseFacts | None:
 
 
 def facts_from_json(data: Any) -> IndexFacts | None:
-    """The facts ``facts_to_json`` stored, or None when they are of another format or of the wrong shape."""
+    """The facts ``facts_to_json`` stored, or None when they are of another format or of the wrong shape (the facts
+    of the last object read are kept: a revalidation checks a stored record's shape, then uses its facts)."""
+    last = _LAST_READ[0]
+    if last is not None and last[0] is data:
+        return last[1]
+    facts = _facts_from_json(data)
+    _LAST_READ[0] = (data, facts)
+    return facts
+
+
+_LAST_READ: list[tuple[Any, IndexFacts | None] | None] = [None]  # the object (kept alive: its identity names it)
+
+
+def _facts_from_json(data: Any) -> IndexFacts | None:
     if not (isinstance(data, dict) and data.get("format") == FACTS_FORMAT and isinstance(data.get("base"), str)
             and isinstance(data.get("releases"), list) and isinstance(data.get("fetched_at"), (int, float))):
         return None
