@@ -11,6 +11,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import string
 import tempfile
 from typing import Any
@@ -270,32 +271,41 @@ CONF_LINES = st.one_of(
 
 @FAST
 @example(["[global]", "0\x0c="], "\n", ["A"])  # found by this test: a form feed is no line end for pip
-@given(st.lists(CONF_LINES, max_size=12), st.sampled_from(["\n", "\r\n"]),
+@given(st.lists(CONF_LINES, max_size=12), st.sampled_from(["\n", "\r\n", "\r"]),
        st.lists(st.text(string.ascii_letters + "/._-", min_size=1, max_size=12), min_size=1, max_size=3))
 def test_a_pip_conf_edit_keeps_every_other_line_and_pip_reads_the_value(lines: list[str], newline: str,
                                                                          values: list[str]) -> None:
+    """What the editor of user files hands the edit: the text with "\n" line ends (it puts the file's back)."""
     import configparser
 
     from torch_install.environment.pip_config import option_values, set_option
+    from torch_install.user_files import with_line_ends
 
-    text = newline.join(lines) + (newline if lines else "")
-    edited = set_option(text, "install", "constraint", values)
+    original = newline.join(lines) + (newline if lines else "")
+    text = re.sub(r"\r\n|\r", "\n", original)
+    before = configparser.RawConfigParser()
+    try:  # as pip reads the file: text mode, universal newlines
+        before.read_file(io.StringIO(original, newline=None))
+    except configparser.Error:
+        with pytest.raises(configparser.Error):  # pip refuses such a file: so does the edit
+            set_option(text, "install", "constraint", values)
+        return
+    try:
+        edited = set_option(text, "install", "constraint", values)
+    except ValueError:
+        assert "DEFAULT" in text.upper()  # an [install] added beside [DEFAULT] keys pip would read differently
+        return
     assert option_values(edited, "install", "constraint") == values
     import difflib
 
-    original = text.splitlines()
-    diff = difflib.SequenceMatcher(None, original, edited.splitlines(), autojunk=False)
+    diff = difflib.SequenceMatcher(None, text.split("\n"), edited.split("\n"), autojunk=False)
     missing = [line for tag, i1, i2, _, _ in diff.get_opcodes() if tag in ("delete", "replace")
-               for line in original[i1:i2]]
-    # only the edited key's own line and its continuation lines may be gone; the rest stays, in order
-    assert all("constraint" in line.lower() or line[:1] in (" ", "\t") for line in missing), missing
-    before = configparser.RawConfigParser()
-    try:  # as pip reads the file: text mode, universal newlines (a lone "\r" ends a line, as for the edit)
-        before.read_file(io.StringIO(text, newline=None))
-    except configparser.Error:
-        return  # pip refuses such a file too: the edit only has to keep it as it was, line by line
+               for line in text.split("\n")[i1:i2]]
+    # only the edited key's own lines (its continuation lines, comments among them) may be gone; the rest stays
+    assert all("constraint" in line.lower() or line[:1] in (" ", "\t") or line.lstrip().startswith(("#", ";"))
+               or not line.strip() for line in missing), missing
     after = configparser.RawConfigParser()
-    after.read_string(edited)
+    after.read_file(io.StringIO(with_line_ends(original, edited), newline=None))
     assert after.get("install", "constraint").split() == values
     for section in before.sections():
         for key, value in before.items(section):

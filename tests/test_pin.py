@@ -276,3 +276,261 @@ def test_a_package_built_against_torch_is_pinned_with_the_build_and_the_doctor_a
     doctor = subprocess.run([sys.executable, "-m", "torch_install", "doctor", "--json", "--python", str(python)],
                             capture_output=True, text=True, env=pip_env)
     assert not [f["code"] for f in json.loads(doctor.stdout)["findings"] if f["code"].startswith("install-guard")]
+
+
+VERSION_PY = "__version__ = '{version}'\ndebug = False\ncuda = {cuda!r}\ngit_version = 'x'\nhip = None\nxpu = None\n"
+
+
+def test_doctor_fix_installs_another_build_where_install_pin_pinned_this_one(httpserver, index: str, tmp_path: Path,
+                                                                              pip_env: dict[str, str],
+                                                                              make_venv) -> None:
+    """`install --pin` of a CPU build, then `doctor --fix` on a GPU machine: the fix's build is not refused by the
+    pin (pip's constraint), the pin follows it, and the environment has one torch."""
+    python = make_venv(tmp_path / "env")
+    pinned = _torch_install(python, index, pip_env, "torch==2.13.0", "--pin")
+    assert pinned.returncode == 0, pinned.stderr
+    gpu = tmp_path / "gpu.json"
+    gpu.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.11", "glibc": "2.35",
+                               "nvidia_driver": "550.54.15", "gpus": [{"vendor": "nvidia", "name": "RTX 4090"}]}))
+    doctor = [sys.executable, "-m", "torch_install", "doctor", "--python", str(python), "--target", str(gpu),
+              "--index-base", index]
+    report = json.loads(subprocess.run([*doctor, "--json"], capture_output=True, text=True, env=pip_env).stdout)
+    fix = report["fix"]
+    assert fix["torch"] == "2.13.0" and fix["variant"].startswith("cu"), fix
+    build = fix["packages"]["torch"]
+    serve_wheels(httpserver, f"/whl/{fix['variant']}", [build_wheel(
+        tmp_path, "torch", build, version_py=VERSION_PY.format(version=build, cuda=fix["variant"][2:4] + "." +
+                                                               fix["variant"][4:]))])
+    fixed = subprocess.run([*doctor, "--fix", "--yes"], capture_output=True, text=True, env=pip_env)
+    assert "ResolutionImpossible" not in fixed.stdout + fixed.stderr and fixed.returncode != 3, fixed.stderr
+    assert _installed(python, "torch") == build
+    assert f"the pin follows the new build: torch {TORCH} -> {build}" in fixed.stderr
+    assert f"torch=={build}" in (tmp_path / "env" / "torch-install-constraints.txt").read_text()
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    assert [p.name for p in site.glob("torch-*.dist-info")] == [f"torch-{build}.dist-info"]
+
+
+def test_a_killed_torch_install_leaves_its_lock_to_its_pip(httpserver, tmp_path: Path, pip_env: dict[str, str],
+                                                           make_venv) -> None:
+    """torch-install killed (SIGKILL) while its pip installs: a second install waits for that pip, naming it, and
+    the environment ends with one torch whose files match its RECORD. The first pip's download is held until the
+    second is seen waiting."""
+    import signal
+    import threading
+    import time
+
+    from werkzeug import Response
+
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    held, newer = build_wheel(wheels, "torch", "2.13.0+cpu", files=200), build_wheel(wheels, "torch", "2.14.1+cpu")
+    serve_wheels(httpserver, "/whl/cpu", [newer])
+    release = threading.Event()
+
+    def slow(_request: object) -> Response:
+        release.wait(120)
+        return Response(held.read_bytes())
+
+    httpserver.expect_request(f"/whl/cpu/files/{held.name}").respond_with_handler(slow)
+    page = "".join(f'<a href="/whl/cpu/files/{w.name}">{w.name}</a>\n' for w in (held, newer))
+    httpserver.expect_request("/whl/cpu/torch/").respond_with_data(page, content_type="text/html")
+    base = httpserver.url_for("/whl").rstrip("/")
+    python = make_venv(tmp_path / "env")
+    argv = [sys.executable, "-m", "torch_install", "install", "--python", str(python), "--variant", "cpu",
+            "--index-base", base]
+    first = subprocess.Popen([*argv, "torch==2.13.0"], env=pip_env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+    lock = tmp_path / "env" / ".torch-install.lock"
+    deadline = time.monotonic() + 120
+    while "installer" not in (lock.read_text() if lock.exists() else ""):
+        assert time.monotonic() < deadline and first.poll() is None
+        time.sleep(0.02)
+    installer = int(next(line for line in lock.read_text().splitlines() if line.startswith("installer")).split()[1])
+    os.kill(first.pid, signal.SIGKILL)
+    first.wait()
+    second = subprocess.Popen([*argv, "torch==2.14.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=pip_env)
+    assert second.stderr is not None
+    said = ""
+    try:
+        while "waiting for it" not in said:
+            line = second.stderr.readline()
+            assert line, said
+            said += line
+    finally:
+        release.set()
+    out, err = second.communicate(timeout=300)
+    assert second.returncode == 0, said + err
+    assert (f"the installer (pid {installer}), which torch-install (pid {first.pid}, since stopped) started, is "
+            "installing into") in said
+    site = next((tmp_path / "env" / "lib").glob("python3*/site-packages"))
+    assert [p.name for p in site.glob("torch-*.dist-info")] == ["torch-2.14.1+cpu.dist-info"]
+    import base64
+    import csv
+    import hashlib
+
+    for row in csv.reader((site / "torch-2.14.1+cpu.dist-info" / "RECORD").read_text().splitlines()):
+        if row[1]:
+            digest = base64.urlsafe_b64encode(hashlib.sha256((site / row[0]).read_bytes()).digest()).rstrip(b"=")
+            assert row[1] == f"sha256={digest.decode()}", row[0]
+
+
+@pytest.mark.parametrize("conf", ["[install]\n    constraint = {mine}\n", "[install]\n\tconstraint = {mine}\n",
+                                  "[install] extra\nconstraint = {mine}\n", "[ install ]\nconstraint = {mine}\n",
+                                  "[install]\n  timeout = 60\n  constraint = {mine}\n"],
+                         ids=["indented", "tab", "header-text", "spaced-header", "all-indented"])
+def test_every_spelling_pip_reads_is_pinned_where_pip_reads_it(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                              make_venv, conf: str) -> None:
+    """After the pin, pip still reads the file (pip list works), the user's constraint is in force where it was,
+    and a downgrade of torch is refused."""
+    python = make_venv(tmp_path / "env")
+    links = tmp_path / "links"
+    links.mkdir()
+    build_wheel(links, "torch", "1.0.0+cpu")
+    for version in ("1.0", "2.0"):
+        build_wheel(links, "userpkg", version)
+    mine = tmp_path / "mine.txt"
+    mine.write_text("userpkg==1.0\n")
+    (tmp_path / "env" / "pip.conf").write_text(conf.format(mine=mine))
+    in_force = "Would install userpkg-1.0" in _pip(python, pip_env, "install", "--dry-run", "--no-index",
+                                                   "--find-links", str(links), "userpkg").stdout
+    done = _torch_install(python, index, pip_env, "torch==2.13.0", "--pin")
+    assert done.returncode == 0, done.stderr
+    assert _pip(python, pip_env, "list").returncode == 0
+    would = _pip(python, pip_env, "install", "--dry-run", "--no-index", "--find-links", str(links), "userpkg").stdout
+    assert ("Would install userpkg-1.0" in would) == in_force  # the user's constraint as before
+    down = _pip(python, pip_env, "install", "--dry-run", "--no-index", "--find-links", str(links), "torch==1.0.0+cpu")
+    assert down.returncode != 0 and "torch==2.13.0+cpu" in down.stdout + down.stderr
+    listed = _pip(python, pip_env, "config", "list").stdout
+    assert "install.constraint='" in listed and "torch-install-constraints.txt" in listed
+
+
+def test_a_constraint_in_pip_config_file_stays_in_force_beside_the_pin(index: str, tmp_path: Path,
+                                                                       pip_env: dict[str, str], make_venv) -> None:
+    """PIP_CONFIG_FILE's [global] constraint loses to any [install] one: the pin carries it, with a note; its
+    [install] constraint would replace the pin: that is said."""
+    python = make_venv(tmp_path / "env")
+    links = tmp_path / "links"
+    links.mkdir()
+    for version in ("1.0", "2.0"):
+        build_wheel(links, "userpkg", version)
+    mine = tmp_path / "mine.txt"
+    mine.write_text("userpkg==1.0\n")
+    team = tmp_path / "team-pip.ini"
+    team.write_text(f"[global]\nconstraint = {mine}\n")
+    env = {**pip_env, "PIP_CONFIG_FILE": str(team)}
+    done = _torch_install(python, index, env, "torch==2.13.0", "--pin")
+    assert done.returncode == 0, done.stderr
+    would = _pip(python, env, "install", "--dry-run", "--no-index", "--find-links", str(links), "userpkg").stdout
+    assert "Would install userpkg-1.0" in would
+    assert "replaces the pin" not in done.stderr and f"also names {mine}, in force from {team} [global]" in done.stderr
+    team.write_text(f"[install]\nconstraint = {mine}\n")
+    (tmp_path / "env" / "torch-install-constraints.txt").unlink()
+    again = _torch_install(python, index, env, "torch==2.13.0", "--pin", "--", "--force-reinstall")
+    assert f"{team} [install] sets constraint = {mine}, which replaces the pin" in again.stderr
+
+
+def test_the_pin_keeps_each_files_mode_and_edits_a_linked_pyproject_through_its_link(index: str, tmp_path: Path,
+                                                                                     pip_env: dict[str, str],
+                                                                                     make_venv) -> None:
+    import stat
+
+    project = tmp_path / "project"
+    project.mkdir()
+    python = make_venv(project / ".venv")
+    shared = tmp_path / "shared-pyproject.toml"
+    shared.write_text('[project]\nname = "demo"\n\n[tool.uv]\ndev-dependencies = ["pytest"]\n')
+    (project / "pyproject.toml").symlink_to(shared)
+    (project / ".venv" / "pip.conf").write_text("[global]\ntimeout = 77\n")
+    os.chmod(shared, 0o664)
+    os.chmod(project / ".venv" / "pip.conf", 0o644)
+    done = _torch_install(python, index, pip_env, "torch==2.13.0", "--pin")
+    assert done.returncode == 0, done.stderr
+    assert (project / "pyproject.toml").is_symlink() and '"torch==2.13.0+cpu"' in shared.read_text()
+    modes = {p.name: stat.S_IMODE(os.stat(p).st_mode) for p in (shared, project / ".venv" / "pip.conf")}
+    assert modes == {"shared-pyproject.toml": 0o664, "pip.conf": 0o644}
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(os.stat(project / ".venv" / "torch-install-constraints.txt").st_mode) == 0o666 & ~umask
+
+
+def test_a_pyproject_the_pin_cannot_edit_is_left_whole_with_one_true_line(index: str, tmp_path: Path,
+                                                                          pip_env: dict[str, str], make_venv) -> None:
+    cases = {
+        "over the limit": ('[project]\nname = "demo"\n[tool.uv]\n' + "# pad\n" * 800_000 + "[tool.ruff]\nx = 1\n",
+                           "larger than 4 MiB: not read (torch-install never edits part of a file)"),
+        "a string": ('[project]\nname = "demo"\n[tool.uv]\nconstraint-dependencies = "numpy<2"\n',
+                     "its constraint-dependencies is not a list of requirements"),
+        "not TOML": ('[project]\nname = "demo"\n[tool.uv]\nx = \n', "not valid TOML"),
+        "tool not a table": ('tool = 5  # [tool.uv]\n[project]\nname = "demo"\n', "its tool is not a table"),
+    }
+    for case, (text, line) in cases.items():
+        project = tmp_path / case
+        project.mkdir()
+        python = make_venv(project / ".venv")
+        pyproject = project / "pyproject.toml"
+        pyproject.write_text(text)
+        done = _torch_install(python, index, pip_env, "torch==2.13.0", "--pin")
+        assert done.returncode == 0, done.stderr
+        assert pyproject.read_text() == text  # never cut, never rewritten
+        assert "uv's pin was not written: " in done.stderr and line in done.stderr, done.stderr
+        assert "uv reads no configuration" not in done.stderr
+
+
+def test_uv_reads_uv_toml_over_the_pyproject_and_the_pin_goes_there(index: str, tmp_path: Path,
+                                                                   pip_env: dict[str, str], make_venv) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    python = make_venv(project / ".venv")
+    (project / "pyproject.toml").write_text('[project]\nname = "demo"\n[tool.uv]\nx = 1\n')
+    (project / "uv.toml").write_text("# ours\nnative-tls = true\n")
+    assert _torch_install(python, index, pip_env, "torch==2.13.0", "--pin").returncode == 0
+    assert (project / "pyproject.toml").read_text() == '[project]\nname = "demo"\n[tool.uv]\nx = 1\n'
+    assert (project / "uv.toml").read_text().startswith("# ours\nnative-tls = true\nconstraint-dependencies = [")
+
+
+def test_unpin_puts_back_exactly_what_was_there(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                make_venv) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    python = make_venv(project / ".venv")
+    conf, pyproject = project / ".venv" / "pip.conf", project / "pyproject.toml"
+    conf.write_bytes(b"# lab\r\n[install]\r\n    timeout = 60\r\n")
+    pyproject.write_bytes(b'[project]\r\nname = "demo"\r\n\r\n[tool.uv]\r\nconstraint-dependencies = ["numpy<2"]\r\n')
+    before = {p: p.read_bytes() for p in (conf, pyproject)}
+    assert _torch_install(python, index, pip_env, "torch==2.13.0", "--pin").returncode == 0
+    assert _torch_install(python, index, pip_env, "torch==2.14.1").returncode == 0  # the pin follows: still one undo
+    assert b"torch==2.14.1+cpu" in pyproject.read_bytes() and b'"numpy<2"' in pyproject.read_bytes()
+    unpin = [sys.executable, "-m", "torch_install", "unpin", "--python", str(python)]
+    done = subprocess.run(unpin, capture_output=True, text=True, env=pip_env)
+    assert done.returncode == 0, done.stderr
+    assert {p: p.read_bytes() for p in (conf, pyproject)} == before
+    assert sorted(p.name for p in (project / ".venv").glob("torch-install*")) == []
+    down = _pip(python, pip_env, "install", "--dry-run", "--no-index", "--find-links", str(tmp_path / "wheels"),
+                f"torch=={TORCH}")
+    assert down.returncode == 0 and "Would install torch-2.13.0+cpu" in down.stdout  # no pin any more
+    again = subprocess.run(unpin, capture_output=True, text=True, env=pip_env)
+    assert again.returncode == 0 and "nothing to undo" in again.stderr
+    assert _torch_install(python, index, pip_env, "torch==2.13.0", "--pin").returncode == 0
+    conf.write_text(conf.read_text() + "# my own line since\n")
+    left = subprocess.run(unpin, capture_output=True, text=True, env=pip_env)
+    assert left.returncode == 1 and f"{conf}: changed since torch-install wrote it: left as it is" in left.stderr
+    assert (project / ".venv" / "torch-install-constraints.txt").exists()  # pip.conf still names it
+    assert pyproject.read_bytes() == before[pyproject]
+
+
+def test_a_large_pyproject_under_the_limit_is_edited_whole(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                          make_venv) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    python = make_venv(project / ".venv")
+    text = ('[project]\nname = "demo"\nversion = "0.1"\n\n[tool.uv]\ndev-dependencies = ["pytest"]\n'
+            + "".join(f"# a long comment block, line {i:07d} {'x' * 40}\n" for i in range(22000))
+            + "\n[tool.ruff]\nline-length = 100\n")
+    (project / "pyproject.toml").write_text(text)
+    assert len(text) > 1 << 20
+    done = _torch_install(python, index, pip_env, "torch==2.13.0", "--pin")
+    assert done.returncode == 0, done.stderr
+    after = (project / "pyproject.toml").read_text()
+    assert after.startswith(text.split("\n\n[tool.ruff]")[0]) and after.endswith("\n[tool.ruff]\nline-length = 100\n")
+    assert '"torch==2.13.0+cpu"' in after

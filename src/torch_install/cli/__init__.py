@@ -26,7 +26,7 @@ DEBUG_ENV = "TORCH_INSTALL_DEBUG"  # set (not 0): an internal error also prints 
 
 # each sub-command, and the module of this package that registers it
 _MODULE_OF = {"detect": "detect", "plan": "plan", "install": "install", "doctor": "doctor", "matrix": "matrix",
-              "variants": "variants", "completion": "shell_completion"}
+              "variants": "variants", "completion": "shell_completion", "unpin": "unpin"}
 COMMANDS = tuple(_MODULE_OF)
 
 

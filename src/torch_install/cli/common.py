@@ -131,6 +131,13 @@ def target_interpreter(python: str | None) -> Interpreter:
     return query_interpreter(path) if path is not None else this_interpreter()
 
 
+def add_lock_timeout_option(parser: argparse.ArgumentParser, when: str = "") -> None:
+    """``--lock-timeout SECONDS``: how long to wait for the environment's lock (``when``: "with --fix: ")."""
+    parser.add_argument("--lock-timeout", metavar="SECONDS", type=seconds, default=None,
+                        help=f"{when}how long to wait for another torch-install installing into the same environment "
+                             "(default 600; 0: refuse at once)")
+
+
 def seconds(value: str) -> float:
     """An argparse type: a number of seconds from 0 to a day."""
     try:

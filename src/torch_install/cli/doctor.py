@@ -38,9 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--fix", action="store_true",
                         help="run the fix commands for the inspected environment (asks first), then check again")
     parser.add_argument("--yes", action="store_true", help="with --fix: do not ask (for scripts)")
-    parser.add_argument("--lock-timeout", metavar="SECONDS", type=common.seconds, default=None,
-                        help="with --fix: how long to wait for another torch-install installing into the same "
-                             "environment (default 600; 0: refuse at once)")
+    common.add_lock_timeout_option(parser, "with --fix: ")
     parser.add_argument("--target", metavar="FILE", action="append",
                         help="machine profile JSON describing the hardware (a captured or remote machine)")
     targets.add_sysroot_option(parser)
@@ -94,12 +92,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _apply_fixes(report: Report, yes: bool, lock_timeout: float | None = None) -> bool:
-    """Run the report's fix commands (asking first unless ``yes``); whether any ran. PEP 668 is refused."""
-    import shlex
+    """Run the report's fix commands (asking first unless ``yes``) as one install transaction; whether any ran.
+    PEP 668 is refused."""
     import sys
 
     from ..doctor.apply import runnable_commands
-    from ..environment import install
     from ..errors import EnvironmentFailure, InputError
 
     commands = runnable_commands(report)
@@ -120,13 +117,13 @@ def _apply_fixes(report: Report, yes: bool, lock_timeout: float | None = None) -
         if sys.stdin.readline().strip().lower() not in ("y", "yes"):
             common.say("torch-install: not run")
             return False
-    from ..environment.lock import DEFAULT_TIMEOUT, environment_lock
+    from ..doctor.apply import fix_steps
+    from ..environment.transaction import run_transaction
+    from ..resolver.matrix import load_matrix
 
-    timeout = DEFAULT_TIMEOUT if lock_timeout is None else lock_timeout
-    with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
-        for command in commands:
-            common.say(f"torch-install: running {command}")
-            code = install.run_installer(shlex.split(command), interpreter, ("torch", "torchvision", "torchaudio"))
-            if code:
-                return True
+    plan, steps = fix_steps(report)
+    outcome = run_transaction(interpreter, plan, steps, ("torch", "torchvision", "torchaudio"), matrix=load_matrix(),
+                              lock_timeout=lock_timeout, say=common.say)
+    for line in outcome.lines:
+        common.say(f"torch-install: {line}")
     return True

@@ -1,5 +1,5 @@
-"""`torch-install install`: resolve for this machine (as `plan` does), then run pip or uv under the environment's
-lock, guarded, with the pin kept or put back."""
+"""`torch-install install`: resolve for this machine (as `plan` does), print the steps, then install them as one
+transaction (``environment/transaction.py``: the lock, the guarded steps, the pin kept or put back)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import argparse
 import os
 
 from ..errors import EXIT_OK
-from ..resolver.request import PACKAGES
 from . import common, targets
 from .plan import add_request_options, request_from_args, resolve_plan
 
@@ -15,8 +14,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from ..environment.interpreter import Interpreter
     from ..machine import Machine
-    from ..resolver.matrix import Matrix
-    from ..resolver.plan import Plan, Request
+    from ..resolver.plan import Request
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,9 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     install.add_argument("--pin", action="store_true",
                          help="after installing, keep the build: write torch-install-constraints.txt into the "
                               "environment and name it in its pip.conf (and uv's configuration beside ./.venv)")
-    install.add_argument("--lock-timeout", metavar="SECONDS", type=common.seconds, default=None,
-                         help="how long to wait for another torch-install installing into the same environment "
-                              "(default 600; 0: refuse at once)")
+    common.add_lock_timeout_option(install)
     install.set_defaults(func=run_install)
 
 
@@ -76,11 +72,14 @@ def run_install(args: argparse.Namespace) -> int:
                     common.say(f"torch-install: {name}, which the command reads:\n" + file.read().rstrip())
         if args.dry_run:
             return EXIT_OK
-        from ..environment.lock import DEFAULT_TIMEOUT, environment_lock
+        from ..environment.transaction import plan_steps, run_transaction
 
-        timeout = DEFAULT_TIMEOUT if args.lock_timeout is None else args.lock_timeout
-        with environment_lock(interpreter.prefix or os.path.dirname(interpreter.executable), timeout, common.say):
-            return _install_locked(args, plan, interpreter, steps, request, matrix)
+        guarded = (*request.packages, *(w.text for w in request.requirements if w.name and not w.constraint))
+        outcome = run_transaction(interpreter, plan, plan_steps(plan, steps), guarded, request.index_base,
+                                  pin=args.pin, matrix=matrix, lock_timeout=args.lock_timeout, say=common.say)
+    for line in outcome.lines:
+        common.say(f"torch-install: {line}")
+    return outcome.code
 
 
 def _conda_owns_torch(args: argparse.Namespace, interpreter: Interpreter, machine: Machine, request: Request
@@ -110,59 +109,3 @@ def _conda_owns_torch(args: argparse.Namespace, interpreter: Interpreter, machin
         common.warn(message)
         return
     raise EnvironmentFailure(message)
-
-
-def _steps_done(plan: Plan, failed: int, total: int) -> str:
-    """What the steps before a failed one left installed (an empty string for the first step)."""
-    if not failed or plan.choice is None:
-        return ""
-    build = ", ".join(f"{name} {version}" for name, version in plan.choice.packages.items())
-    return (f"\n  step {failed + 1} of {total} failed; step 1 had installed the chosen build ({build}): running the "
-            "same command again, once the cause is fixed, finishes the project")
-
-
-def _install_locked(args: argparse.Namespace, plan: Plan, interpreter: Interpreter, steps: list[list[str]],
-                    request: Request, matrix: Matrix) -> int:
-    """The install transaction, the environment's lock held: the pin updated for the new build, each installer
-    step (guarded), the pin written from what is installed now (or put back when a step failed)."""
-    from ..environment import guard, install, pin
-
-    prefix = interpreter.prefix
-    update = pin.prepare_update(prefix, plan) if prefix else None
-    guarded = (*request.packages, *(w.text for w in request.requirements if w.name and not w.constraint))
-    from ..errors import EnvironmentFailure
-
-    try:
-        for i, argv in enumerate(steps):  # the chosen build first; what rides along cannot replace it (pinned there)
-            try:
-                code = install.run_installer(
-                    argv, interpreter, guarded, request.index_base,
-                    own_index=i == 0 and plan.choice is not None and bool(plan.choice.index_url))
-            except EnvironmentFailure as failure:
-                raise EnvironmentFailure(f"{failure}{_steps_done(plan, i, len(steps))}") from None
-            if code != EXIT_OK:
-                if i:
-                    common.warn(_steps_done(plan, i, len(steps)).strip())
-                if update is not None:
-                    pin.restore(prefix, update)
-                return code
-    except BaseException:
-        if update is not None:
-            pin.restore(prefix, update)
-        raise
-    if not prefix or not (args.pin or update is not None):
-        return EXIT_OK
-    from ..resolver.companion_facts import load_packages
-
-    present = guard.snapshot(interpreter.site_packages, {*PACKAGES, *load_packages()})
-    pins = pin.pins_for(plan, {name: dist.version for name, dist in present.items()}, matrix)
-    if not pins:
-        common.say(f"torch-install: not pinned: torch {plan.choice.packages.get('torch') if plan.choice else ''} is "
-                   "not what is installed now (the installer installed nothing?)")
-        return EXIT_OK
-    written = pin.write_pin(prefix, pins)
-    if update is not None:
-        common.say("torch-install: the pin follows the new build: " + ", ".join(update.changed))
-    for line in written.lines:
-        common.say(f"torch-install: {line}")
-    return EXIT_OK

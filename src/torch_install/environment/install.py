@@ -36,6 +36,10 @@ from ..resolver.steps import (
 from .dists import Dist
 from .interpreter import MARKER, Interpreter
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from .lock import Lock
+
 
 def venv_advice(plan: Plan, installer: str = "pip") -> list[str]:
     """The commands to use instead of installing into an externally managed Python."""
@@ -152,9 +156,10 @@ UV_INDEX_VARIABLES = ("UV_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_DEFA
 
 
 def run_installer(argv: list[str], interpreter: Interpreter | None = None, packages: Sequence[str] = ("torch",),
-                  index_base: str = "", own_index: bool = False) -> int:
+                  index_base: str = "", own_index: bool = False, lock: Lock | None = None) -> int:
     """Run the installer (its progress on this terminal) and check the guarded distributions afterwards: 0, 130
-    when interrupted, or EnvironmentFailure saying what changed and how to go back."""
+    when interrupted, or EnvironmentFailure saying what changed and how to go back. ``lock``: the environment's
+    lock, which the installer holds too while it runs (so that it outlives a torch-install that is killed)."""
     from . import guard
 
     names = guard.guarded_names(packages)
@@ -170,7 +175,7 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
     environ = None
     if own_index and os.path.basename(argv[0]).startswith("uv"):
         environ = {k: v for k, v in os.environ.items() if k not in UV_INDEX_VARIABLES}
-    returncode, interrupted = _run_passing_on_interrupts(argv, environ)
+    returncode, interrupted = _run_passing_on_interrupts(argv, environ, lock)
     outcome = guard.compare(before, site, names)
     restored: list[tuple[Dist, str]] = []
     unrestored: list[tuple[Dist, str]] = []
@@ -211,9 +216,11 @@ def run_installer(argv: list[str], interpreter: Interpreter | None = None, packa
     return 0
 
 
-def _run_passing_on_interrupts(argv: list[str], environ: dict[str, str] | None = None) -> tuple[int, bool]:
+def _run_passing_on_interrupts(argv: list[str], environ: dict[str, str] | None = None,
+                               lock: Lock | None = None) -> tuple[int, bool]:
     """Run ``argv`` to its end: (exit code, whether torch-install was interrupted). On POSIX the installer runs
-    in its own process group, so the terminal's Ctrl-C reaches torch-install alone, which passes one SIGINT on."""
+    in its own process group, so the terminal's Ctrl-C reaches torch-install alone, which passes one SIGINT on.
+    It inherits the lock's descriptor, and is named in the lock file as its holder."""
     import signal
     import subprocess
 
@@ -225,9 +232,11 @@ def _run_passing_on_interrupts(argv: list[str], environ: dict[str, str] | None =
     sys.stderr.flush()
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL if posix else None, env=environ,  # type: ignore[call-overload]
-                                 **group)
+                                 pass_fds=lock.fds if lock is not None else (), **group)
     except OSError as exc:
         raise EnvironmentFailure(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+    if lock is not None:
+        lock.holder("installer", child.pid)
     received: list[int] = []
 
     def on_interrupt(signum: int, _frame: object) -> None:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import shlex
 
 from ..display import one_line
-from ..environment.pin import IMAGE_CONSTRAINTS, constraint_lines
 from ..machine import Machine
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import version_key
+from ..resolver.pins import build_pins
 from ..resolver.plan import Plan
 from .plan import machine_line
+
+IMAGE_CONSTRAINTS = "/etc/torch-install-constraints.txt"  # the build's pins in an image, named by PIP_CONSTRAINT
 
 
 def target_source_lines(machine: Machine) -> list[str]:
@@ -61,7 +63,7 @@ def render_dockerfile(plan: Plan) -> str:
     lines += [f"# Warning [{w.code}]: {w.message}" for w in plan.warnings]
     lines += [f"# Note: {n}" for n in (*plan.notes, *plan.machine.notes)]
     steps = [*_copies_and_runs(plan)]
-    pins = constraint_lines(plan)
+    pins = build_pins(plan)
     if pins:  # later RUN lines (pip or uv) keep the chosen build
         steps += ["# Keep this build: later pip/uv installs in the image honour these constraints",
                   f"RUN printf '%s\\n' {' '.join(shlex.quote(p) for p in pins)} > {IMAGE_CONSTRAINTS}",

@@ -99,9 +99,9 @@ def render_requirements(plan: Plan, hashes: Mapping[str, Sequence[str]] | None =
 
 
 def render_constraints(plan: Plan) -> str:
-    """A constraints file keeping the chosen build (``pin.py``), then the version constraints of what rides along
-    (a constraint carries a name and versions only: extras are left out; a path or URL cannot be one)."""
-    from ..environment.pin import render_constraints as constraints
+    """A constraints file keeping the chosen build (``resolver/pins.py``), then the version constraints of what
+    rides along (a constraint carries a name and versions only: extras are left out; a path or URL cannot be one)."""
+    from ..resolver.pins import render_constraints as constraints
 
     text = constraints(plan)
     if plan.choice is None or not text:

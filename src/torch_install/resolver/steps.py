@@ -107,10 +107,10 @@ def pins_for_ride_along(plan: Plan, with_extras: bool = True) -> list[str]:
     """The chosen build pinned in a later step: the family (with the extras asked of it, unless a constraints
     file is to hold them: it cannot) and the packages that came from its index, so nothing a later step installs
     can replace them."""
+    from .pins import build_pins
+
     assert plan.choice is not None
-    extras = family_extras(plan) if with_extras else {}
-    pins = [f"{name}{extras.get(name, '')}=={version}" for name, version in plan.choice.packages.items() if version]
-    return pins + [p.requirement for p in plan.choice.from_index()]
+    return build_pins(plan, family_extras(plan) if with_extras else None, index_only=True)
 
 
 def ride_along_args(plan: Plan) -> list[str]:
