@@ -215,9 +215,9 @@ def plan_for(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str, *extr
                       "(sm 8.9); NVIDIA driver 570.133.07", f"--index-url {CU128}", *PINS]),
     ("pyproject", ["# Merge into pyproject.toml", "# (or let torch-install do it: --merge pyproject.toml)",
                    "[project]", "dependencies = [", *(f'  "{p}",' for p in PINS), "]",
-                   "", "[[tool.uv.index]]", 'name = "pytorch-cu128"', f'url = "{CU128}"', "explicit = true", "",
-                   "[tool.uv.sources]", 'torch = { index = "pytorch-cu128" }',
-                   'torchvision = { index = "pytorch-cu128" }']),
+                   "", "[[tool.uv.index]]", 'name = "torch-install-cu128"', f'url = "{CU128}"', "explicit = true", "",
+                   "[tool.uv.sources]", 'torch = { index = "torch-install-cu128" }',
+                   'torchvision = { index = "torch-install-cu128" }']),
 ])
 def test_formats_for_a_fixed_profile(capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str,
                                      expected: list[str]) -> None:

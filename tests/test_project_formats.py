@@ -85,7 +85,7 @@ def test_pyproject_routes_each_package_to_where_its_build_is(capsys: pytest.Capt
     assert data["project"]["dependencies"] == ["torch==2.8.0+cu128", "xformers==0.0.32.post2",
                                                "flash-attn==2.8.3.post1", "numpy<2"]
     sources = data["tool"]["uv"]["sources"]
-    assert sources["torch"] == sources["xformers"] == {"index": "pytorch-cu128"}
+    assert sources["torch"] == sources["xformers"] == {"index": "torch-install-cu128"}
     assert sources["flash-attn"]["url"].endswith("flash_attn-2.8.3.post1+cu12torch2.8cxx11abiTRUE-cp312-cp312-"
                                                  "linux_x86_64.whl")
     code, out, _ = render(capsys, "pyproject", *RTX_4090, "torch", "flash-attn", "pyg-lib")

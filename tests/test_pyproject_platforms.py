@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from wheels import build_wheel, serve_wheels
+from wheels import build_wheel, serve_wheels, uv_env
 
 TARGETS = {
     "linux": {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35", "nvidia_driver": "580.82.07",
@@ -38,8 +38,8 @@ def test_mixed_mac_and_linux_targets_give_one_build_per_platform(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert 'requires-python = ">=3.11"' in out  # the floor of the chosen release: uv lock fails below it
-    assert "{ index = \"pytorch-cu130\", marker = \"sys_platform == 'linux' and platform_machine == 'x86_64'\" }" \
-        in out or "pytorch-cu132" in out
+    linux = "marker = \"sys_platform == 'linux' and platform_machine == 'x86_64'\" }"
+    assert f'{{ index = "torch-install-cu130", {linux}' in out or "torch-install-cu132" in out
     assert "marker = \"sys_platform == 'win32' and platform_machine == 'AMD64'\"" in out
     assert "darwin" not in out  # macOS takes the default index's build: no source entry
 
@@ -54,10 +54,12 @@ def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path)
     assert done.returncode == 0, done.stderr
     fragment = done.stdout
     torch = next(line for line in fragment.splitlines() if '"torch==' in line).strip().strip('",').split("==")[1]
-    linux_index = next(line.split('"')[1] for line in fragment.splitlines() if line.startswith('name = "pytorch-'))
+    linux_index = next(line.split('"')[1] for line in fragment.splitlines()
+                       if line.startswith('name = "torch-install-'))
+    variant = linux_index.removeprefix("torch-install-")
     wheels = tmp_path / "wheels"
     wheels.mkdir()
-    served = {f"/whl/{linux_index.removeprefix('pytorch-')}": (f"{torch}+{linux_index[8:]}", "manylinux_2_28_x86_64"),
+    served = {f"/whl/{variant}": (f"{torch}+{variant}", "manylinux_2_28_x86_64"),
               "/whl/cpu": (f"{torch}+cpu", "win_amd64"), "/simple": (torch, "macosx_11_0_arm64")}
     for prefix, (version, platform) in served.items():
         serve_wheels(httpserver, prefix, [build_wheel(wheels, "torch", version, tag=f"py3-none-{platform}")])
@@ -65,13 +67,11 @@ def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path)
     project.mkdir()
     merged = fragment.replace("[project]\n", '[project]\nname = "demo"\nversion = "0.1.0"\n', 1)
     (project / "pyproject.toml").write_text(merged)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
-    env.update(UV_DEFAULT_INDEX=httpserver.url_for("/simple/"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
-               UV_PYTHON=sys.executable, UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
+    env = uv_env(tmp_path, httpserver.url_for("/simple/"))
     locked = subprocess.run([uv, "lock"], cwd=project, capture_output=True, text=True, env=env)
     assert locked.returncode == 0, locked.stderr
     lock = (project / "uv.lock").read_text()
-    assert f"{torch}+{linux_index[8:]}" in lock and f"{torch}+cpu" in lock and "macosx_11_0_arm64" in lock
+    assert f"{torch}+{variant}" in lock and f"{torch}+cpu" in lock and "macosx_11_0_arm64" in lock
 
 
 USERS_PYPROJECT = """# our service
@@ -101,7 +101,7 @@ def test_merge_edits_only_the_build_s_entries_and_keeps_the_users_file(tmp_path:
     import tomlkit
 
     document = tomlkit.parse(text).unwrap()
-    assert [i["name"] for i in document["tool"]["uv"]["index"]] == ["pytorch-cu130", "pytorch-cpu"]
+    assert [i["name"] for i in document["tool"]["uv"]["index"]] == ["torch-install-cu130", "torch-install-cpu"]
     before = text
     again = _plan(tmp_path, "--merge", str(pyproject))
     assert again.returncode == 0 and pyproject.read_text() == before  # merging twice changes nothing more
@@ -116,7 +116,8 @@ def test_two_targets_of_one_platform_get_their_shared_build_never_two_pins_under
     done = subprocess.run([sys.executable, "-m", "torch_install", "plan", *paths, "--format", "pyproject"],
                           capture_output=True, text=True, env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
     assert done.returncode == 0, done.stderr
-    assert done.stdout.count('"torch==') == 1 and "pytorch-cu126" in done.stdout and "pytorch-cu130" not in done.stdout
+    assert done.stdout.count('"torch==') == 1 and "torch-install-cu126" in done.stdout and \
+        "torch-install-cu130" not in done.stdout
     assert "share one platform" in done.stderr and "their shared build, torch 2.14.1+cu126" in done.stderr
 
 
@@ -140,9 +141,7 @@ def test_uv_lock_resolves_a_merged_project_with_its_other_packages(httpserver, t
             build_wheel(wheels, "torchvision", f"0.29.2{label if prefix == '/simple' else ''}",
                         requires=["torch==2.15.0"], tag=f"py3-none-{platform}"),
             *([build_wheel(wheels, "numpy", "1.26.4")] if prefix == "/simple" else [])])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
-    env.update(UV_DEFAULT_INDEX=httpserver.url_for("/simple/"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
-               UV_PYTHON=sys.executable, UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
+    env = uv_env(tmp_path, httpserver.url_for("/simple/"))
     locked = subprocess.run([uv, "lock"], cwd=project, capture_output=True, text=True, env=env)
     assert locked.returncode == 0, locked.stderr + (project / "pyproject.toml").read_text()
     lock = (project / "uv.lock").read_text()
@@ -172,9 +171,7 @@ def test_uv_lock_resolves_the_two_linux_target_project(httpserver, tmp_path: Pat
     project.mkdir()
     (project / "pyproject.toml").write_text(
         done.stdout.replace("[project]\n", '[project]\nname = "demo"\nversion = "0.1.0"\n', 1))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
-    env.update(UV_DEFAULT_INDEX=httpserver.url_for("/simple/"), UV_CACHE_DIR=str(tmp_path / "uv-cache"),
-               UV_PYTHON=sys.executable, UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
+    env = uv_env(tmp_path, httpserver.url_for("/simple/"))
     locked = subprocess.run([uv, "lock"], cwd=project, capture_output=True, text=True, env=env)
     assert locked.returncode == 0, locked.stderr + done.stdout
     assert "2.14.1+cu126" in (project / "uv.lock").read_text()

@@ -99,13 +99,13 @@ def test_pyproject_format_exact() -> None:
         "]",
         "",
         "[[tool.uv.index]]",
-        'name = "pytorch-cu128"',
+        'name = "torch-install-cu128"',
         f'url = "{CU128}"',
         "explicit = true",
         "",
         "[tool.uv.sources]",
-        'torch = { index = "pytorch-cu128" }',
-        'torchvision = { index = "pytorch-cu128" }',
+        'torch = { index = "torch-install-cu128" }',
+        'torchvision = { index = "torch-install-cu128" }',
     ]
 
 
@@ -116,7 +116,7 @@ def test_pyproject_is_valid_toml_and_routes_every_package_to_the_explicit_index(
     data = tomllib.loads(render_pyproject(cuda_plan(channel="nightly",
                                                     index_url="https://download.pytorch.org/whl/nightly/cu128")))
     (index,) = data["tool"]["uv"]["index"]
-    assert index == {"name": "pytorch-nightly-cu128", "url": "https://download.pytorch.org/whl/nightly/cu128",
+    assert index == {"name": "torch-install-nightly-cu128", "url": "https://download.pytorch.org/whl/nightly/cu128",
                      "explicit": True}
     assert data["tool"]["uv"]["sources"] == {"torch": {"index": index["name"]}, "torchvision": {"index": index["name"]}}
     assert data["tool"]["uv"]["prerelease"] == "allow"

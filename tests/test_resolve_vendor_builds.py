@@ -254,7 +254,7 @@ def test_requirements_constraints_pyproject_and_dockerfile_carry_the_build() -> 
     pyproject = render(plan, "pyproject")
     assert '"torch[device-gfx1100]==2.14.0+rocm10.1.0",' in pyproject
     # its dependencies (rocm[libraries], amd-torch-device-gfx1100) live on AMD's index: uv must search it
-    assert f'name = "vendor-amd-stable"\nurl = "{AMD_INDEX}"\nexplicit = false' in pyproject
+    assert f'name = "torch-install-amd-stable"\nurl = "{AMD_INDEX}"\nexplicit = false' in pyproject
     linux = plan_for(Machine(**LINUX, rocm="7.1.1", gpus=(RX5700XT,)))
     assert ("RUN python3 -m pip install --no-cache-dir 'torch[device-gfx1010]==2.14.0+rocm10.1.0' --index-url "
             f"{AMD_INDEX}") in render(linux, "dockerfile").splitlines()

@@ -37,7 +37,7 @@ def test_a_mac_beside_a_linux_gpu_box_gets_its_own_answer_in_every_format(fmt: s
         plans = json.loads(out)["targets"]
         assert [p["choice"]["variant"] for p in plans] == ["cu130", "default"]
     elif fmt == "pyproject":
-        assert "pytorch-cu130" in out and "darwin" not in out  # the Mac takes the default index's build
+        assert "torch-install-cu130" in out and "darwin" not in out  # the Mac takes the default index's build
     elif fmt in ("requirements", "constraints"):
         assert "torch==2.15.0+cu130 ; sys_platform == 'linux'" in out
         assert "torch==2.15.0 ; sys_platform == 'darwin'" in out and out.count("numpy<2") == 1

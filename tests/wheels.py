@@ -56,3 +56,15 @@ def serve_wheels(httpserver: Any, prefix: str, wheels: Iterable[Path]) -> None:
         links = "".join(f'<a href="{prefix}/files/{w.name}#sha256={hashlib.sha256(w.read_bytes()).hexdigest()}">'
                         f"{w.name}</a>\n" for w in files)
         httpserver.expect_request(f"{prefix}/{project}/").respond_with_data(links, content_type="text/html")
+
+
+def uv_env(tmp_path: Path, default_index: str) -> dict[str, str]:
+    """The environment of a test's uv: none of the machine's uv or pip settings, ``default_index`` as the default
+    index, a cache of the test's, this interpreter, no download, no configuration file."""
+    import os
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "PIP_", "VIRTUAL_ENV"))}
+    env.update(UV_DEFAULT_INDEX=default_index, UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_PYTHON=sys.executable,
+               UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
+    return env

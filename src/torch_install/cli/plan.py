@@ -260,11 +260,13 @@ def _hashes(args: argparse.Namespace, plan: Plan) -> dict[str, list[str]]:
 def _write_pyproject(args: argparse.Namespace, plans: list[Plan], matrices: list[Matrix]) -> None:
     """The pyproject entries of ``plans`` (and the requires-python floor their releases need), printed, or with
     --merge merged into the file."""
-    from ..render.project import merge_pyproject, render_pyproject_platforms, requires_python_floor
+    from ..render.merge import merge_pyproject
+    from ..render.project import render_pyproject_platforms, requires_python_floor
 
     floor = requires_python_floor(plans, matrices)
     if args.merge:
-        for line in merge_pyproject(args.merge, plans, floor):
+        for line in merge_pyproject(args.merge, plans, floor, args.project, args.extra, args.group) or [
+                "nothing to change: it holds the build's entries already"]:
             common.say(f"torch-install: {args.merge}: {line}")
         return
     common.write(render_pyproject_platforms(plans, floor))

@@ -165,14 +165,19 @@ def render_platforms(plans: Sequence[Plan], fmt: str, hashes: Sequence[Mapping[s
 
 # ---- pyproject ---------------------------------------------------------------------------------------------------
 
+# The names of the uv indexes torch-install writes begin so, and no others do: --merge adds, updates and removes
+# only those (a user's own index, "pytorch-cu124" as uv's guide names it, is never touched)
+OWN_INDEX_PREFIX = "torch-install-"
+
+
 def index_name(plan: Plan) -> str:
-    """Name of the uv index entry: ``pytorch-cu128``, ``pytorch-nightly-cu128``; a vendor index's ``vendor-`` and
-    its id: ``vendor-amd-stable``."""
+    """Name of the uv index entry: ``torch-install-cu128``, ``torch-install-nightly-cu128``; a vendor index's id
+    after the prefix: ``torch-install-amd-stable``."""
     assert plan.choice is not None
     if plan.choice.vendor_index is not None:
-        return f"vendor-{plan.choice.vendor_index.id}"
+        return f"{OWN_INDEX_PREFIX}{plan.choice.vendor_index.id}"
     channel = "" if plan.request.channel == "stable" else f"{plan.request.channel}-"
-    return f"pytorch-{channel}{plan.choice.variant}"
+    return f"{OWN_INDEX_PREFIX}{channel}{plan.choice.variant}"
 
 
 def _brings_runtime(plan: Plan) -> bool:
@@ -205,9 +210,12 @@ def _extras(plan: Plan, name: str) -> str:
 
 
 def _page_index_name(url: str) -> str:
-    """A uv index name for a find-links page: ``pyg-torch-2-13-0-cu130``."""
+    """A uv index name for a find-links page, after its host's domain and its file: ``https://data.pyg.org/whl/
+    torch-2.13.0+cu130.html`` is ``torch-install-pyg-torch-2-13-0-cu130``."""
+    host = url.split("://", 1)[-1].split("/", 1)[0].split(":")[0].split(".")
     base = os.path.basename(url).removesuffix(".html")
-    return "pyg-" + "".join(c if c.isalnum() else "-" for c in base).strip("-")
+    name = f"{host[-2] if len(host) > 1 else host[0]}-{base}"
+    return OWN_INDEX_PREFIX + "-".join(filter(None, "".join(c if c.isalnum() else "-" for c in name).split("-")))
 
 
 class Tables:
@@ -228,7 +236,7 @@ class Tables:
             self.sources[name].append(entry)
 
 
-def _tables(plans: Sequence[Plan], requires_python: str | None = None) -> Tables:
+def pyproject_tables(plans: Sequence[Plan], requires_python: str | None = None) -> Tables:
     """One plan: its build's pins (labelled, from its index). Several: one build per platform, through sources
     with markers (a platform whose build is the default index's has no source entry)."""
     chosen = [p for p in plans if p.choice is not None]
@@ -321,7 +329,7 @@ def render_pyproject_platforms(plans: Sequence[Plan], requires_python: str | Non
     chosen for it, through ``[tool.uv.sources]`` entries with ``sys_platform``/``platform_machine`` markers and one
     explicit ``[[tool.uv.index]]`` per index, and the ``requires-python`` floor of the chosen releases (a wider range
     makes ``uv lock`` fail for the Pythons they have no wheels for)."""
-    tables = _tables(plans, requires_python)
+    tables = pyproject_tables(plans, requires_python)
     if not tables.dependencies:
         return ""
     lines = ["# Merge into pyproject.toml" + (": one build per platform" if len(plans) > 1 else ""),
@@ -349,135 +357,4 @@ def _inline(entry: Mapping[str, str]) -> str:
     return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in entry.items()) + " }"
 
 
-def merge_pyproject(path: str, plans: Sequence[Plan], requires_python: str | None) -> list[str]:
-    """Merge the plans' entries into the pyproject.toml at ``path`` with a TOML editor: the dependencies of the
-    packages torch-install chose are replaced (the others kept, in place), its indexes (``pytorch-*``, find-links
-    pages) and the sources of its packages set, everything else -- comments, order, formatting -- as it was. The
-    file is replaced atomically. Returns what changed, one line each."""
-    import tomlkit
-    from packaging.requirements import InvalidRequirement, Requirement
-    from tomlkit.exceptions import TOMLKitError
-
-    from ..resolver.request import canonical_name
-
-    tables = _tables(plans, requires_python)
-    if not tables.dependencies:
-        raise InputError("--merge: no build fits the target: nothing to merge")
-    try:
-        with open(path, encoding="utf-8") as file:
-            document = tomlkit.parse(file.read())
-    except OSError as exc:
-        raise InputError(f"--merge {path}: cannot read ({exc.strerror or exc})") from None
-    except TOMLKitError as exc:
-        raise InputError(f"--merge {path}: not valid TOML ({exc})") from None
-    changes: list[str] = []
-    project = document.setdefault("project", tomlkit.table())
-    dependencies = project.setdefault("dependencies", tomlkit.array())
-    if not isinstance(dependencies, list):
-        raise InputError(f"--merge {path}: project.dependencies is not a list")
-
-    def name_of(text: str) -> str | None:
-        try:
-            return canonical_name(Requirement(text).name)
-        except InvalidRequirement:
-            return None
-
-    current = [str(d) for d in dependencies]
-    owned = [i for i, d in enumerate(current) if name_of(d) in tables.owned]
-    if sorted(current[i] for i in owned) != sorted(tables.dependencies):
-        removed = [current[i] for i in owned if current[i] not in tables.dependencies]
-        slots = list(owned)
-        for dependency in tables.dependencies:  # each in an owned slot (its comment kept there), else appended
-            if dependency in current and current.index(dependency) in slots:
-                slots.remove(current.index(dependency))
-        for dependency in [d for d in tables.dependencies if not (d in current and current.index(d) in owned)]:
-            if slots:
-                dependencies[slots.pop(0)] = dependency
-            else:
-                dependencies.append(dependency)
-        for i in reversed(slots):
-            del dependencies[i]
-        changes.append(f"project.dependencies: {', '.join(tables.dependencies)}"
-                       + (f" (replacing {', '.join(removed)})" if removed else ""))
-    if tables.requires_python and project.get("requires-python") != tables.requires_python:
-        old = project.get("requires-python")
-        project["requires-python"] = tables.requires_python
-        changes.append(f"project.requires-python: {tables.requires_python}" + (f" (was {old})" if old else "") +
-                       " (the chosen releases have no wheels below it)")
-    tool = document.setdefault("tool", tomlkit.table())
-    uv = tool.setdefault("uv", tomlkit.table())
-    for key, value in tables.settings.items():
-        uv[key] = value
-    if tables.no_build_isolation:
-        current = list(uv.get("no-build-isolation-package", []))
-        uv["no-build-isolation-package"] = [*current, *(n for n in tables.no_build_isolation if n not in current)]
-    indexes = uv.setdefault("index", tomlkit.aot())
-    changed_indexes = []
-    for i in reversed(range(len(indexes))):  # torch-install's own entries (pytorch-*, pyg-*) no plan names now
-        name = str(indexes[i].get("name", ""))
-        if name.startswith(("pytorch-", "pyg-", "vendor-")) and name not in tables.indexes:
-            del indexes[i]
-            changed_indexes.append(f"{name} (removed)")
-    for name, entry in tables.indexes.items():
-        existing = next((t for t in indexes if t.get("name") == name), None)
-        if existing is None:
-            table = tomlkit.table()
-            table.update(entry)
-            indexes.append(table)
-            changed_indexes.append(name)
-        elif {k: existing[k] for k in existing} != entry:
-            for key in list(existing):
-                del existing[key]
-            existing.update(entry)
-            changed_indexes.append(name)
-    if changed_indexes:
-        changes.append(f"tool.uv.index: {', '.join(changed_indexes)}")
-    sources = uv.setdefault("sources", tomlkit.table())
-    changed_sources = []
-    for name, entries in tables.sources.items():
-        old = sources.get(name)
-        plain = old.unwrap() if hasattr(old, "unwrap") else old
-        if plain == (entries[0] if len(entries) == 1 and "marker" not in entries[0] else entries):
-            continue
-        changed_sources.append(name)
-        if len(entries) == 1 and "marker" not in entries[0]:
-            sources[name] = _inline_table(entries[0])
-            continue
-        array = tomlkit.array()
-        for entry in entries:
-            array.append(_inline_table(entry))
-        array.multiline(True)
-        sources[name] = array
-    if changed_sources:
-        changes.append(f"tool.uv.sources: {', '.join(changed_sources)}")
-    text = tomlkit.dumps(document)
-    _write_atomic(path, text if text.endswith("\n") else text + "\n")
-    return changes
-
-
-def _inline_table(entry: Mapping[str, str]) -> Any:
-    import tomlkit
-
-    table = tomlkit.inline_table()
-    table.update(entry)
-    return table
-
-
-def _write_atomic(path: str, text: str) -> None:
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".pyproject-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-        if os.path.exists(path):
-            os.chmod(tmp, os.stat(path).st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-__all__ = ["render_constraints", "render_pyproject", "render_pyproject_platforms",
-           "render_requirements", "merge_pyproject"]
+__all__ = ["render_constraints", "render_pyproject", "render_pyproject_platforms", "render_requirements"]
