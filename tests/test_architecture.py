@@ -92,7 +92,7 @@ def test_no_import_cycle() -> None:
 # floors below its own, hooks counted.
 FLOORS = (
     ("errors", "versions", "records", "package_data", "user_dirs", "display", "hosts", "torch_install"),
-    ("vendors", "drivers", "progress"),
+    ("vendors", "drivers", "progress", "user_files"),
     ("child_process",),
     ("probe",),
     ("machine", "capture"),
@@ -215,3 +215,62 @@ def test_the_file_system_rule_sees_each_way_in(source: str) -> None:
     tree = ast.parse(source)
     assert [n for n in _outside_imports(tree) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS] or \
         _file_system_uses(tree)
+
+
+# The modules that write files, and what each writes; every other module writes none. A file the user owns (a
+# pyproject, uv.toml, pip.conf, the pin beside it …) is written by the editor alone.
+FILE_WRITERS = {
+    "user_files.py": "the one editor of user files (and its undo journal)",
+    "index/cache.py": "torch-install's own cache of index pages",
+    "capture.py": "the new archive `detect --capture FILE` makes",
+    "environment/lock.py": "the holders' line in the environment's lock file, through its locked descriptor",
+    "environment/install.py": "what a step reads, into a temporary directory of its own",
+    "environment/guard.py": "pip's stash renamed back into site-packages",
+}
+WRITING_CALLS = {  # module -> its functions that write, rename or delete a file
+    "os": {"replace", "rename", "renames", "unlink", "remove", "rmdir", "truncate", "ftruncate", "write", "link",
+           "symlink"},
+    "shutil": {"copy", "copy2", "copyfile", "copytree", "move", "rmtree"},
+    "tempfile": {"mkstemp", "NamedTemporaryFile", "TemporaryFile"},
+}
+
+
+def _writes(tree: ast.AST) -> list[str]:
+    """What in ``tree`` writes, renames or deletes a file: os/shutil/tempfile's functions that do (called through
+    their module or imported by name), a path's ``write_text``/``write_bytes``, an ``open``/``fdopen`` in a mode
+    that writes."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in WRITING_CALLS:
+            found += [f"line {node.lineno}: {node.module}.{a.name}" for a in node.names
+                      if a.name in WRITING_CALLS[node.module]]
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        owner = getattr(func.value, "id", "") if isinstance(func, ast.Attribute) else ""
+        mode = next((a.value for a in [*node.args[1:2], *(k.value for k in node.keywords if k.arg == "mode")]
+                     if isinstance(a, ast.Constant) and isinstance(a.value, str)), "r")
+        if name in WRITING_CALLS.get(owner, ()) or name in ("write_text", "write_bytes") or \
+                (name in ("open", "fdopen") and set(mode) & set("wax+")):
+            found.append(f"line {node.lineno}: {owner + '.' if owner else ''}{name}")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_editor_writes_a_users_file(path: Path) -> None:
+    """No module but those of FILE_WRITERS writes, renames or deletes a file (os.replace, open(…, "w"), …)."""
+    relative = str(path.relative_to(PACKAGE))
+    writes = _writes(ast.parse(path.read_text(encoding="utf-8")))
+    assert writes == [] or relative in FILE_WRITERS, writes
+    assert writes or relative not in FILE_WRITERS  # a writer that no longer writes leaves the list
+
+
+@pytest.mark.parametrize("source", [
+    "import os\nos.replace(a, b)\n", "open(p, 'w').write(t)\n", "open(p, mode='a')\n", "Path(p).write_text(t)\n",
+    "import tempfile\ntempfile.mkstemp()\n", "import os\nos.write(fd, b'x')\n", "shutil.copy(a, b)\n",
+    "from os import replace\n", "os.fdopen(fd, 'wb')\n",
+])
+def test_the_writers_rule_sees_each_way_to_write(source: str) -> None:
+    assert _writes(ast.parse(source))
+    assert not _writes(ast.parse("open(p).read()\nopen(p, 'rb')\nsys.stderr.write('x')\ns.replace('a', 'b')\n"))
