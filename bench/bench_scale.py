@@ -328,7 +328,7 @@ def main() -> None:
               + f" ({max(runs, 11)} runs each, interleaved; load average {load:.2f}; "
               f"peak RSS by {'GNU time' if TIME else 'a Python parent'})")
         if uv:
-            print(f"uv {subprocess.run([uv, '--version'], capture_output=True, text=True).stdout.strip()}: "
+            print(f"{subprocess.run([uv, '--version'], capture_output=True, text=True).stdout.strip()}: "
                   f"`pip install torch --torch-backend=auto --dry-run --offline` (its own detection, cache warm): "
                   f"{uv_start.cpu:.1f} ms CPU" + (f", {count['uv'] / 1e6:.1f} M instructions" if counting else ""))
         print("start-up (ratios to uv: its --torch-backend=auto dry run):")
