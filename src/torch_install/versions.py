@@ -46,3 +46,33 @@ def release_part(version: str) -> str:
 def release_numbers(version: str) -> tuple[int, ...]:
     """The numbers of ``release_part``: what rules compare when a version may carry a pre-release or build suffix."""
     return numeric_key(release_part(version))
+
+
+_PLAIN_CLAUSE = re.compile(r"[ \t]*(>=|<=|==|!=|<|>)[ \t]*([0-9]{1,9}(?:\.[0-9]{1,9}){0,3})[ \t]*\Z")
+_PLAIN_RELEASE = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,3}\Z")
+
+
+def _plain_key(release: str) -> tuple[int, ...]:
+    """A plain release as PEP 440 compares it: trailing zeros do not count (3.10 == 3.10.0)."""
+    numbers = list(map(int, release.split(".")))
+    while len(numbers) > 1 and numbers[-1] == 0:
+        numbers.pop()
+    return tuple(numbers)
+
+
+_COMPARE = {">=": tuple.__ge__, "<=": tuple.__le__, "==": tuple.__eq__, "!=": tuple.__ne__,
+            "<": tuple.__lt__, ">": tuple.__gt__}
+
+
+@lru_cache(maxsize=1024)
+def python_allowed(requires_python: str, python: str) -> bool:
+    """Whether a Requires-Python specifier (">=3.9", "<3.15,>=3.10") admits the Python ``python`` ("3.12",
+    "3.12.3"), as PEP 440 reads it. Plain releases compared by plain bounds are read here, on every plan;
+    anything else (wildcards, ``~=``, pre-releases) is packaging's to decide."""
+    clauses = [_PLAIN_CLAUSE.match(part) for part in requires_python.split(",")] if requires_python.strip() else []
+    if _PLAIN_RELEASE.match(python) and all(clauses):
+        key = _plain_key(python)
+        return all(_COMPARE[c[1]](key, _plain_key(c[2])) for c in clauses if c)
+    from packaging.specifiers import SpecifierSet
+
+    return SpecifierSet(requires_python).contains(python, prereleases=True)
