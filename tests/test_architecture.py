@@ -274,3 +274,30 @@ def test_only_the_editor_writes_a_users_file(path: Path) -> None:
 def test_the_writers_rule_sees_each_way_to_write(source: str) -> None:
     assert _writes(ast.parse(source))
     assert not _writes(ast.parse("open(p).read()\nopen(p, 'rb')\nsys.stderr.write('x')\ns.replace('a', 'b')\n"))
+
+
+def _family_literals(tree: ast.AST) -> list[str]:
+    """Tuples, lists and sets written in the source that name two or more of the torch family's members."""
+    from torch_install.resolver.request import PACKAGES
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            names = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+            if len(names & set(PACKAGES)) >= 2:
+                found.append(f"line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_torch_family_is_written_once(path: Path) -> None:
+    """The family's members are listed in resolver/request.py alone (PACKAGES, COMPANIONS); conda's own package
+    names (environment/conda_meta.py) are another list."""
+    relative = str(path.relative_to(PACKAGE))
+    found = _family_literals(ast.parse(path.read_text(encoding="utf-8")))
+    assert found == [] or relative in ("resolver/request.py", "environment/conda_meta.py"), found
+
+
+def test_the_family_rule_sees_a_literal() -> None:
+    assert _family_literals(ast.parse('x = ("torchvision", "torchaudio")\n'))
+    assert not _family_literals(ast.parse('x = ("torch", "numpy")\n'))

@@ -120,9 +120,10 @@ def _apply_fixes(report: Report, yes: bool, lock_timeout: float | None = None) -
     from ..doctor.apply import fix_steps
     from ..environment.transaction import run_transaction
     from ..resolver.matrix import load_matrix
+    from ..resolver.request import PACKAGES
 
     plan, steps = fix_steps(report)
-    outcome = run_transaction(interpreter, plan, steps, ("torch", "torchvision", "torchaudio"), matrix=load_matrix(),
+    outcome = run_transaction(interpreter, plan, steps, PACKAGES, matrix=load_matrix(),
                               lock_timeout=lock_timeout, say=common.say)
     for line in outcome.lines:
         common.say(f"torch-install: {line}")

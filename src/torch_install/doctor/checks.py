@@ -21,7 +21,7 @@ from ..package_data import load_json
 from ..project.requirement_name import NAME_AND_EXTRAS
 from ..records import Record
 from ..resolver.matrix import Matrix
-from ..resolver.request import PACKAGES, canonical_name
+from ..resolver.request import COMPANIONS, PACKAGES, canonical_name
 from ..resolver.rules import hsa_override, runs_on
 from ..resolver.variants import cuda_version
 from ..versions import numeric_key, release_part
@@ -201,7 +201,7 @@ def check_companion_mismatch(ctx: Context) -> list[Finding]:
     if torch is None or conda_managed(ctx):
         return []
     findings: list[Finding] = []
-    for package in PACKAGES[1:]:
+    for package in COMPANIONS:
         dist = ctx.installed.dist(package)
         if dist is None or dist.kind == "egg-link":
             continue

@@ -14,10 +14,9 @@ from ..environment.conda_meta import CondaPrefix, CondaRecord
 from ..resolver.conda_forge import CondaChoice, choose, conda_specs, driver_cuda, install_command
 from ..resolver.matrix import CudaArch
 from ..resolver.plan import Request
+from ..resolver.request import COMPANIONS
 from ..resolver.rules import cubin_or_ptx
 from .checks import Context, Finding, conda_managed
-
-COMPANIONS = ("torchvision", "torchaudio")
 
 
 def conda_prefix(ctx: Context) -> CondaPrefix | None:

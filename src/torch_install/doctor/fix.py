@@ -17,7 +17,7 @@ from ..records import Record
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import Matrix, version_key
 from ..resolver.plan import Plan
-from ..resolver.request import PACKAGES
+from ..resolver.request import COMPANIONS
 from ..resolver.steps import install_args
 from ..resolver.variants import variant_kind
 from .flavour import Flavour
@@ -56,7 +56,7 @@ def as_good(candidate: Plan, best: Plan) -> bool:
 
 
 def companions_installed(installed: Installed) -> tuple[str, ...]:
-    return tuple(p for p in PACKAGES[1:] if installed.dist(p) is not None)
+    return tuple(p for p in COMPANIONS if installed.dist(p) is not None)
 
 
 def choose_plan(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, installed: Installed,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..display import one_line
-from ..resolver.request import PACKAGES
+from ..resolver.request import COMPANIONS
 from . import Report
 
 _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Notes"}
@@ -32,7 +32,7 @@ def render_text(report: Report) -> str:
         rows.append(("torch", f"{report.torch.version} ({report.torch.variant}){how}"))
     else:
         rows.append(("torch", "not installed"))
-    for name in PACKAGES[1:]:
+    for name in COMPANIONS:
         dist = report.installed.dist(name)
         if dist is not None:
             rows.append((name, dist.version))

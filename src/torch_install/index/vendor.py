@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..resolver.matrix import version_key
+from ..resolver.request import COMPANIONS
 from ..resolver.variants import variant_kind
 from ..resolver.vendor_builds import VendorBuild, VendorBuilds, VendorIndex
 from ..wheel_tags import python_of_tag, python_sort_key, target_tags
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from .client import IndexClient
     from .pages import Wheel
 
-COMPANIONS = ("torchvision", "torchaudio")
 
 
 def indexes_for(table: VendorBuilds, machine: Machine, channel: str) -> list[VendorIndex]:

@@ -21,6 +21,7 @@ from ..package_data import load_json
 from ..records import Record
 from ..versions import numeric_key
 from .matrix import CudaArch
+from .request import COMPANIONS
 from .rules import cubin_or_ptx
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 
 TABLE = "resolver/data/conda-forge.json"
 CHANNEL = "conda-forge"
-COMPANIONS = ("torchvision", "torchaudio")
 # conda subdir of each matrix platform key (Machine.platform)
 SUBDIRS = {"linux_x86_64": "linux-64", "linux_aarch64": "linux-aarch64", "windows_x86_64": "win-64",
            "macos_x86_64": "osx-64", "macos_arm64": "osx-arm64"}

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the CLI reads CHANNELS at start-up, without loading the pla
     Versions: TypeAlias = "SpecifierSet | AnyVersion | ExactRelease"  # what a requirement asks of a version
 
 PACKAGES = ("torch", "torchvision", "torchaudio")  # the torch family, resolved against the matrix
+COMPANIONS = PACKAGES[1:]  # the family but torch
 CHANNELS = ("stable", "test", "nightly")
 
 
@@ -208,7 +209,7 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
             raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
                              "matrix")
         wanted = named.get("torch", ANY)
-        return ParsedRequest(torch=wanted, companions={n: named[n] for n in PACKAGES[1:] if n in named},
+        return ParsedRequest(torch=wanted, companions={n: named[n] for n in COMPANIONS if n in named},
                              pinned=bool(str(wanted)), pins=tuple(pins))
     from packaging.requirements import InvalidRequirement, Requirement
 
