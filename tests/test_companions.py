@@ -64,12 +64,70 @@ def test_vllm_decides_torch_and_the_companion_it_pins(capsys: pytest.CaptureFixt
                         "torchaudio==2.11.0+cu130")
 
 
+@pytest.mark.parametrize(("machine", "variant"), [(CPU, "cpu"), (RTX_4090, "cu130")])
+def test_the_family_a_package_pins_is_installed_in_the_builds_own_step(machine: list[str], variant: str,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """vLLM 0.34.0 requires torch==2.14.0, torchvision==0.29.0 and torchaudio==2.11.0: the user names none of the
+    family, and both come from the build's index with its label, not from the user's index in the next step."""
+    plan = plan_json(capsys, *machine, "vllm")
+    family = {"torch": f"2.14.0+{variant}", "torchvision": f"0.29.0+{variant}", "torchaudio": f"2.11.0+{variant}"}
+    assert plan["choice"]["packages"] == family
+    build, rest = plan["commands"]["pip"].split(" && ")
+    pins = " ".join(f"{name}=={version}" for name, version in family.items())
+    assert build == f"python -m pip install {pins} --index-url https://download.pytorch.org/whl/{variant}"
+    assert rest == f"python -m pip install vllm==0.34.0 {pins}"
+    assert plan["commands"]["uv"].startswith(f"uv pip install {pins} --default-index ")
+
+
+def test_a_variant_without_a_build_of_the_family_a_package_pins_is_rejected(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """torchaudio 2.11.0 (which vLLM pins) has no cu132 build: torch 2.14.0+cu132 is no build for vLLM."""
+    plan = plan_json(capsys, *RTX_4090, "vllm")
+    rejected = next(r for r in plan["rejected"] if (r["variant"], r["torch"]) == ("cu132", "2.14.0"))
+    assert rejected["reason"].startswith("cu132 rejected: vllm 0.34.0 requires torchaudio==2.11.0: torchaudio 2.11.0 "
+                                         "(not the match of torch 2.14.0: it pins no one torch) has no cu132 build")
+
+
+def test_a_bare_family_requirement_of_a_package_takes_the_releases_own_match() -> None:
+    """A package read from the user's index that requires a bare ``torchvision`` (and ``torchaudio>=2.11``): each
+    goes with the build's step, at the release's match (or the newest decoupled release the specifier allows)."""
+    from torch_install.machine import Machine
+    from torch_install.resolver import resolve
+    from torch_install.resolver.companion_facts import CompanionRelease, Package
+    from torch_install.resolver.matrix import load_matrix
+    from torch_install.resolver.plan import Request, Wanted
+
+    matrix = load_matrix()
+    online = Package("serve-kit", "default", (CompanionRelease(
+        "1.0", "==2.14.1", family={"torchvision": "", "torchaudio": ">=2.11"}),))
+    matrix = matrix._replace(packages={**matrix.packages, "serve-kit": online})
+    machine = Machine(os="linux", arch="x86_64", python="3.12", glibc="2.36")
+    plan = resolve(machine, Request(requirements=(Wanted("serve-kit", "serve-kit", "command line"),)), matrix)
+    assert plan.choice is not None
+    assert dict(plan.choice.packages) == {"torch": "2.14.1+cpu", "torchvision": "0.29.1", "torchaudio": "2.11.1"}
+
+
 def test_vllm_where_it_has_no_wheels_is_left_out_of_the_commands_with_a_warning(
         capsys: pytest.CaptureFixture[str]) -> None:
     plan = plan_json(capsys, "--os", "windows", "--arch", "x86_64", "--python", "3.12", "torch", "vllm")
     warning = next(w for w in plan["warnings"] if "left out of the commands" in w["message"])
     assert warning["code"] == "constrained-by" and "has no wheels for windows_x86_64" in warning["message"]
     assert "vllm" not in plan["commands"]["pip"] and plan["choice"]["torch"] == "2.15.0"  # not moved for it
+
+
+@pytest.mark.parametrize("profile", ["windows-rx9070xt", "windows-strix-halo"])
+def test_a_package_left_out_for_its_platform_keeps_a_vendor_build(profile: str,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """On a Windows Radeon, vLLM (no Windows wheel) is named and left out; AMD's own build stays the choice."""
+    target = ["--target", str(ROOT / "tests/fixtures/profiles" / f"{profile}.json")]
+    alone = plan_json(capsys, *target, "torch", "numpy")
+    with_vllm = plan_json(capsys, *target, "torch", "vllm", "numpy")
+    assert with_vllm["choice"]["variant"] == alone["choice"]["variant"] and with_vllm["gpu_accelerated"]
+    assert with_vllm["choice"]["torch"] == alone["choice"]["torch"] and "vllm" not in with_vllm["commands"]["pip"]
+    assert [c["from"] for c in with_vllm["choice"]["companions"]] == ["left-out"]
+    assert any(w["code"] == "constrained-by" and w["message"].startswith(
+        "vllm (command line): vllm has no wheels for windows_x86_64") and "left out of the commands" in w["message"]
+        for w in with_vllm["warnings"])
 
 
 @pytest.mark.parametrize("driver", ["580.88", "552.22"])
@@ -258,3 +316,21 @@ def test_a_pyg_wheels_label_holds_torch_and_its_variant(capsys: pytest.CaptureFi
     assert held["torch-scatter==2.1.2+pt24cu121"].endswith("needs torch 2.4.* (its build: torch 2.4+cu121): torch "
                                                            "2.4.1 is the newest release it allows (not 2.15.0)")
     assert held["pyg-lib"].endswith("torch 2.13.0 is the newest release it allows (not 2.15.0)")
+
+
+def test_a_files_pages_and_indexes_of_another_build_are_left_out_with_a_note(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A PyG requirements file made for torch 2.7+cu118, planned for a CPU machine: its cu118 page and index would
+    let the next step take ``+pt27cu118`` extensions next to the CPU torch; the page of the chosen build stays."""
+    file = tmp_path / "requirements.txt"
+    file.write_text("--extra-index-url https://download.pytorch.org/whl/cu118\n"
+                    "-f https://data.pyg.org/whl/torch-2.7.0+cu118.html\n"
+                    "--find-links https://data.pyg.org/whl/torch-2.7.0+cpu.html\n"
+                    "torch==2.7.1\ntorch_scatter\nnumpy\n")
+    plan = plan_json(capsys, *CPU, "-r", str(file))
+    rest = plan["commands"]["pip"].split(" && ")[1]
+    assert "cu118" not in rest and "--find-links https://data.pyg.org/whl/torch-2.7.0+cpu.html" in rest
+    assert f"{file}:1: --extra-index-url https://download.pytorch.org/whl/cu118 is where the builds for cu118 are, " \
+           "not those for torch 2.7.1+cpu: left out of the commands" in plan["notes"]
+    assert f"{file}:2: --find-links https://data.pyg.org/whl/torch-2.7.0+cu118.html is where the builds for torch " \
+           "2.7+cu118 are, not those for torch 2.7.1+cpu: left out of the commands" in plan["notes"]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from ..machine import Machine
 from .matrix import Matrix, Release
-from .plan import Choice, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
+from .plan import Choice, FileOption, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
 from .rules import WEAK_CONFIDENCE, Blocker, companion_blocker, companion_candidates
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .companion_facts import Pick
+    from .companions import Bound
+
+
+# options of a requirements file that name where packages come from
+URL_OPTIONS = ("--index-url", "--extra-index-url", "--find-links")
 
 
 class PlanBuilder:
@@ -69,6 +74,13 @@ class PlanBuilder:
     def reject(self, variant: str, torch: str, reason: str) -> None:
         self.rejected.append(Rejection(variant, torch, reason))
 
+    def leave_out(self, bound: Bound, why: str, build: str) -> Pick:
+        """A requested package that cannot be installed with the build (``2.14.0+cu126``): the warning naming it
+        and why, and its pick (it is left out of the commands, and changes nothing of the build)."""
+        self.warn("constrained-by", f"{bound.text} ({bound.origin}): {why}; it is left out of the commands (it "
+                                    f"cannot be installed with torch {build})")
+        return bound.left_out()
+
     def finish(self, release: Release | None, variant: str | None, gpu: bool, choice: Choice | None = None) -> Plan:
         """The plan: ``variant`` of ``release`` (None: no build fits), GPU-accelerated or not; ``choice``: a
         choice made elsewhere (a vendor index's build), taken as it is."""
@@ -85,9 +97,34 @@ class PlanBuilder:
                           f"rules of torch {release.version} and the installer picks the newest build")
         for key, value in self.env.items():
             self.reasons.append(f"set {key}={value} before importing torch")
-        return Plan(machine=self.machine, request=self.request, choice=choice, gpu_accelerated=bool(choice and gpu),
+        request = self.request
+        if choice is not None and request.options and choice.distribution == "pytorch-index":
+            request = request._replace(options=self.options_of_the_build(choice))
+        return Plan(machine=self.machine, request=request, choice=choice, gpu_accelerated=bool(choice and gpu),
                     reasons=tuple(self.reasons), warnings=tuple(self.warnings), rejected=tuple(self.rejected),
                     notes=tuple(self.notes), upgrade=self.upgrade(release, bool(choice and gpu)))
+
+    def options_of_the_build(self, choice: Choice) -> tuple[FileOption, ...]:
+        """The requirements files' options, less those naming another build's packages (a PyG page for
+        ``torch-2.7.0+cu118`` next to a chosen 2.7.1+cpu, the PyTorch index's cu118 next to cpu): they would let
+        the installer take that build's wheels in a later step; a note names each one left out."""
+        from .companions import build_of_url
+
+        kept = []
+        packages = self.matrix.packages
+        minor = ".".join(choice.torch.split(".")[:2])
+        variant = "cpu" if choice.variant == "default" else choice.variant
+        for option in self.request.options:
+            named = build_of_url(option.value, packages, self.request.index_base) \
+                if option.value and option.option in URL_OPTIONS else None
+            if named is not None and (named.torch or minor) == minor and named.variant in (None, variant):
+                named = None
+            if named is None:
+                kept.append(option)
+                continue
+            self.note(f"{option.origin}: {option.option} {option.value} is where the builds for {named.words()} "
+                      f"are, not those for torch {choice.torch}+{choice.variant}: left out of the commands")
+        return tuple(kept)
 
     def upgrade(self, release: Release | None, gpu: bool) -> Upgrade | None:
         """What would get the newest matching release (on the GPU), when the choice is not that."""
@@ -126,8 +163,16 @@ class PlanBuilder:
         stable = self.request.channel == "stable"
         label = "" if variant == "default" else f"+{variant}"
         packages = {"torch": f"{release.version}{label}" if stable else ""}
-        needed = {name: spec for p in picks for name, spec in self.family_needs(p, release).items()}
-        for name in self.companions:
+        needed: dict[str, str] = {}
+        for p in picks:
+            for name, pinned in self.family_needs(p, release, variant).items():
+                needed.setdefault(name, pinned)
+                if pinned != release.companions.get(name):
+                    self.note(f"{name} {pinned}, not {release.companions.get(name)}: {p.name} {p.version} "
+                              f"requires {name}{self.family_of(p).get(name, '')}")
+        from .request import PACKAGES
+
+        for name in (*self.companions, *(n for n in PACKAGES if n in needed and n not in self.companions)):
             version = needed.get(name) or self.companion_version(name, release, variant)
             if not stable or not version:
                 packages[name] = ""
@@ -155,15 +200,44 @@ class PlanBuilder:
                          if facts and facts.confidence in WEAK_CONFIDENCE else ""))
         return chosen
 
-    def family_needs(self, picked: Pick, release: Release) -> dict[str, str]:
-        """The torchvision/torchaudio version a picked package pins (``==X``) where it differs from the release's
-        own companion: the version it needs is the one installed (a note says so)."""
-        package = self.matrix.packages.get(picked.name)
+    def family_of(self, picked: Pick) -> Mapping[str, str]:
+        """What a picked package's release requires of torchvision/torchaudio (its Requires-Dist): name -> its
+        specifier ("==0.29.0", ">=2.5", "" for a bare name)."""
+        package = self.matrix.packages.get(picked.name) if picked.version else None
         facts = next((r for r in package.releases if r.version == picked.version), None) if package else None
+        return facts.family if facts is not None else {}
+
+    def family_needs(self, picked: Pick, release: Release, variant: str) -> dict[str, str]:
+        """The torch family members a picked package requires, each at the version installed with the build
+        (``variant`` of ``release``), from its index: the version it pins (``==X``), else the newest its specifier
+        allows of those that go with the release, one with a build of the variant here first."""
         out: dict[str, str] = {}
-        for name, spec in (facts.family.items() if facts else ()):
-            if spec.startswith("==") and name in self.companions and spec[2:] != release.companions.get(name):
+        platform = self.machine.platform or ""
+        for name, spec in self.family_of(picked).items():
+            if spec.startswith("==") and "*" not in spec and "," not in spec:
                 out[name] = spec[2:]
-                self.note(f"{name} {spec[2:]}, not {release.companions.get(name)}: {picked.name} {picked.version} "
-                          f"requires {name}{spec}")
+                continue
+            fitting = [v for v in companion_candidates(self.matrix, release, name, self.specs.get(name))
+                       if _allows(spec, v)]
+            usable = [v for v in fitting
+                      if not companion_blocker(self.matrix, release, name, v, platform, self.machine, variant)]
+            chosen = next(iter((*usable, *fitting)), None)
+            if chosen is not None:
+                out[name] = chosen
         return out
+
+    def family_without(self, picked: Pick, release: Release, variant: str) -> str | None:
+        """Why a family member a picked package requires has no build to install with ``variant`` of ``release``
+        here ("vllm 0.34.0 requires torchaudio==2.11.0, which has no cu132 build …"), or None."""
+        platform = self.machine.platform or ""
+        for name, version in self.family_needs(picked, release, variant).items():
+            blocker = companion_blocker(self.matrix, release, name, version, platform, self.machine, variant)
+            if blocker is not None:
+                return f"{picked.name} {picked.version} requires {name}=={version}: {blocker.reason}"
+        return None
+
+
+def _allows(spec: str, version: str) -> bool:
+    from packaging.specifiers import SpecifierSet
+
+    return not spec or SpecifierSet(spec).contains(version, prereleases=True)

@@ -211,7 +211,8 @@ class Search:
         none."""
         from .vendor_indexes import vendor_builds_of
 
-        if any(b.package.constrains_torch for b in self.bound):  # no vendor index has builds of those
+        if any(b.package.constrains_torch and not b.none_for(self.platform) for b in self.bound):  # no vendor
+            # index has builds of those (one with no wheel for the platform is left out: it decides nothing)
             return False
         owners = {g.vendor for g in self.machine.visible_gpus}
         specs = (*self.req.companions.items(), *self.req.limits.items())
@@ -354,7 +355,9 @@ class Search:
             for b in self.bound:
                 if verdict.usable and b.constrains_torch and not b.none_for(self.platform):
                     found, why = b.pick(release, verdict.variant, self.machine, self.strict)
-                    if found is None:
+                    if found is not None:  # the family members it requires need the variant's build too
+                        why = self.plan.family_without(found, release, verdict.variant) or ""
+                    if found is None or why:
                         verdict.usable = False
                         verdict.reason = f"{verdict.variant} rejected: {why}"
         return verdicts
@@ -365,9 +368,7 @@ class Search:
         for b in self.bound:
             found, why = b.pick(release, variant, self.machine, self.strict)
             if found is None:
-                self.plan.warn("constrained-by", f"{b.text} ({b.origin}): {why}; it is left out of the commands "
-                                                 f"(it cannot be installed with torch {release.version}+{variant})")
-                chosen.append(b.left_out())
+                chosen.append(self.plan.leave_out(b, why, f"{release.version}+{variant}"))
                 continue
             if found.warning:
                 self.plan.warn(*found.warning)

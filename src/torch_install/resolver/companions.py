@@ -402,6 +402,28 @@ def _cuda_tag(release: CompanionRelease, cuda: tuple[int, int]) -> str:
     return major if major_only else major + minor
 
 
+def build_of_url(url: str, packages: Mapping[str, Package], index_base: str) -> BuiltFor | None:
+    """The build a URL of a requirements file's option names: a table package's find-links page for one torch and
+    variant (``…/torch-2.7.0+cu118.html``: torch 2.7, cu118), or one variant's index of the PyTorch index
+    (``{index_base}/cu118``: cu118); None for any other URL."""
+    url = url.rstrip("/")
+    base = index_base.rstrip("/")
+    if base and url.startswith(base + "/"):
+        rest = url[len(base) + 1:].split("/")
+        variant = rest[-1].lower()
+        return BuiltFor(variant=variant) if is_variant(variant) and len(rest) <= 2 else None
+    for name in packages:
+        template = packages[name].url if packages[name].kind == "find-links" else None
+        if not template:
+            continue
+        pattern = re.escape(template).replace(re.escape("{torch}"), r"(?P<torch>[0-9]+(?:\.[0-9]+)*)").replace(
+            re.escape("{variant}"), r"(?P<variant>[A-Za-z0-9.]+)")
+        found = re.fullmatch(pattern, url)
+        if found:
+            return BuiltFor(torch=_minor(found["torch"]), variant=found["variant"].lower())
+    return None
+
+
 def read_label(spec: Any) -> tuple[Any, str | None, BuiltFor | None, bool]:
     """(the specifier with a pinned release's local label read off, the version it pins exactly, the build the
     label names, whether it has a label this does not read)."""

@@ -72,8 +72,9 @@ def fit_of(build: VendorBuild, platform: str, gpus: list[Gpu], field: str) -> Fi
 
 def keeps_out(search: Search, table: VendorBuilds, build: VendorBuild) -> Blocker | None:
     """Why the build does not install here for this request (None: it does): the request's versions, a
-    requested companion it lacks, the packages built against torch (none has a build for a vendor index), its
-    Pythons, or, on a Jetson, the L4T release and CUDA its index is for."""
+    requested companion it lacks, the packages built against torch (none has a build for a vendor index; one with
+    no wheel for the platform at all is left out, and keeps out nothing), its Pythons, or, on a Jetson, the L4T
+    release and CUDA its index is for."""
     index = build.vendor_index
     wanted = [name for name in search.plan.companions if name not in build.packages]
     if wanted:
@@ -86,7 +87,7 @@ def keeps_out(search: Search, table: VendorBuilds, build: VendorBuild) -> Blocke
         version = build.packages.get(name, "")
         if version and str(spec) and not spec.contains(version, prereleases=True):
             return Blocker("no-gpu-variant-for-version", f"{name} {version} is not what was asked ({spec})")
-    bound = [b.text for b in search.bound if b.package.constrains_torch]
+    bound = [b.text for b in search.bound if b.package.constrains_torch and not b.none_for(search.platform)]
     if bound:
         return Blocker("constrained-by", f"{', '.join(bound)} has no build for {index.name}")
     machine = search.machine
@@ -188,7 +189,12 @@ def _plan(search: Search, table: VendorBuilds, row: Vendor, fit: Fit, why: str, 
             version_key(build.torch) < version_key(plan.newest.version):
         plan.warn(newest[0], f"{newest[1]}; the newest build on {index.name} that serves it: torch {build.torch}",
                   "newest")
-    return plan.finish(as_release(build), build.variant, True, choice=choice)
+    left_out = []  # requested packages built against torch with no wheel for the platform: named, left out
+    for bound in search.bound:
+        if bound.none_for(search.platform):
+            why = bound.pick(as_release(build), build.variant, search.machine)[1]
+            left_out.append(plan.leave_out(bound, why, f"{build.torch or search.request.channel}+{build.variant}"))
+    return plan.finish(as_release(build), build.variant, True, choice=choice._replace(companions=tuple(left_out)))
 
 
 def _warn(search: Search, table: VendorBuilds, row: Vendor, fit: Fit, choice: Choice) -> None:
