@@ -1,5 +1,5 @@
-"""The family a package requires, installed as a new user would: ``torch-install install vllm==0.34.0`` with real pip and
-real uv, loopback indexes only. vLLM (on the user's index) requires torch==2.14.0, torchvision==0.29.0 and
+"""The family a package requires, installed as a new user would: ``torch-install install vllm==0.34.0`` with real
+pip and real uv, loopback indexes only. vLLM (on the user's index) requires torch==2.14.0, torchvision==0.29.0 and
 torchaudio==2.11.0; the user's index also has its CUDA builds of those. The family must come from the PyTorch
 index's CPU build, in the build's own step."""
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from ..machine import Machine
 from .matrix import Matrix, Release
 from .plan import Choice, FileOption, Need, Plan, PlanWarning, Rejection, Request, Upgrade, check_code
+from .request import COMPANIONS
 from .rules import WEAK_CONFIDENCE, Blocker, companion_blocker, companion_candidates
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -170,9 +171,7 @@ class PlanBuilder:
                 if pinned != release.companions.get(name):
                     self.note(f"{name} {pinned}, not {release.companions.get(name)}: {p.name} {p.version} "
                               f"requires {name}{self.family_of(p).get(name, '')}")
-        from .request import PACKAGES
-
-        for name in (*self.companions, *(n for n in PACKAGES if n in needed and n not in self.companions)):
+        for name in (*self.companions, *(n for n in COMPANIONS if n in needed and n not in self.companions)):
             version = needed.get(name) or self.companion_version(name, release, variant)
             if not stable or not version:
                 packages[name] = ""
