@@ -88,7 +88,22 @@ def run(args: argparse.Namespace) -> int:
     again = diagnose(machine, inspect_environment(common.target_interpreter(args.python)), load_matrix(),
                      probe=probe, environ=environ, index_base=base, vendor_indexes=mirrors)
     common.write("\nAfter the fix:\n" + (render_json(again) if args.json else render_text(again)))
+    for line in _unchanged(report, again):
+        common.warn(line)
     return again.exit_code
+
+
+def _unchanged(before: Report, after: Report) -> list[str]:
+    """What the fix was run for and left as it was: each problem whose fix was a command that ran, found again with
+    the same evidence, one line (none: every one changed)."""
+    from ..doctor.apply import runnable_commands
+
+    ran = runnable_commands(before)
+    same = {(f.code, f.title, f.evidence) for f in before.problems if f.fix and any(c in f.fix for c in ran)}
+    left = [f for f in after.problems if (f.code, f.title, f.evidence) in same]
+    if not left:
+        return []
+    return [f"the fix changed nothing of this: [{f.code}] {f.title} ({'; '.join(f.evidence)})" for f in left]
 
 
 def _apply_fixes(report: Report, yes: bool, lock_timeout: float | None = None) -> bool:

@@ -148,7 +148,8 @@ def diagnose(machine: Machine, installed: Installed, matrix: Matrix, *, probe: P
         # leftovers sharing files with torch's own libraries: their uninstall damages those, so reinstall forced
         repair = any(f.code in REPAIR_CODES or (f.code == "nvidia-libs-stale-major" and INSTALL_FIX in (f.fix or ""))
                      for f in findings)
-        fix = build_fix(plan_for, matrix, installed, ctx.torch, repair=repair)
+        rebuild = tuple(dict.fromkeys(name for f in findings for name in f.rebuild))
+        fix = build_fix(plan_for, matrix, installed, ctx.torch, repair=repair, rebuild=rebuild)
         findings = _fill_fix(findings, fix)
         findings += _disk_findings(fix)
     reported = {name: environ[name] for name in (*vendors.selection_variables(), *REPORTED_ENV) if name in environ}
@@ -178,12 +179,27 @@ def default_planner(machine: Machine, matrix: Matrix, index_base: str | None = N
     """Requirement strings -> the resolver's plan for ``machine`` (memoized), on ``index_base`` (a mirror) when
     given; with ``vendor_build``, the vendor's own build first where one serves the GPU, at the mirrors of
     ``vendor_indexes``."""
+    import re
+
+    from ..resolver.plan import Wanted
+    from ..resolver.request import PACKAGES, canonical_name
+
     cache: dict[tuple[str, ...], Plan] = {}
     def plan_for(packages: tuple[str, ...]) -> Plan:
-        if packages not in cache:
-            request = Request(packages=packages, vendor_build=vendor_build, vendor_indexes=vendor_indexes)
+        if packages not in cache:  # the family's requirements, then packages built against torch ("torch-scatter")
+            names = [canonical_name(found[0]) if (found := re.match(r"[A-Za-z0-9._-]+", p)) else p for p in packages]
+            family = tuple(p for p, name in zip(packages, names, strict=True) if name in PACKAGES)
+            others = tuple(Wanted(p, name, "installed") for p, name in zip(packages, names, strict=True)
+                           if name not in PACKAGES)
+            request = Request(packages=family, requirements=others, vendor_build=vendor_build,
+                              vendor_indexes=vendor_indexes)
             request = request._replace(index_base=index_base) if index_base else request
-            cache[packages] = resolve(machine, request, matrix)
+            if others and not matrix.packages:  # the table of packages built against torch, which they are in
+                from ..resolver.companion_facts import load_packages
+
+                cache[packages] = resolve(machine, request, matrix._replace(packages=load_packages()))
+            else:
+                cache[packages] = resolve(machine, request, matrix)
         return cache[packages]
 
     return plan_for

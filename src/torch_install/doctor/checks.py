@@ -22,12 +22,12 @@ from ..project.requirement_name import NAME_AND_EXTRAS
 from ..records import Record
 from ..resolver.matrix import Matrix
 from ..resolver.request import COMPANIONS, PACKAGES, canonical_name
-from ..resolver.rules import hsa_override, runs_on
+from ..resolver.rules import companion_goes_with, hsa_override, runs_on
 from ..resolver.variants import cuda_version
 from ..versions import numeric_key, release_part
 from ..wheel_tags import wheel_abis, wheel_glibc
 from .fix import uninstall_command
-from .flavour import Flavour, VendorInstall, companion_flavour, torch_flavour, vendor_install
+from .flavour import Flavour, VendorInstall, built_for, companion_flavour, torch_flavour, vendor_install
 from .inspect import Installed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -67,6 +67,8 @@ class Finding(Record):
     title: str
     evidence: tuple[str, ...] = ()
     fix: str | None = None  # a command, an instruction, or INSTALL_FIX
+    rebuild: tuple[str, ...] = ()  # packages whose installed build is the wrong one: the fix installs them again,
+    # the same version included (pip and uv keep an installed version whatever its build)
 
     def checked(self) -> Finding:
         """Itself, or ValueError for a code or severity the contract does not have."""
@@ -227,8 +229,9 @@ def check_companion_mismatch(ctx: Context) -> list[Finding]:
                                 f"{torch.version}")
         if not evidence and not any("torch" in r.split(";")[0].lower() for r in dist.requires) and \
                 ctx.matrix.has_release(torch.version):
-            expected = ctx.matrix.release(torch.version).companions.get(package)
-            if expected and expected != companion.version:
+            release = ctx.matrix.release(torch.version)
+            if not companion_goes_with(ctx.matrix, release, package, companion.version):
+                expected = " or ".join(ctx.matrix.companion_versions(package, release))
                 evidence.append(f"torch {torch.version} goes with {package} {expected}; found {companion.version}")
         flavour_problem = _flavour_clash(torch, companion)
         if flavour_problem:
@@ -236,7 +239,38 @@ def check_companion_mismatch(ctx: Context) -> list[Finding]:
         if evidence:
             evidence.append(f"torch build: {torch.evidence}")
             findings.append(Finding("companion-mismatch", "error", f"{package} does not match the installed torch",
-                                    tuple(evidence), INSTALL_FIX))
+                                    tuple(evidence), INSTALL_FIX, (package,) if flavour_problem else ()))
+    return findings + _built_mismatches(ctx, torch)
+
+
+def _built_mismatches(ctx: Context, torch: Flavour) -> list[Finding]:
+    """Packages built against torch (the table's: xformers, the PyG libraries, flash-attn …) whose build names
+    another torch minor or another variant than the installed torch's (``flavour.built_for``)."""
+    from ..resolver.companion_facts import load_packages
+
+    table = load_packages()
+    findings = []
+    for dist in ctx.installed.dists:
+        if dist.name not in table or dist.kind != "dist-info" or ctx.installed.dist(dist.name) is not dist:
+            continue
+        found = built_for(dist)
+        if found is None:
+            continue
+        built, where = found
+        evidence = []
+        if built.torch and ".".join(torch.version.split(".")[:2]) != built.torch:
+            evidence.append(f"{dist.name} {dist.version} was built for torch {built.torch} ({where}); torch is "
+                            f"{torch.version}")
+        if built.variant:
+            clash = _flavour_clash(torch, Flavour(dist.name, dist.public_version, built.variant, where))
+            evidence += [clash] if clash else []
+        elif built.cuda is not None and torch.kind != "unknown" and \
+                (cuda_version(torch.variant) or (None,))[0] != built.cuda:
+            evidence.append(f"{dist.name} was built for CUDA {built.cuda}, torch is a {torch.variant} build ({where})")
+        if evidence:
+            evidence.append(f"torch build: {torch.evidence}")
+            findings.append(Finding("companion-mismatch", "error", f"{dist.name} does not match the installed torch",
+                                    tuple(evidence), INSTALL_FIX, (dist.name,)))
     return findings
 
 

@@ -17,8 +17,8 @@ from ..records import Record
 from ..resolver.commands import installer_argv
 from ..resolver.matrix import Matrix, version_key
 from ..resolver.plan import Plan
-from ..resolver.request import COMPANIONS
-from ..resolver.steps import install_args
+from ..resolver.request import COMPANIONS, PACKAGES
+from ..resolver.steps import install_args, reinstall_args
 from ..resolver.variants import variant_kind
 from .flavour import Flavour
 from .inspect import Installed
@@ -59,14 +59,32 @@ def companions_installed(installed: Installed) -> tuple[str, ...]:
     return tuple(p for p in COMPANIONS if installed.dist(p) is not None)
 
 
+def kept_companions(installed: Installed, matrix: Matrix, torch: str) -> tuple[str, ...]:
+    """The installed companions as a fix that keeps torch ``torch`` asks for them: at the installed version where a
+    plan may choose it to go with that release (``rules.companion_goes_with``, the plan's own rule), else by name."""
+    from ..resolver.rules import companion_goes_with
+
+    release = matrix.release(torch)
+    asked = []
+    for name in companions_installed(installed):
+        dist = installed.dist(name)
+        version = dist.public_version if dist is not None else ""
+        asked.append(f"{name}=={version}" if version and companion_goes_with(matrix, release, name, version)
+                     else name)
+    return tuple(asked)
+
+
 def choose_plan(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, installed: Installed,
-                torch: Flavour | None) -> tuple[Plan, str]:
-    """The plan to fix with, and a one-line reason."""
+                torch: Flavour | None, built: tuple[str, ...] = ()) -> tuple[Plan, str]:
+    """The plan to fix with, and a one-line reason; ``built``: installed packages built against torch the plan
+    takes too (their builds are wrong, and the fix installs the builds that go with the chosen torch)."""
     companions = companions_installed(installed)
-    best = plan_for(("torch", *companions))
+    best = plan_for(("torch", *companions, *built))
     if torch is None or not matrix.has_release(torch.version):
         return best, "the plan for this machine"
-    pinned = plan_for((f"torch=={torch.version}", *companions))
+    pinned = plan_for((f"torch=={torch.version}", *kept_companions(installed, matrix, torch.version), *built))
+    if pinned.choice is None and built:
+        pinned = plan_for((f"torch=={torch.version}", *kept_companions(installed, matrix, torch.version)))
     if as_good(pinned, best):
         return pinned, f"keeps torch {torch.version}"
     order = sorted(matrix.releases, key=lambda r: (abs(_distance(matrix, r.version, torch.version)),
@@ -76,7 +94,7 @@ def choose_plan(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, ins
             continue
         if best.choice and version_key(release.version) > version_key(best.choice.torch):
             continue
-        candidate = plan_for((f"torch=={release.version}", *companions))
+        candidate = plan_for((f"torch=={release.version}", *companions, *built))
         if as_good(candidate, best):
             return candidate, f"torch {torch.version} has no good build for this machine; nearest: {release.version}"
     if best.choice:
@@ -114,6 +132,16 @@ def uninstall_command(installed: Installed, names: list[str]) -> str:
     installer = installer_of(installed)
     args = names if installer == "uv" else ["-y", *names]
     return shlex.join(installer_argv(installer, "uninstall", args, installed.interpreter.executable or "python"))
+
+
+def reinstall_command(plan: Plan, installed: Installed, names: tuple[str, ...]) -> str | None:
+    """pip (or uv) installing again, from where the plan's build comes, only ``names`` (installed at the wrong
+    build), into the inspected interpreter; None when the plan has none of them."""
+    installer = installer_of(installed)
+    args = reinstall_args(plan, names, installer)
+    if not args:
+        return None
+    return shlex.join(installer_argv(installer, "install", args, installed.interpreter.executable or "python"))
 
 
 def _same_build(installed: Installed, torch: Flavour | None, plan: Plan) -> bool:
@@ -154,14 +182,28 @@ def free_space_gb(installed: Installed) -> float | None:
 
 
 def build_fix(plan_for: Callable[[tuple[str, ...]], Plan], matrix: Matrix, installed: Installed,
-              torch: Flavour | None, repair: bool = False) -> Fix | None:
+              torch: Flavour | None, repair: bool = False, rebuild: tuple[str, ...] = ()) -> Fix | None:
     """The reinstall the findings call for. ``repair``: the install on disk is damaged, so the command must
-    reinstall even where its dist-info already names the pinned version (pip would skip it as satisfied)."""
-    plan, reason = choose_plan(plan_for, matrix, installed, torch)
+    reinstall even where its dist-info already names the pinned version (pip would skip it as satisfied).
+    ``rebuild``: packages installed at the wrong build; where torch itself is the plan's build, the command installs
+    only them again, from where their right builds come (``reinstall_command``)."""
+    built = tuple(f"{name}=={dist.public_version}" if (dist := installed.dist(name)) is not None else name
+                  for name in rebuild if name not in PACKAGES)
+    plan, reason = choose_plan(plan_for, matrix, installed, torch, built)
     if plan.choice is None:
         return None
     flavour_change = torch is not None and not _same_build(installed, torch, plan)
-    command = install_command(plan, installed, repair or needs_force(installed, torch, plan))
+    dist = installed.dist("torch")
+    keeps_torch = not flavour_change and not repair and dist is not None and \
+        dist.version == plan.choice.packages.get("torch")
+    command = reinstall_command(plan, installed, rebuild) if keeps_torch and rebuild else None
+    if command is not None:
+        reason = f"{reason}; installs again what is the wrong build: {', '.join(rebuild)}"
+    else:
+        force = repair or needs_force(installed, torch, plan) or any(
+            (d := installed.dist(name)) is not None and d.version == plan.choice.packages.get(name)
+            for name in rebuild)
+        command = install_command(plan, installed, force)
     row = vendors.of_kind(variant_kind(plan.choice.variant))
     needed = row.space_gb if row is not None else CPU_SPACE_GB
     return Fix(plan, command, reason, flavour_change, needed, free_space_gb(installed))

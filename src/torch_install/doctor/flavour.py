@@ -1,8 +1,14 @@
-"""Which build an installed torch (or torchvision/torchaudio) is: its public version and index variant.
+"""Which build an installed torch (or torchvision/torchaudio, or a package built against torch) is: its public
+version and index variant.
 
-The reliable signals, in order: ``torch/version.py`` (``cuda``, ``hip``, ``xpu``, the ``+label`` of
-``__version__``), then the dist-info's local label, then its ``Requires-Dist`` (nvidia-*/cuda-toolkit pins).
-The distribution version alone is not enough: default-index wheels carry no label.
+The reliable signals, in order: ``<package>/version.py`` (``cuda``, ``hip``, ``xpu``, the ``+label`` of
+``__version__``), then the dist-info's local label, then the URL ``direct_url.json`` names (its file's label, or the
+variant directory of the index it lies in: ``…/whl/cu128/…``), then torch's ``Requires-Dist`` (nvidia-*/cuda-toolkit
+pins). The distribution version alone is not enough: default-index wheels carry no label, and the PyTorch index's
+stable-ABI companions (torchvision 0.29.1 on) none either, so the same version on the two indexes is two builds that
+only ``version.py`` tells apart. A package built against torch (xformers, the PyG libraries, flash-attn) names its
+build in its label (``+pt27cu118``, ``+cu12torch2.8cxx11abiTRUE``: ``resolver.companions.built_for_label``, the
+reader the plan uses), and a pure wheel (``Tag: py3-none-any`` in its ``WHEEL``) has no build to match.
 """
 
 from __future__ import annotations
@@ -18,6 +24,10 @@ from ..resolver.request import canonical_name
 from ..resolver.variants import is_index_variant, variant_kind, variant_of_build
 from ..resolver.vendor_builds import VendorBuild, VendorBuilds, load_vendor_builds
 from .inspect import Build, Installed
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from ..resolver.companions import BuiltFor
 
 _CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
 _CUDA_TOOLKIT_PIN = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
@@ -55,6 +65,21 @@ def _from_requires(dist: Dist) -> str | None:
     return None
 
 
+def url_label(url: str | None) -> str | None:
+    """The local label of the wheel a URL names (``…/torch-2.8.0%2Bcu128-…whl`` -> "cu128"), else the variant of the
+    PyTorch-index directory it lies in (``…/whl/cpu/torchvision-0.29.2-…whl`` -> "cpu"); None where it says neither."""
+    if not url:
+        return None
+    from urllib.parse import unquote, urlsplit
+
+    parts = unquote(urlsplit(url).path).split("/")
+    found = re.match(r"^[^-]+-[^-+]+\+([^-]+)-", parts[-1])
+    if found:
+        return found[1].lower()
+    return parts[-2].lower() if len(parts) > 1 and parts[-1].endswith(".whl") and is_index_variant(parts[-2]) \
+        else None
+
+
 def torch_flavour(installed: Installed) -> Flavour | None:
     """The torch that ``import torch`` would load, or None when there is none."""
     dist = installed.dist("torch")
@@ -68,6 +93,9 @@ def torch_flavour(installed: Installed) -> Flavour | None:
         label = _label_variant(dist.local_label)
         if label:
             return Flavour("torch", public, label, f"{dist.directory_name}: version {dist.version}")
+        label = _label_variant(url_label(dist.direct_url))
+        if label:
+            return Flavour("torch", public, label, f"{dist.directory_name}/direct_url.json: {dist.direct_url}")
         from_requires = _from_requires(dist)
         if from_requires:
             return Flavour("torch", public, from_requires, f"{dist.directory_name}/METADATA: CUDA runtime requirement")
@@ -99,7 +127,27 @@ def companion_flavour(package: str, dist: Dist, build: Build | None) -> Flavour:
     label = _label_variant(dist.local_label)
     if label:
         return Flavour(package, dist.public_version, label, f"{dist.directory_name}: version {dist.version}")
+    label = _label_variant(url_label(dist.direct_url))
+    if label:
+        return Flavour(package, dist.public_version, label,
+                       f"{dist.directory_name}/direct_url.json: {dist.direct_url}")
     return Flavour(package, dist.public_version, "unknown", f"{package} carries no build label")
+
+
+def built_for(dist: Dist) -> tuple[BuiltFor, str] | None:
+    """The build an installed package built against torch was made for, and where that was read: its version's
+    local label, else the URL it was installed from; None for a pure wheel (no compiled part) or a package whose
+    build nothing names."""
+    from ..resolver.companions import built_for_label
+
+    if dist.wheel_tags and all(tag.endswith("-none-any") for tag in dist.wheel_tags):
+        return None
+    if dist.local_label and (found := built_for_label(dist.local_label)) is not None:
+        return found, f"{dist.directory_name}: version {dist.version}"
+    label = url_label(dist.direct_url)
+    if label and (found := built_for_label(label)) is not None:
+        return found, f"{dist.directory_name}/direct_url.json: {dist.direct_url}"
+    return None
 
 
 # A Requires-Dist line under an extra: the distribution's name, and the extra

@@ -1,6 +1,7 @@
 """Installed distributions, read from their metadata directories without importing anything: the one reader of
-dist-info ``METADATA``, ``WHEEL``, ``INSTALLER`` and ``RECORD`` (and of egg-info ``PKG-INFO``), shared by the doctor,
-the install guard and install.
+dist-info ``METADATA``, ``WHEEL``, ``INSTALLER``, ``RECORD`` and ``direct_url.json`` (PEP 610: the URL a package
+installed from a URL came from; an install from an index or a find-links page has none), and of egg-info
+``PKG-INFO``, shared by the doctor, the install guard and install.
 
 Every file of an inspected environment is read as untrusted: capped in size, regular files only (a FIFO or a
 device is never waited on), and what cannot be read becomes one of the distribution's ``problems``, never an
@@ -20,6 +21,7 @@ MAX_RECORD = 16 * 1024 * 1024
 MAX_RECORD_LINE = 128 * 1024  # the csv module's field limit; no path of a real RECORD comes close
 MAX_INSTALLER = 256
 MAX_EGG_LINK = 4096
+MAX_DIRECT_URL = 64 * 1024  # one URL and its hashes
 # "torch-2.8.0+cu128.dist-info", "torch-2.8.0-py3.11.egg-info"
 _DIST_DIR = r"^(?P<name>[^-]+)-(?P<version>[^-]+?)(?:-py[0-9][^-]*)?\.(?P<kind>dist-info|egg-info)$"
 
@@ -37,6 +39,7 @@ class Dist(Record):
     requires_python: str | None = None
     wheel_tags: tuple[str, ...] = ()
     wheel_build: str | None = None
+    direct_url: str | None = None  # direct_url.json's "url": where a package installed from a URL came from
     problems: tuple[str, ...] = ()  # what could not be read
     tops: tuple[str, ...] = ()  # with ``footprint``: the top-level entries its RECORD lists (torch, its dist-info)
     outside: tuple[str, ...] = ()  # with ``footprint``: RECORD paths outside the location ("../../../bin/torchrun")
@@ -140,6 +143,7 @@ def read_dist(directory: str, location: str, name: str, version: str, kind: str,
     installer = None
     tags: tuple[str, ...] = ()
     build = None
+    direct_url = None
     tops: tuple[str, ...] = ()
     outside: tuple[str, ...] = ()
     if kind == "dist-info":
@@ -154,12 +158,28 @@ def read_dist(directory: str, location: str, name: str, version: str, kind: str,
             build = next(iter(wheel_headers.get("build") or ()), None)
         elif why != "missing":
             problems.append(f"WHEEL {why}")
+        direct_url = _direct_url(directory)
         problems += _record_problems(os.path.join(directory, "RECORD"))
         if footprint:
             tops, outside = _footprint(directory)
     return Dist(name=name, version=version, path=directory, location=location, kind=kind, installer=installer,
                 requires=requires, requires_python=requires_python, wheel_tags=tags, wheel_build=build,
-                problems=tuple(problems), tops=tops, outside=outside)
+                direct_url=direct_url, problems=tuple(problems), tops=tops, outside=outside)
+
+
+def _direct_url(directory: str) -> str | None:
+    """The ``url`` of a dist-info's ``direct_url.json`` (PEP 610), or None (none, unreadable, not that format)."""
+    import json
+
+    text, _ = read_file(os.path.join(directory, "direct_url.json"), MAX_DIRECT_URL)
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    url = data.get("url") if isinstance(data, dict) else None
+    return url if isinstance(url, str) and url else None
 
 
 def _record_problems(record: str) -> list[str]:

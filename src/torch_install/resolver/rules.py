@@ -451,6 +451,12 @@ def companion_candidates(matrix: Matrix, release: Release, name: str, spec: Any)
             if spec is None or not str(spec) or spec.contains(v, prereleases=True)]
 
 
+def companion_goes_with(matrix: Matrix, release: Release, name: str, version: str) -> bool:
+    """Whether ``version`` of companion ``name`` (a local label aside) is one a plan may choose to go with
+    ``release`` (``companion_candidates``): what the doctor holds an installed companion to."""
+    return version.partition("+")[0] in matrix.companion_versions(name, release)
+
+
 def companion_blocker(matrix: Matrix, release: Release, name: str, version: str, platform: str, machine: Machine,
                       variant: str | None = None) -> Blocker | None:
     """Why ``version`` of companion ``name`` has no wheel to go with ``release`` here (and, with ``variant``, none

@@ -93,6 +93,31 @@ def install_args(plan: Plan, installer: str = "pip") -> list[str]:
     return args
 
 
+def reinstall_args(plan: Plan, names: Sequence[str], installer: str = "pip") -> list[str]:
+    """Arguments after ``pip install`` that install ``names`` of the plan again, and only them (``--no-deps``), each
+    at the plan's version and from where its build comes (the build's index, its find-links page, its URL), over
+    what is installed of them at any version (pip's ``--force-reinstall``, uv's ``--reinstall``): what replaces a
+    build the installer would keep, since an installed version satisfies a pin whatever its build. Empty when the
+    plan has none of them."""
+    if plan.choice is None:
+        return []
+    wanted = set(names)
+    family = [f"{name}=={version}" for name, version in plan.choice.packages.items() if name in wanted and version]
+    picks = [p for p in plan.choice.companions if p.name in wanted and p.kind not in ("left-out", "source")]
+    if not family and not picks:
+        return []
+    args = ["--force-reinstall" if installer == "pip" else "--reinstall", "--no-deps", *family,
+            *(p.requirement for p in picks)]
+    if plan.choice.index_url and (family or any(p.kind == "index" for p in picks)):
+        args += ["--index-url" if installer == "pip" else "--default-index", plan.choice.index_url]
+        trusted = insecure_host(plan.choice.index_url)
+        if trusted:
+            args += ["--trusted-host", trusted] if installer == "pip" else ["--allow-insecure-host", trusted]
+    for url in dict.fromkeys(p.url for p in picks if p.url):
+        args += ["--find-links", url]
+    return args
+
+
 class Inexpressible(ValueError):
     """What a command line cannot carry: the other packages' ``--hash`` options (one line naming the file)."""
 
