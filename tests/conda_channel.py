@@ -10,7 +10,7 @@ run export adds), ``arm-variant * <variant>`` where the recipe builds one, ``__g
 floor and its Python; it constrains ``pytorch-gpu``/``pytorch-cpu`` the way the recipe does, and those selector
 packages depend back on their pytorch. torchvision and torchaudio are built for the newest pytorch they pair with
 (``pytorch * cuda*`` or ``cpu*``, the pytorch minor pinned); ``cuda-version`` constrains ``__cuda >=X``;
-``arm-variant`` has its tegra build tracked (down-weighted). Python and pip close the set.
+``arm-variant`` has its tegra build tracked (down-weighted). Python, pip and numpy close the set.
 """
 
 from __future__ import annotations
@@ -138,9 +138,12 @@ def noarch_records(table: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def python_records(subdir: str) -> dict[str, dict[str, Any]]:
+    """Python 3.9 to 3.14, and a numpy for each (a package of the user's own beside the torch family)."""
     out = {}
     for minor in range(9, 15):
         name, record = _record("python", f"3.{minor}.0", f"h0_0_cp3{minor}", 0, subdir, [])
+        out[name] = record
+        name, record = _record("numpy", "2.3.0", f"py3{minor}h0_0", 0, subdir, [_python_pin(f"3.{minor}")])
         out[name] = record
     return out
 

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from conda_channel import solve, virtual_packages, write_channel
+from pixi_manifest import manifest, pixi_specs
 from torch_install.cli import main
 from torch_install.project.simple_yaml import loads
 
-SCHEMA = Path(__file__).parent / "fixtures" / "pixi" / "schema.json"
 RTX_4090 = {"vendor": "nvidia", "name": "NVIDIA GeForce RTX 4090", "pci_id": "10de:2684", "compute_capability": "8.9"}
 LINUX_560 = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35", "nvidia_driver": "560.35.03",
              "gpus": [RTX_4090]}
@@ -75,40 +75,6 @@ def pip_part(document: dict[str, Any]) -> list[str]:
 def override(text: str) -> str | None:
     found = re.search(r"CONDA_OVERRIDE_CUDA=([0-9.]+)", text)
     return found[1] if found else None
-
-
-def read_toml(text: str) -> dict[str, Any]:
-    """TOML as Python's own reader reads it (3.11 on), else as tomlkit does."""
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomlkit
-
-        return tomlkit.parse(text).unwrap()
-    return tomllib.loads(text)
-
-
-def manifest(text: str) -> dict[str, Any]:
-    """The pixi manifest, read as TOML 1.0 and held to pixi's JSON Schema."""
-    jsonschema = pytest.importorskip("jsonschema")
-    data = read_toml(text)
-    errors = [e.message for e in jsonschema.Draft7Validator(json.loads(SCHEMA.read_text())).iter_errors(data)]
-    assert errors == []
-    return data
-
-
-def pixi_specs(data: dict[str, Any], platform: dict[str, Any] | str) -> tuple[str, list[str]]:
-    """(subdir, MatchSpecs) pixi solves for one platform entry: [dependencies] overlaid by its target table."""
-    name = platform if isinstance(platform, str) else platform.get("name", platform["platform"])
-    subdir = platform if isinstance(platform, str) else platform["platform"]
-    deps = {**data.get("dependencies", {}), **data.get("target", {}).get(name, {}).get("dependencies", {})}
-    specs = []
-    for package, value in deps.items():
-        if isinstance(value, str):
-            specs.append(f"{package} {value}")
-        else:
-            specs.append(f"{package} {value.get('version', '*')} {value.get('build', '')}".strip())
-    return subdir, specs
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,7 @@
-"""The one writer of files the user owns: ``pyproject.toml`` and ``uv.toml`` (``--merge``, ``install --pin``), an
-environment's ``pip.conf`` and the constraints file beside it (``install --pin``), and every such file a later
-command edits. Nothing else in torch-install writes a file the user keeps (tests/test_architecture.py checks it).
+"""The one writer of files the user owns: ``pyproject.toml``, a pixi manifest and ``uv.toml`` (``--merge``,
+``install --pin``), an environment's ``pip.conf`` and the constraints file beside it (``install --pin``), and every
+such file a later command edits. Nothing else in torch-install writes a file the user keeps
+(tests/test_architecture.py checks it).
 
 A file is edited, never replaced by something else:
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from ..errors import EXIT_NO_BUILD, EXIT_OK, EXIT_WARNINGS, InputError
 from ..resolver.request import CHANNELS
@@ -58,9 +59,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.add_argument("--torch-source", metavar="SOURCE",
                       help="with --format conda or pixi: take torch from conda-forge or pytorch-index (default: "
                            "the one whose build serves the machine best; the file says which and why)")
-    plan.add_argument("--merge", metavar="PYPROJECT",
-                      help="merge the pyproject entries into PYPROJECT, edited in place with a TOML editor (its "
-                           "comments and formatting kept; only the torch build's entries change)")
+    plan.add_argument("--merge", metavar="FILE",
+                      help="merge the build's entries into FILE, edited in place with a TOML editor (its comments "
+                           "and formatting kept; only the torch build's entries change): a pyproject.toml, or with "
+                           "--format pixi (or a file named pixi.toml) a pixi manifest")
     targets.add_target_options(plan)
     targets.add_sysroot_option(plan)
     plan.add_argument("--for-container", action=argparse.BooleanOptionalAction, default=None,
@@ -114,8 +116,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--hashes goes with --format requirements")
     if getattr(args, "indent", None) is not None and args.format != "json":
         raise InputError("--indent goes with --format json")
-    if args.merge and args.format not in ("text", "pyproject"):
-        raise InputError(f"--merge writes pyproject entries; it does not go with --format {args.format}")
+    if args.merge and args.format == "text" and os.path.basename(args.merge) == "pixi.toml":
+        args.format = "pixi"  # a pixi manifest takes --format pixi's entries
+    if args.merge and args.format not in ("text", "pyproject", "pixi"):
+        raise InputError(f"--merge writes pyproject or pixi entries; it does not go with --format {args.format}")
     if args.torch_source is not None and args.format not in CONDA_FORMATS:
         raise InputError(f"--torch-source goes with --format conda or pixi, not {args.format}")
     request = request_from_args(args)
@@ -176,8 +180,15 @@ def _run_conda(args: argparse.Namespace, machines: list[Machine], request: Reque
                 common.warn(f"{target.plan.machine.platform}: {line}" if len(plans) > 1 else line)
     for line in lines:
         common.warn(line)
-    render = render_pixi_platforms if args.format == "pixi" else render_conda_platforms
-    common.write(render(plans, args.torch_source))
+    if args.merge:
+        from ..render.pixi_merge import merge_pixi
+
+        for line in merge_pixi(args.merge, plans, args.torch_source) or [
+                "nothing to change: it holds the build's entries already"]:
+            common.say(f"torch-install: {args.merge}: {line}")
+    else:
+        render = render_pixi_platforms if args.format == "pixi" else render_conda_platforms
+        common.write(render(plans, args.torch_source))
     if not found:
         return EXIT_NO_BUILD
     return exit_code(True, bool(lines) or any(t.plan.warnings for t in found if t.source == "pytorch-index"),

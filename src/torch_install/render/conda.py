@@ -31,7 +31,11 @@ from .plan import machine_line
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from typing import Any
+
     from ..resolver.conda_forge import CondaChoice
+
+    Entry = str | dict[str, Any]  # a pixi table's value: a version string or an inline table
 
 REQUIRES_PIXI = ">=0.71.0"  # platforms with a CUDA declaration (rich platforms) came in pixi 0.71.0
 _PLAIN_YAML = re.compile(r"^(?:[A-Za-z0-9_.]|-(?=[^\s-])|--(?=[a-z]))[A-Za-z0-9_.=*<>!,/~+\-\[\]@: ]*$")
@@ -125,16 +129,16 @@ def _named(found: list[Target]) -> list[Target]:
 
 # ---- the conda-forge MatchSpecs as pixi writes them ----------------------------------------------------------
 
-def _pixi_specs(choice: CondaChoice) -> dict[str, str]:
-    """The same as pixi ``[dependencies]`` entries (values already TOML)."""
+def _pixi_specs(choice: CondaChoice) -> dict[str, Entry]:
+    """The same as pixi ``[dependencies]`` entries."""
     build = choice.build
-    out = {"python": json.dumps(f"{choice.python}.*")} if choice.python else {}
-    out["pytorch"] = _inline({"version": f"=={build.version}", "build": build.build_glob})
-    out.update((name, _inline({"build": glob})) for name, glob in choice.companions)
+    out: dict[str, Entry] = {"python": f"{choice.python}.*"} if choice.python else {}
+    out["pytorch"] = {"version": f"=={build.version}", "build": build.build_glob}
+    out.update((name, {"build": glob}) for name, glob in choice.companions)
     if build.cuda:
-        out["cuda-version"] = json.dumps(f"{build.cuda}.*")
+        out["cuda-version"] = f"{build.cuda}.*"
     if build.arm_variant:
-        out["arm-variant"] = _inline({"build": build.arm_variant})
+        out["arm-variant"] = {"build": build.arm_variant}
     return out
 
 
@@ -167,7 +171,7 @@ def _header(target: Target) -> list[str]:
 
 # ---- what rides along ---------------------------------------------------------------------------------------------
 
-def _riding(plan: Plan, fmt: str) -> list[str]:
+def riding(plan: Plan, fmt: str) -> list[str]:
     """The other requested packages, as written (an InputError for what the file cannot carry)."""
     taken = {p.name for p in plan.choice.companions} if plan.choice else set()
     out = []
@@ -207,7 +211,7 @@ def environment_yml(target: Target) -> str:
     pip: list[str] = []
     if target.source == "conda-forge":
         lines += [f"  - {_yaml(s)}" for s in conda_specs(target.choice)]
-        pip = _riding(plan, "conda")
+        pip = riding(plan, "conda")
         if pip:  # pip sees the conda build installed: this pin keeps any requirement from replacing it
             pip.append(f"torch=={target.choice.build.version}")
     else:
@@ -247,18 +251,21 @@ def render_conda_platforms(plans: Sequence[Plan], source: str | None = None) -> 
 
 # ---- pixi.toml ------------------------------------------------------------------------------------------------------
 
-def _inline(entry: dict[str, str]) -> str:
-    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in entry.items()) + " }"
+def toml_value(value: Entry) -> str:
+    """A pixi entry as TOML 1.0: a string, or a one-line inline table (of strings, string arrays, booleans)."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    return "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in value.items()) + " }"
 
 
 # what pixi declares for a platform entry that does not say (its system-requirements docs)
 PIXI_DEFAULTS = {"glibc": "2.28", "macos": "13.0"}
 
 
-def _platform_entry(target: Target) -> str:
+def platform_entry(target: Target) -> Entry:
     """The target's ``[workspace].platforms`` entry: its subdir, the CUDA it declares, and its C library where the
-    build needs more than pixi assumes (the tegra build's glibc 2.34)."""
-    entry = {"name": target.name, "platform": target.subdir}
+    build needs more than pixi assumes (the tegra build's glibc 2.34); the bare subdir where it declares nothing."""
+    entry: dict[str, str] = {"name": target.name, "platform": target.subdir}
     if target.cuda:
         entry["cuda"] = target.cuda
     if target.source == "conda-forge":
@@ -268,15 +275,15 @@ def _platform_entry(target: Target) -> str:
             if floor and numeric_key(floor) > numeric_key(PIXI_DEFAULTS[key]):
                 entry[key] = have if have and numeric_key(have) >= numeric_key(floor) else floor
     if len(entry) == 2 and target.name == target.subdir:
-        return json.dumps(target.subdir)
-    return _inline(entry)
+        return target.subdir
+    return entry
 
 
 _REQUIREMENT = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[(?P<extras>[^\]]*)\])?\s*(?P<spec>[^;@]*)$")
 
 
-def pypi_entry(text: str, fmt: str = "pixi") -> tuple[str, str]:
-    """A requirement as written, as a pixi ``[pypi-dependencies]`` entry: (name, TOML value)."""
+def pypi_entry(text: str, fmt: str = "pixi") -> tuple[str, Entry]:
+    """A requirement as written, as a pixi ``[pypi-dependencies]`` entry: (name, value)."""
     editable = text.startswith("-e ")
     body = text[3:].strip() if editable else text.strip()
     if ";" in body:
@@ -284,35 +291,34 @@ def pypi_entry(text: str, fmt: str = "pixi") -> tuple[str, str]:
                          "take a dependency per platform)")
     if " @ " in body:
         name, url = (part.strip() for part in body.split(" @ ", 1))
-        return name, _inline({"url": url})
+        return name, {"url": url}
     if editable or body.startswith((".", "/")) or "://" in body:
         from os.path import basename
 
         name = re.sub(r"[^A-Za-z0-9._-]", "-", basename(body.rstrip("/"))) or "project"
-        entry = {"url": body} if "://" in body else {"path": body}
-        value = _inline(entry)
-        return name, value[:-2] + ", editable = true }" if editable else value
+        entry: dict[str, Any] = {"url": body} if "://" in body else {"path": body}
+        return name, {**entry, "editable": True} if editable else entry
     found = _REQUIREMENT.match(body)
     if not found:
         raise InputError(f"--format {fmt}: {text}: not a requirement pixi's pypi-dependencies take")
     spec = found["spec"].replace(" ", "") or "*"
     extras = [e.strip() for e in (found["extras"] or "").split(",") if e.strip()]
     if extras:
-        return found["name"], "{ " + f"version = {json.dumps(spec)}, extras = {json.dumps(extras)}" + " }"
-    return found["name"], json.dumps(spec)
+        return found["name"], {"version": spec, "extras": extras}
+    return found["name"], spec
 
 
-def _pypi_torch(plan: Plan) -> dict[str, str]:
+def _pypi_torch(plan: Plan) -> dict[str, Entry]:
     """torch (and its family) from the plan's index: ``{ version = "==2.15.0+cu130", index = "…/cu130" }``."""
     assert plan.choice is not None
-    out = {}
+    out: dict[str, Entry] = {}
     for name, version in plan.choice.packages.items():  # the exact build, its local label included
         entry = {"version": f"=={version}" if version else "*"}
         if plan.choice.index_url:
             entry["index"] = plan.choice.index_url
-        out[name] = _inline(entry) if len(entry) > 1 else json.dumps(entry["version"])
+        out[name] = entry if len(entry) > 1 else entry["version"]
     for picked in plan.choice.from_index():
-        out[picked.name] = _inline({"version": f"=={picked.version}", "index": plan.choice.index_url or ""})
+        out[picked.name] = {"version": f"=={picked.version}", "index": plan.choice.index_url or ""}
     for picked in plan.choice.companions:
         if picked.kind in ("default", "find-links", "url", "source"):
             raise InputError(f"--format pixi: {picked.name} comes from {picked.kind}, which pixi's "
@@ -320,16 +326,16 @@ def _pypi_torch(plan: Plan) -> dict[str, str]:
     return out
 
 
-def _tables(target: Target) -> tuple[dict[str, str], dict[str, str]]:
+def pixi_tables(target: Target) -> tuple[dict[str, Entry], dict[str, Entry]]:
     """(conda dependencies, pypi dependencies) of one target."""
     plan = target.plan
     _torch_built(plan, target, "pixi")
-    riding = dict(pypi_entry(text) for text in _riding(plan, "pixi"))
+    along = dict(pypi_entry(text) for text in riding(plan, "pixi"))
     if target.source == "conda-forge":
-        return _pixi_specs(target.choice), riding
+        return _pixi_specs(target.choice), along
     python = plan.machine.python
-    conda = {"python": json.dumps(f"{python.removesuffix('t')}.*")} if python else {}
-    return conda, {**_pypi_torch(plan), **riding}
+    conda: dict[str, Entry] = {"python": f"{python.removesuffix('t')}.*"} if python else {}
+    return conda, {**_pypi_torch(plan), **along}
 
 
 def render_pixi(plan: Plan, source: str | None = None) -> str:
@@ -349,20 +355,21 @@ def render_pixi_platforms(plans: Sequence[Plan], source: str | None = None) -> s
         if line:
             lines.append(line)
     lines += ["", "[workspace]", f"channels = [{json.dumps(CHANNEL)}]",
-              "platforms = [" + ", ".join(_platform_entry(t) for t in found) + "]"]
+              "platforms = [" + ", ".join(toml_value(platform_entry(t)) for t in found) + "]"]
     if any(t.cuda for t in found):
         lines.append(f"requires-pixi = {json.dumps(REQUIRES_PIXI)}")
-    tables = [_tables(t) for t in found]
+    tables = [pixi_tables(t) for t in found]
     for kind, title in ((0, "dependencies"), (1, "pypi-dependencies")):
         shared = {k: v for k, v in tables[0][kind].items() if all(t[kind].get(k) == v for t in tables)}
         if shared:
-            lines += ["", f"[{title}]", *(f"{_key(k)} = {v}" for k, v in shared.items())]
+            lines += ["", f"[{title}]", *(f"{_key(k)} = {toml_value(v)}" for k, v in shared.items())]
         if len(found) == 1:
             continue
         for target, table in zip(found, tables, strict=True):
             own = {k: v for k, v in table[kind].items() if k not in shared}
             if own:
-                lines += ["", f"[target.{_key(target.name)}.{title}]", *(f"{_key(k)} = {v}" for k, v in own.items())]
+                lines += ["", f"[target.{_key(target.name)}.{title}]",
+                          *(f"{_key(k)} = {toml_value(v)}" for k, v in own.items())]
     return "\n".join(lines)
 
 
