@@ -170,6 +170,53 @@ def write_channel(directory: Path) -> Path:
     return directory
 
 
+# py-rattler 0.28.0's wheels on the default index (its JSON API): where none installs, the solver tests skip; where
+# one does, the test extra installs it and they run (a missing one there is a failure, never a skip)
+RATTLER_WHEELS = (
+    "py_rattler-0.28.0-cp310-abi3-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
+    "py_rattler-0.28.0-cp310-abi3-manylinux_2_28_aarch64.whl",
+    "py_rattler-0.28.0-cp310-abi3-manylinux_2_17_i686.manylinux2014_i686.whl",
+    "py_rattler-0.28.0-cp310-abi3-manylinux_2_17_ppc64.manylinux2014_ppc64.whl",
+    "py_rattler-0.28.0-cp310-abi3-manylinux_2_28_ppc64le.whl",
+    "py_rattler-0.28.0-cp310-abi3-manylinux_2_28_armv7l.whl",
+    "py_rattler-0.28.0-cp310-abi3-manylinux_2_31_riscv64.whl",
+    "py_rattler-0.28.0-cp310-abi3-musllinux_1_2_x86_64.whl",
+    "py_rattler-0.28.0-cp310-abi3-musllinux_1_2_aarch64.whl",
+    "py_rattler-0.28.0-cp310-abi3-musllinux_1_2_i686.whl",
+    "py_rattler-0.28.0-cp310-abi3-musllinux_1_2_armv7l.whl",
+    "py_rattler-0.28.0-cp310-abi3-musllinux_1_2_riscv64.whl",
+    "py_rattler-0.28.0-cp310-abi3-macosx_10_12_x86_64.whl",
+    "py_rattler-0.28.0-cp310-abi3-macosx_10_12_x86_64.macosx_11_0_arm64.macosx_10_12_universal2.whl",
+    "py_rattler-0.28.0-cp310-abi3-win_amd64.whl",
+    "py_rattler-0.28.0-cp310-abi3-win32.whl",
+    "py_rattler-0.28.0-cp310-abi3-win_arm64.whl",
+)
+
+
+def rattler_wheel_installs() -> bool:
+    """Whether one of py-rattler's wheels installs on this interpreter (its tags among the interpreter's)."""
+    from packaging.tags import sys_tags
+    from packaging.utils import parse_wheel_filename
+
+    ours = set(sys_tags())
+    return any(tag in ours for name in RATTLER_WHEELS for tag in parse_wheel_filename(name)[3])
+
+
+def need_rattler() -> Any:
+    """py-rattler, the solver pixi is built on: the test skips where it publishes no wheel for this platform, and
+    fails where it does but is missing (the test extra installs it)."""
+    import pytest
+
+    try:
+        import rattler
+    except ImportError:
+        if rattler_wheel_installs():
+            pytest.fail("py-rattler is missing, and a wheel of it installs here: install the test extra "
+                        "(pip install -e '.[test]')")
+        pytest.skip("py-rattler publishes no wheel for this platform: the conda solver tests cannot run here")
+    return rattler
+
+
 def virtual_packages(subdir: str, cuda: str | None, glibc: str = "2.35", macos: str = "14.5") -> list[Any]:
     """The virtual packages of a machine of ``subdir`` (``__cuda`` only with ``cuda``), as py-rattler takes them."""
     from rattler import BuildString, GenericVirtualPackage, PackageName, Version

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conda_channel import solve, virtual_packages, write_channel
+from conda_channel import need_rattler, solve, virtual_packages, write_channel
 from pixi_manifest import manifest, pixi_specs
 from torch_install.cli import main
 from torch_install.project.simple_yaml import loads
@@ -57,7 +58,7 @@ def run(tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str, *machines:
 def documents(text: str) -> list[dict[str, Any]]:
     """The environment.yml documents, read by PyYAML (conda's own reader family) and by torch-install's reader,
     which must agree."""
-    yaml = pytest.importorskip("yaml", reason="PyYAML (the test extra) reads the YAML as conda does")
+    import yaml  # PyYAML (the test extra) reads the YAML as conda does
     parsed = [d for d in yaml.safe_load_all(text) if d is not None]
     own = [loads(part) for part in re.split(r"^---$", text, flags=re.M) if loads(part) is not None]
     assert parsed == own
@@ -166,11 +167,17 @@ def test_several_linux_targets_with_different_cuda_get_a_named_platform_each(
 
 
 def test_environment_yml_for_several_platforms_is_one_document_each(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run(tmp_path, capsys, "conda", LINUX_560, MAC)
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], channel: Path) -> None:
+    code, out, err = run(tmp_path, capsys, "conda", LINUX_560, MAC, packages=("torch", "torchvision"))
     assert code == 0, err
     linux, mac = documents(out)
     assert "pytorch=2.13.0=cuda129_*" in conda_part(linux) and "pytorch=2.13.0=cpu_*" in conda_part(mac)
+    need_rattler()
+    for document, subdir, cuda, prefix in ((linux, "linux-64", override(out), "cuda129_"),
+                                           (mac, "osx-arm64", None, "cpu_")):
+        solved = solve(channel, subdir, [s for s in conda_part(document) if s != "pip"],
+                       virtual_packages(subdir, cuda))
+        assert str(solved["pytorch"].build).startswith(prefix) and str(solved["torchvision"].build).startswith(prefix)
 
 
 @pytest.mark.parametrize(("extra", "message"), [
@@ -195,7 +202,7 @@ def test_a_package_built_against_one_torch_needs_pytorch_index_wheels(
 @pytest.mark.parametrize("machine", MACHINES)
 def test_every_environment_yml_spec_parses_and_solves_to_the_build_it_names(
         machine: str, channel: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rattler = pytest.importorskip("rattler", reason="py-rattler (the test extra) is the conda solver these use")
+    rattler = need_rattler()
     code, out, err = run(tmp_path, capsys, "conda", MACHINES[machine], packages=("torch", "torchvision"))
     assert code == 0, err
     (document,) = documents(out)
@@ -219,7 +226,7 @@ def test_every_environment_yml_spec_parses_and_solves_to_the_build_it_names(
 @pytest.mark.parametrize("pair", [("linux-560", "mac"), ("linux-580", "windows", "mac"), ("orin", "cpu")])
 def test_one_pixi_manifest_solves_for_every_platform_it_declares(
         pair: tuple[str, ...], channel: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("rattler", reason="py-rattler (the test extra) is the conda solver these use")
+    need_rattler()
     code, out, err = run(tmp_path, capsys, "pixi", *(MACHINES[m] for m in pair), packages=("torch", "torchvision"))
     assert code == 0, err
     data = manifest(out)
@@ -256,7 +263,7 @@ def test_every_machine_of_the_grid_gets_specs_that_solve_to_a_build_that_runs_it
     """The class, not the example: on every machine of the grid the environment.yml's conda part solves, with
     the __cuda it names, to a pytorch whose arch list (the table's) runs the GPU under the cubin/PTX rule, and to
     conda-forge's CPU build only where no conda-forge CUDA build of the release runs it."""
-    pytest.importorskip("rattler", reason="py-rattler (the test extra) is the conda solver these use")
+    need_rattler()
     from torch_install.machine import Gpu, Machine
     from torch_install.render.conda import render_conda
     from torch_install.resolver.choose import resolve
@@ -288,3 +295,14 @@ def test_every_machine_of_the_grid_gets_specs_that_solve_to_a_build_that_runs_it
                 assert build.startswith("cuda") == bool(runs), (machine, build, [b.cuda for b in runs])
                 checked += 1
     assert checked == len(GRID_SM) * len(GRID_DRIVERS) * len(GRID_PLATFORMS)
+
+
+def test_a_missing_solver_fails_where_its_wheel_installs_and_skips_only_elsewhere(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from conda_channel import rattler_wheel_installs
+
+    monkeypatch.setitem(sys.modules, "rattler", None)  # import rattler: ImportError
+    expected = pytest.fail.Exception if rattler_wheel_installs() else pytest.skip.Exception
+    with pytest.raises(expected) as raised:
+        need_rattler()
+    assert ("install the test extra" if rattler_wheel_installs() else "no wheel for this platform") in str(raised.value)

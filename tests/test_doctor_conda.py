@@ -5,11 +5,13 @@ wrong build a finding whose fix is a conda (mamba) command, or pixi's for a pref
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from pathlib import Path
 
 import pytest
 
+from conda_channel import need_rattler
 from conda_prefixes import CASES, SITE, write_prefix
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
@@ -129,7 +131,7 @@ def test_a_pip_torch_over_conda_torch_is_found_with_a_conda_fix(prefixes: Path) 
 
 
 def test_records_are_read_as_conda_writes_them(prefixes: Path) -> None:
-    rattler = pytest.importorskip("rattler", reason="py-rattler (the test extra) reads conda-meta as pixi does")
+    rattler = need_rattler()
     conda = read_prefix(str(prefixes / "torchvision-cpu-next-to-cuda"))
     assert conda is not None and conda.problems == ()
     for record in conda.records.values():
@@ -171,3 +173,23 @@ def test_the_windows_activation_script_records_the_arch_list_too(tmp_path: Path)
     conda = read_prefix(str(tmp_path))
     assert conda is not None and conda.arch_list == "7.5;8.0;8.6;9.0;10.0;11.0;12.0+PTX"
     assert conda.arch_script == str(script)
+
+
+def test_every_fix_names_specs_the_conda_solver_reads(prefixes: Path) -> None:
+    """Each conda finding's fix is a command whose package arguments are MatchSpecs conda, mamba and pixi parse."""
+    rattler = need_rattler()
+    checked = 0
+    for case in CASES:
+        for machine in MACHINES:
+            if ("tegra" in case) != (machine in ("orin", "xavier")):
+                continue
+            for found in doctor(prefixes, case, machine).findings:
+                for command in re.findall(r"(?:conda install|pixi add) [^(`]*", found.fix):
+                    words = shlex.split(command)
+                    specs = [w for i, w in enumerate(words[2:], 2) if not w.startswith("-") and
+                             words[i - 1] not in ("--prefix", "--channel", "--manifest-path")]
+                    assert specs, command
+                    for spec in specs:
+                        assert rattler.MatchSpec(spec).name.normalized == spec.split("=")[0], spec
+                    checked += 1
+    assert checked >= 12

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conda_channel import solve, virtual_packages, write_channel
+from conda_channel import need_rattler, solve, virtual_packages, write_channel
 from pixi_manifest import declared, manifest, pixi_specs, tables
 from torch_install.cli import main
 
@@ -64,7 +64,7 @@ def merge(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, *machin
 
 def solves_everywhere(data: dict[str, Any], channel: Path) -> dict[str, str]:
     """platform name -> the pytorch build py-rattler solves for it, with the virtual packages it declares."""
-    pytest.importorskip("rattler", reason="py-rattler (the test extra) is the conda solver these use")
+    need_rattler()
     out = {}
     for platform in data["workspace"]["platforms"]:
         subdir, specs = pixi_specs(data, platform)

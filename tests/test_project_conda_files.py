@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conda_channel import need_rattler
 from torch_install.cli import main
 from torch_install.project.conda_files import conda_range, read_environment_yml, read_pixi
 from torch_install.project.gather import gather
@@ -88,7 +89,7 @@ VERSIONS = ["2.8.0", "2.9.1", "2.12.0", "2.12.1", "2.13.0", "3.0.0"]
 @pytest.mark.parametrize("conda", ["2.12", "=2.12", "2.12.*", ">=2.9,<2.13", "!=2.12.0", "==2.13.0", ">2.9.1",
                                    "<=2.12", "~=2.12.0"])
 def test_the_ranges_hold_the_versions_conda_itself_holds(conda: str) -> None:
-    rattler = pytest.importorskip("rattler", reason="py-rattler (the test extra) reads conda specs as conda does")
+    rattler = need_rattler()
     from packaging.specifiers import SpecifierSet
 
     ours = SpecifierSet(conda_range(conda) or "")
