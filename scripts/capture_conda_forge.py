@@ -9,8 +9,8 @@ torchvision-feedstock, torchaudio-feedstock, cuda-version-feedstock, arm-variant
 ``scripts/reference/conda-forge/`` (replacing what is there):
 
 - ``pytorch/<version>/``: for every final pytorch release from 2.5.1 on, the recipe (``meta.yaml``, ``build.sh``,
-  ``bld.bat``, ``activate.sh``) and every ``.ci_support/*.yaml`` variant file as they were at the last commit of
-  that version on ``main`` or a ``vX.Y.x`` maintenance branch (first-parent history);
+  ``bld.bat``, ``activate.sh``, ``activate.bat``) and every ``.ci_support/*.yaml`` variant file as they were at the
+  last commit of that version on ``main`` or a ``vX.Y.x`` maintenance branch (first-parent history);
 - ``torchvision/``, ``torchaudio/``: the recipe at the newest commit, the names of all its variant files, and the
   Python 3.12 ones of each variant (the other Pythons differ only in the Python pin);
 - ``cuda-version/``, ``arm-variant/``: the recipe of the selector packages;
@@ -33,7 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "reference" / "conda-forge"
 FIRST_VERSION = (2, 5, 1)
-PYTORCH_FILES = ("recipe/meta.yaml", "recipe/build.sh", "recipe/bld.bat", "recipe/activate.sh")
+PYTORCH_FILES = ("recipe/meta.yaml", "recipe/build.sh", "recipe/bld.bat", "recipe/activate.sh", "recipe/activate.bat")
 REPOSITORIES = {"pytorch": "conda-forge/pytorch-cpu-feedstock", "torchvision": "conda-forge/torchvision-feedstock",
                 "torchaudio": "conda-forge/torchaudio-feedstock", "cuda-version": "conda-forge/cuda-version-feedstock",
                 "arm-variant": "conda-forge/arm-variant-feedstock"}

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conda_channel import need_rattler
-from conda_prefixes import CASES, SITE, write_prefix
+from conda_prefixes import ACTIVATE, CASES, SITE, write_prefix
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
 from torch_install.doctor.inspect import inspect_environment
@@ -163,13 +163,13 @@ def test_the_json_report_names_what_conda_installed(prefixes: Path) -> None:
 
 
 def test_the_windows_activation_script_records_the_arch_list_too(tmp_path: Path) -> None:
-    """bld.bat writes activate.bat with the list in place of its placeholder (recipe/activate.bat)."""
+    """bld.bat writes the recipe's activate.bat with the list in place of its placeholder (sed, as bld.bat runs it)."""
     (tmp_path / "conda-meta").mkdir()
     script = tmp_path / "etc" / "conda" / "activate.d" / "libtorch_activate.bat"
     script.parent.mkdir(parents=True)
-    script.write_text('@echo off\n\nif not defined CF_TORCH_CUDA_ARCH_LIST (\n    set "CF_TORCH_CUDA_ARCH_LIST='
-                      '7.5;8.0;8.6;9.0;10.0;11.0;12.0+PTX"\n    set "CF_TORCH_CUDA_ARCH_LIST_BACKUP=NOT_SET"\n)\n',
-                      encoding="utf-8")
+    recipe = (ACTIVATE.parent / "activate.bat").read_bytes()
+    assert b"@cf_torch_cuda_arch_list@" in recipe
+    script.write_bytes(recipe.replace(b"@cf_torch_cuda_arch_list@", b"7.5;8.0;8.6;9.0;10.0;11.0;12.0+PTX"))
     conda = read_prefix(str(tmp_path))
     assert conda is not None and conda.arch_list == "7.5;8.0;8.6;9.0;10.0;11.0;12.0+PTX"
     assert conda.arch_script == str(script)
