@@ -19,7 +19,8 @@ builder is imported); each file under scripts/reference is written by a committe
   GPU names (``evidence/intel-pciids.json``, ``capture_intel_pciids.py``);
 - NVIDIA's compute capability → architecture list and clang's first CUDA toolkit per architecture
   (``evidence/cuda-archs.json``, ``capture_cuda_archs.py``);
-- the cloud providers' instance type tables (``evidence/cloud-gpus.json``, ``capture_cloud_gpus.py``).
+- the cloud providers' instance type tables: AWS, Google Cloud, Azure (``evidence/cloud-gpus.json``,
+  ``capture_cloud_gpus.py``).
 
 Every other ``scripts/audit_*.py`` module is run too (its ``main([])``: what it prints when it disagrees). What has no
 evidence here is listed in docs/matrix.md with the reason. Exit 1 on any disagreement, 0 when everything agrees,
@@ -791,7 +792,7 @@ def _same_gpu(table_gpu: str, documented: str) -> bool:
 
 @check("cloud-instance-types", "the GPU of every cloud instance type pattern (both directions: each documented GPU "
                                "size resolves, to its GPU; each pattern matches a documented size)",
-       "AWS's and Azure's size documentation (evidence/cloud-gpus.json)")
+       "AWS's, Google Cloud's and Azure's size documentation (evidence/cloud-gpus.json)")
 def _cloud(ctx: Context) -> list[str]:
     out = []
     matched: set[str] = set()

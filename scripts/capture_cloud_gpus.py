@@ -12,8 +12,10 @@
   heading and sentence ("P3 instances use NVIDIA Tesla V100 GPUs") and its instance types' rows, for the types the
   current page no longer lists;
 - ``azure/*.md``: Azure's size series pages (MicrosoftDocs/azure-compute-docs, older ones from
-  MicrosoftDocs/azure-docs): the sizes of the series' table, and the GPU its specs' Accelerators row or its "powered
-  by" sentence names.
+  MicrosoftDocs/azure-docs): the sizes of the series' table, and the GPU its specs' Accelerators row or its summary's
+  sentence ("powered by …", "leverage the …", "… and four NVIDIA Blackwell B300 GPUs") names;
+- ``gcp/*.md``: Google Cloud's "GPU machine types" page: per accelerator-optimized series, the sentence naming its
+  GPUs ("have NVIDIA H200 SXM GPUs", "connected to four NVIDIA B200 Blackwell GPUs") and its machine types.
 
 Only NVIDIA and AMD GPUs are kept. Writes ``evidence/cloud-gpus.json`` (provider -> size -> the accelerator as
 documented), which ``scripts/audit_matrix.py`` checks the names table's instance type patterns against, both ways.
@@ -31,9 +33,13 @@ HERE = Path(__file__).resolve().parent
 DOCS = HERE / "reference" / "cloud-docs"
 OUT = HERE / "reference" / "evidence" / "cloud-gpus.json"
 GPU = re.compile(r"\b(NVIDIA|Nvidia|AMD)\b.*\bGPU", re.IGNORECASE)
+# an accelerator a sentence names: the vendor, then words up to the model (a word with a digit), then "GPU(s)"
+# ("NVIDIA Blackwell B300 GPUs", "NVIDIA GB200 Tensor Core GPUs"); a word "CPUs" ends the run
+SENTENCE_GPU = re.compile(r"\b((?:NVIDIA|AMD)(?: (?!CPUs?\b)[A-Za-z]+)*? (?:RTX PRO [0-9]+|[A-Z]*[0-9][A-Za-z0-9]*))"
+                          r"(?: [A-Z][A-Za-z]*)*? GPUs?\b")
 # which of the names table's patterns each provider's documentation answers for (by the pattern's own text)
-# (AWS's types have a dot: "p4d.24xlarge"; Google Cloud's, which no captured document covers, have none)
-SCOPE = {"aws": r"\\\.$", "azure": r"^\^Standard_"}
+# (AWS's types have a dot: "p4d.24xlarge"; Google Cloud's a dash after the series: "a3-highgpu-8g")
+SCOPE = {"aws": r"\\\.$", "azure": r"^\^Standard_", "gcp": r"^\^[a-z][a-z0-9]*-.*-$"}
 
 
 def aws_sizes(text: str) -> dict[str, str]:
@@ -74,12 +80,25 @@ def azure_sizes(text: str) -> dict[str, str]:
     Accelerators row, else of its "powered by" sentence."""
     row = re.search(r"^\|\s*Accelerators\s*\|[^|]*\|\s*([^|]*?)\s*\|", text, re.M)
     gpu = row[1] if row and row[1] else None
-    if gpu is None and (m := re.search(r"powered by (?:\d+ )?\[?((?:NVIDIA|AMD) [A-Za-z0-9 ]*?[0-9][A-Za-z0-9]*)",
-                                       text)):
+    powered = r"powered by (?:the )?(?:\d+ )?\[?((?:NVIDIA|AMD) [A-Za-z0-9 ]*?[0-9][A-Za-z0-9]*)"
+    if gpu is None and (m := re.search(powered, text) or SENTENCE_GPU.search(" ".join(text.split()))):
         gpu = f"{m[1]} GPU"
-    if gpu is None or not GPU.search(gpu):
+    if gpu is None or not re.search(r"\b(NVIDIA|AMD)\b", gpu, re.IGNORECASE):
         return {}
     return {size: gpu for size in dict.fromkeys(re.findall(r"^\|\s*(Standard_[A-Za-z0-9_]+)\*?\s*\|", text, re.M))}
+
+
+def gcp_sizes(text: str) -> dict[str, str]:
+    """machine type -> GPU, from each series' section ("## A3 Ultra"): the GPU its sentence names, for the machine
+    types it lists ("- a3-ultragpu-8g")."""
+    out = {}
+    for section in re.split(r"^## ", text, flags=re.M)[1:]:
+        prose = " ".join(line for line in section.splitlines()[1:] if not line.startswith("- "))
+        m = SENTENCE_GPU.search(" ".join(prose.split())) or re.search(r"\b([A-Z][0-9]{2,3}) [0-9]+GB GPUs\b", prose)
+        if m:
+            for size in re.findall(r"^- ([a-z0-9-]+)$", section, re.M):
+                out[size] = f"{m[1]} GPU"
+    return out
 
 
 def capture(docs: Path) -> dict[str, object]:
@@ -93,7 +112,10 @@ def capture(docs: Path) -> dict[str, object]:
     azure: dict[str, str] = {}
     for path in sorted((docs / "azure").glob("*.md")):
         azure.update(azure_sizes(path.read_text(encoding="utf-8")))
-    for name, sizes in (("aws", aws), ("azure", azure)):
+    gcp: dict[str, str] = {}
+    for path in sorted((docs / "gcp").glob("*.md")):
+        gcp.update(gcp_sizes(path.read_text(encoding="utf-8")))
+    for name, sizes in (("aws", aws), ("azure", azure), ("gcp", gcp)):
         providers[name] = {"sources": {p: s for p, s in sources.items() if p.startswith(name)},
                            "sizes": dict(sorted(sizes.items()))}
     return {"providers": providers, "pattern_scope": SCOPE}

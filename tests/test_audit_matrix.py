@@ -253,6 +253,15 @@ MUTATIONS = {
                                           "pattern resolves it"),
     "a pattern no documented size has": ("cloud-instance-types", lambda d, t: t["names"]["instance_types"].append(
         {"match": "^p9\\.", "gpu": "B200"}), "instance type pattern '^p9\\\\.'"),
+    "a Google Cloud machine type's GPU": ("cloud-instance-types", _pattern("^a3-ultragpu-", "H100"),
+                                          "gcp a3-ultragpu-8g: H100 in the table, NVIDIA H200 GPU by"),
+    "a Google Cloud pattern, deleted": ("cloud-instance-types", _pattern("^g4-standard-", None),
+                                        "gcp g4-standard-48: NVIDIA RTX PRO 6000 GPU by the provider's documentation, "
+                                        "no pattern resolves it"),
+    "a Google Cloud pattern no documented type has": ("cloud-instance-types", lambda d, t: t["names"][
+        "instance_types"].append({"match": "^a9-highgpu-", "gpu": "B200"}), "instance type pattern '^a9-highgpu-'"),
+    "an AMD Azure size's GPU": ("cloud-instance-types", _pattern("^Standard_NG\\w*_V620_v1$", "Radeon PRO V710"),
+                                "azure Standard_NG8ads_V620_v1: Radeon PRO V710 in the table"),
 }
 
 
@@ -280,6 +289,19 @@ def test_the_audit_reports_a_changed_fact_of_every_class(fact: str, evidence) ->
     change(data, tables)
     found = module.audit(matrix_from_dict(data), evidence, tables, only=(cls,))
     assert any(line.startswith(expected) for line in found), found
+
+
+def test_every_documented_instance_type_is_looked_up_as_the_audit_reads_it(evidence) -> None:
+    """The product's name lookup resolves each size the providers document to the GPU of the pattern the audit
+    matched it with (the audit reads the patterns itself)."""
+    from torch_install.detectors.names import gpu_from_name
+
+    module = audit_module()
+    ctx = module.Context(load_matrix(), evidence, module.read_tables())
+    sizes = [size for data in evidence.cloud["providers"].values() for size in data["sizes"]]
+    assert len(sizes) > 150
+    for size in sizes:
+        assert gpu_from_name(size) == gpu_from_name(module._lookup(ctx, size)), size
 
 
 def test_the_class_list_is_what_docs_matrix_md_lists() -> None:
