@@ -19,6 +19,8 @@ builder is imported); each file under scripts/reference is written by a committe
   GPU names (``evidence/intel-pciids.json``, ``capture_intel_pciids.py``);
 - NVIDIA's compute capability → architecture list and clang's first CUDA toolkit per architecture
   (``evidence/cuda-archs.json``, ``capture_cuda_archs.py``);
+- NVIDIA's supported-gpus.json (each device's last driver branch) and CUTLASS's first CUDA toolkit per Blackwell
+  capability (``evidence/nvidia-drivers.json``, ``capture_nvidia_drivers.py``);
 - the cloud providers' instance type tables: AWS, Google Cloud, Azure (``evidence/cloud-gpus.json``,
   ``capture_cloud_gpus.py``).
 
@@ -64,11 +66,13 @@ class Evidence:
     def __init__(self, pages: dict[str, dict[str, Any]], metadata: dict[str, str], builds: dict[str, Any],
                  facts: dict[str, Any], pci_ids: str, intel_pciids: dict[str, Any] | None = None,
                  archs: dict[str, Any] | None = None,
-                 cloud: dict[str, Any] | None = None, reference: dict[str, Any] | None = None) -> None:
+                 cloud: dict[str, Any] | None = None, reference: dict[str, Any] | None = None,
+                 drivers: dict[str, Any] | None = None) -> None:
         self.pages, self.metadata, self.builds, self.facts, self.pci_ids = pages, metadata, builds, facts, pci_ids
         self.intel_pciids = intel_pciids or {"macros": {}, "pci_ids": {}}
         self.archs, self.cloud = archs or {}, cloud or {}
         self.reference = reference or {}
+        self.drivers = drivers or {"devices": {}, "first_toolkit": {}}
         self._wheels: dict[str, list[tuple[str, list[Any], dict[str, Any]]]] = {}
         self._files: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -120,7 +124,7 @@ def read_evidence(pages_dir: Path | None = None, index: str | None = None) -> Ev
                     (REFERENCE / "pci-ids" / "devices.ids").read_text(encoding="utf-8"),
                     _json(EVIDENCE / "intel-pciids.json"),
                     _json(EVIDENCE / "cuda-archs.json"), _json(EVIDENCE / "cloud-gpus.json"),
-                    _json(REFERENCE / "torch-matrix.json"))
+                    _json(REFERENCE / "torch-matrix.json"), _json(EVIDENCE / "nvidia-drivers.json"))
 
 
 def _json(path: Path) -> Any:
@@ -691,14 +695,24 @@ def _jetson(ctx: Context) -> list[str]:
             for row in ctx.tables["jetson"]["modules"] if row["compute_capability"] not in names]
 
 
+def _floor_of(floors: dict[str, Any], cc: str) -> Any:
+    """The matrix's driver floor of a compute capability as the resolver reads it: its row, else the nearest lower
+    one of the same major, else its major's."""
+    major, minor = (int(x) for x in cc.split("."))
+    return next((floors[f"{major}.{m}"] for m in range(minor, -1, -1) if f"{major}.{m}" in floors),
+                floors.get(str(major)))
+
+
 @check("gpu-driver-floor", "the oldest driver branch of each GPU generation newer than every CUDA family floor "
                            "(both directions)",
-       "clang's first CUDA toolkit per compute capability (evidence/cuda-archs.json), that toolkit's GA driver in "
-       "the toolkit table (derived)")
+       "the first CUDA toolkit per compute capability: clang's table (evidence/cuda-archs.json), for the "
+       "capabilities it lacks CUTLASS's (evidence/nvidia-drivers.json); that toolkit's GA driver in the toolkit "
+       "table (derived)")
 def _driver_floor(ctx: Context) -> list[str]:
-    first = ctx.evidence.archs["first_toolkit"]
+    first = {**ctx.evidence.drivers["first_toolkit"], **ctx.evidence.archs["first_toolkit"]}
     ga = {row["cuda"]: row for row in ctx.tables["toolkits"]["toolkits"] if row.get("linux")}
     compat = min(int(f.linux.split(".")[0]) for f in ctx.matrix.cuda_families.values() if f.linux)
+    floors = dict(ctx.matrix.gpu_driver_floor)
     out = []
     want = {}
     for cc, toolkit in first.items():
@@ -706,14 +720,43 @@ def _driver_floor(ctx: Context) -> list[str]:
                                                     ""))
         if row and int(row["linux"].split(".")[0]) > compat:
             want[cc] = row["linux"].split(".")[0]
-    for cc, branch in want.items():
-        floor = ctx.matrix.gpu_driver_floor.get(cc)
+    for cc, branch in sorted(want.items(), key=lambda kv: _key(kv[0])):
+        floor = _floor_of(floors, cc)
         if floor is None or floor.driver != branch or floor.confidence != "derived":
             out.append(f"compute capability {cc}: driver floor {floor and floor.driver} ({floor and floor.confidence}) "
                        f"in the matrix, R{branch} (derived) from the first toolkit that targets it ({first[cc]})")
-    for cc, floor in ctx.matrix.gpu_driver_floor.items():
+    for cc, floor in floors.items():
         if floor.confidence == "derived" and cc not in want:
             out.append(f"compute capability {cc}: a derived driver floor in the matrix, no toolkit evidence for it")
+    return out
+
+
+@check("gpu-driver-last", "the newest driver branch that drives each GPU generation (both directions: every "
+                          "generation's branch, and every branch row's generation)",
+       "NVIDIA's supported-gpus.json: the legacy branch of each device it no longer drives "
+       "(evidence/nvidia-drivers.json), each device's generation by the NVIDIA PCI and chip tables")
+def _driver_last(ctx: Context) -> list[str]:
+    devices, chips = ctx.tables["nvidia"]["devices"], ctx.tables["nvidia"]["chips"]
+    by_cc: dict[str, list[tuple[str | None, str]]] = {}
+    for device, row in ctx.evidence.drivers["devices"].items():
+        if device in devices and (cc := chips.get(devices[device][0])):
+            by_cc.setdefault(cc, []).append((row["last_branch"], row["name"]))
+    out = []
+    confirmed = set()
+    for cc, rows in sorted(by_cc.items(), key=lambda kv: _key(kv[0])):
+        branches = [b for b, _ in rows]
+        newest = None if None in branches else max(branches, key=_key)  # type: ignore[arg-type]
+        row = ctx.matrix.gpu_driver_last_for(int(cc.replace(".", "")))
+        if (row and row.driver) != newest:
+            out.append(f"compute capability {cc}: last driver branch {row and row.driver} in the matrix, "
+                       f"{newest and 'R' + newest or 'none (the current branches drive it)'} by NVIDIA's "
+                       f"supported-gpus.json ({', '.join(sorted(n for _, n in rows)[:3])})")
+        elif row:
+            confirmed.add(row.up_to_sm)
+    for row in ctx.matrix.gpu_driver_last:
+        if row.up_to_sm not in confirmed:
+            out.append(f"driver branch R{row.driver} (up to sm_{row.up_to_sm}): in the matrix, no device of NVIDIA's "
+                       "supported-gpus.json has it as its last")
     return out
 
 

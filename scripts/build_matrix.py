@@ -83,23 +83,27 @@ GFX_ALIASES = {
 }
 
 
-# Oldest driver branch that drives a GPU generation at all, keyed by compute capability (or by its major, for
-# every capability of it without a row): the driver of the first CUDA toolkit whose compiler targets it (clang's
-# MinVersionForCudaArch: sm_86 CUDA 11.1, sm_87 11.4, sm_89/sm_90 11.8; evidence/cuda-archs.json), at that
-# toolkit's GA (data/cuda-toolkit-drivers.json). Blackwell needs R570 (CUDA 12.8; reference anchors-uv §2.4,
-# secondary). Older generations (sm_80's CUDA 11.0: R450) are no newer than every CUDA family floor in use.
+# Oldest driver branch that drives a GPU generation at all, keyed by compute capability (a capability without a row
+# takes the nearest lower one of its major): the driver of the first CUDA toolkit whose compiler targets it (clang's
+# MinVersionForCudaArch: sm_86 CUDA 11.1, sm_87 11.4, sm_89/sm_90 11.8, evidence/cuda-archs.json; for Blackwell,
+# which that table predates, CUTLASS's CUTLASS_NVCC_ARCHS_SUPPORTED: sm_100/sm_120 12.8, sm_103 12.9, sm_110 13.0,
+# evidence/nvidia-drivers.json), at that toolkit's GA (data/cuda-toolkit-drivers.json). Older generations (sm_80's
+# CUDA 11.0: R450) are no newer than every CUDA family floor in use.
 GPU_DRIVER_FLOOR = {
     "8.6": {"driver": "455", "arch": "Ampere", "conf": "derived"},
     "8.7": {"driver": "470", "arch": "Ampere (Jetson Orin)", "conf": "derived"},
     "8.9": {"driver": "520", "arch": "Ada Lovelace", "conf": "derived"},
     "9.0": {"driver": "520", "arch": "Hopper", "conf": "derived"},
-    "10": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
-    "12": {"driver": "570", "arch": "Blackwell", "conf": "secondary"},
+    "10.0": {"driver": "570", "arch": "Blackwell", "conf": "derived"},
+    "10.3": {"driver": "575", "arch": "Blackwell Ultra", "conf": "derived"},
+    "11.0": {"driver": "580", "arch": "Blackwell (Jetson Thor)", "conf": "derived"},
+    "12.0": {"driver": "570", "arch": "Blackwell", "conf": "derived"},
 }
 # Newest driver branch that still drives the older generations: R470 is Kepler's last; R580 is the last for
-# Maxwell, Pascal and Volta (NVIDIA's CUDA 12.8/13.0 release notes and driver support announcements; secondary).
-GPU_DRIVER_LAST = [{"up_to_sm": 37, "driver": "470", "arch": "Kepler", "conf": "secondary"},
-                   {"up_to_sm": 72, "driver": "580", "arch": "Maxwell, Pascal and Volta", "conf": "secondary"}]
+# Maxwell, Pascal and Volta (NVIDIA's supported-gpus.json of an R590 driver: the legacybranch of each device it no
+# longer drives, evidence/nvidia-drivers.json; one Kepler board, GRID K2, ended earlier, at R367).
+GPU_DRIVER_LAST = [{"up_to_sm": 37, "driver": "470", "arch": "Kepler", "conf": "source-file"},
+                   {"up_to_sm": 72, "driver": "580", "arch": "Maxwell, Pascal and Volta", "conf": "source-file"}]
 
 # Companions whose wheels carry no variant label from this version on: the libtorch stable-ABI builds (reference
 # torch-matrix.md, releases 2.11, 2.14 and 2.15: torchvision 0.29.1+ and torchaudio 2.11.1 are py3-none wheels).

@@ -235,6 +235,18 @@ MUTATIONS = {
                                         "compute capability 8.9: driver floor 515"),
     "a GPU generation's driver floor, deleted": ("gpu-driver-floor", _set(["cuda", "gpu_driver_floor", "8.6"], DELETE),
                                                  "compute capability 8.6: driver floor None"),
+    "Blackwell's driver floor": ("gpu-driver-floor", _set(["cuda", "gpu_driver_floor", "10.0", "driver"], "550"),
+                                 "compute capability 10.0: driver floor 550"),
+    "Blackwell Ultra's driver floor, deleted": ("gpu-driver-floor", _set(["cuda", "gpu_driver_floor", "10.3"], DELETE),
+                                                "compute capability 10.3: driver floor 570"),
+    "Kepler's last driver branch": ("gpu-driver-last", lambda d, t: d["cuda"]["gpu_driver_last"][0].update(
+        driver="535"), "compute capability 3.0: last driver branch 535 in the matrix, R470 by NVIDIA's"),
+    "a generation's last driver branch, deleted": ("gpu-driver-last", lambda d, t: d["cuda"]["gpu_driver_last"].pop(),
+                                                   "compute capability 5.2: last driver branch None in the matrix, "
+                                                   "R580"),
+    "a generation given a last branch it does not have": ("gpu-driver-last", lambda d, t: d["cuda"][
+        "gpu_driver_last"][1].update(up_to_sm=75), "compute capability 7.5: last driver branch 580 in the matrix, "
+        "none"),
     "a toolkit's driver": ("toolkit-drivers", lambda d, t: next(r for r in t["toolkits"]["toolkits"]
                                                                 if r["cuda"] == "12.8.0").update(linux="560.28.03"),
                            "CUDA 12.8.0: drivers 560.28.03/570.65 in the toolkit table"),

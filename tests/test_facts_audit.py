@@ -221,6 +221,7 @@ def test_a_gpu_the_driver_no_longer_drives_is_hidden_beside_one_it_drives() -> N
 
 @pytest.mark.parametrize(("name", "driver", "gpu"), [
     ("GeForce RTX 5090", "565.77", False), ("GeForce RTX 5090", "570.86.10", True),  # Blackwell: R570
+    ("B300", "570.172.08", False), ("B300", "575.57.08", True),  # Blackwell Ultra (sm_103, CUDA 12.9): R575
     ("GeForce RTX 4090", "515.105.01", False), ("GeForce RTX 4090", "525.60.13", True),  # Ada: R520
     ("GeForce RTX 3090", "450.80.02", False), ("GeForce RTX 3090", "525.60.13", True),  # GA10x: R455
     ("Tesla K80", "470.256.02", True), ("Tesla K80", "535.54.03", False),  # Kepler's last: R470
