@@ -65,3 +65,32 @@ def test_install_stops_before_pip(tmp_path: Path, make_venv, environ: dict[str, 
     assert "'pytorch=2.13.0=cuda129_*' cuda-version=12.9" in done.stderr
     site = next(python.parent.parent.glob("lib/python3*/site-packages"))
     assert [p.name for p in site.glob("torch-*.dist-info")] == ["torch-2.13.0.dist-info"]  # pip never ran
+
+
+def test_installer_pip_replaces_condas_torch_knowingly_and_the_doctor_says_so(
+        tmp_path: Path, make_venv, environ: dict[str, str], httpserver: object) -> None:
+    """--installer pip over conda's torch: pip installs (from a loopback copy of PyTorch's index), and the doctor
+    then names the pip torch over conda's pytorch, with conda's command to put conda's back."""
+    from wheels import build_wheel
+
+    python = conda_venv(tmp_path, make_venv, "cuda129-healthy")
+    base = httpserver.url_for("/whl").rstrip("/")  # type: ignore[attr-defined]
+    common = ["install", "--python", str(python), "--variant", "cpu", "--index-base", base, "torch"]
+    env = {**environ, "PIP_CONFIG_FILE": "/dev/null", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1"}
+    dry = torch_install(*common, "--installer", "pip", "--dry-run", env=env)
+    assert dry.returncode == 0, dry.stderr
+    version = next(w for w in dry.stdout.split() if w.startswith("torch==")).split("==")[1]
+    wheel = build_wheel(tmp_path, "torch", version)
+    httpserver.expect_request(f"/whl/cpu/{wheel.name}").respond_with_data(  # type: ignore[attr-defined]
+        wheel.read_bytes(), content_type="application/octet-stream")
+    page = f'<!DOCTYPE html><html><body><a href="/whl/cpu/{wheel.name}">{wheel.name}</a></body></html>'
+    httpserver.expect_request("/whl/cpu/torch/").respond_with_data(page, content_type="text/html")  # type: ignore[attr-defined]
+    stopped = torch_install(*common, env=env)
+    assert stopped.returncode == 3 and "conda manages torch here" in stopped.stderr  # without the flag: never
+    done = torch_install(*common, "--installer", "pip", env=env)
+    assert done.returncode == 0, done.stderr
+    site = next(python.parent.parent.glob("lib/python3*/site-packages"))
+    assert [p.name for p in site.glob("torch-*.dist-info")] == [f"torch-{version}.dist-info"]
+    report = json.loads(torch_install("doctor", "--python", str(python), "--json", env=env).stdout)
+    found = next(f for f in report["findings"] if f["code"] == "pip-torch-over-conda-torch")
+    assert "conda install --prefix" in found["fix"] and "--force-reinstall" in found["fix"]
