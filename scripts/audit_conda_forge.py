@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check the conda-forge table against the captured recipe files; print each disagreement.
+"""Check the conda-forge table against the captured recipe files and published records; print each disagreement.
 
     python scripts/audit_conda_forge.py                 # the shipped table and scripts/reference/conda-forge
     python scripts/audit_conda_forge.py --table FILE    # another table (the tests feed it mutated copies)
@@ -12,8 +12,9 @@ every row its file; each row's C library floor and Pythons; each CUDA row's arch
 build script sets (a tegra row's the one set right after the tegra test), and no CPU row has one; build numbers
 (the recipe's base, +200 for CUDA, +100 for MKL); the ``__cuda`` run dependency and the selector constraints; that
 the activation script is written for the releases said to write it; torchvision's and torchaudio's variants from
-their file names; the cuda-version versions. Exit 1 on any disagreement, 0 when all agree, 2 when the evidence or
-the table cannot be read.
+their file names; the cuda-version versions; and each published pytorch record ``capture_conda_forge_published.py``
+captured of a build the table holds (``audit_published``). Exit 1 on any disagreement, 0 when all agree, 2 when the
+evidence or the table cannot be read.
 """
 
 from __future__ import annotations
@@ -175,6 +176,78 @@ def audit_companion(package: str, entry: dict[str, Any], problems: list[str]) ->
         problems.append(f"{package}: version {entry['version']} is not the recipe's")
 
 
+def _template(template: str) -> re.Pattern[str]:
+    """A recipe's build-string template as a pattern of the strings it makes (the hash any)."""
+    pattern = re.escape(template)
+    for field, group in (("cuda", r"(?P<cuda>[0-9]+)"), ("blas", r"(?P<blas>[a-z]+)"), ("py", r"(?P<py>[0-9]+)"),
+                         ("hash", "[0-9a-f]+"), ("number", r"(?P<number>[0-9]+)")):
+        pattern = pattern.replace(re.escape("{" + field + "}"), group)
+    return re.compile(f"^{pattern}$")
+
+
+def _floor(depends: list[str], name: str) -> str | None:
+    found = next((re.match(rf"^{name} >=([0-9.]+)", d) for d in depends if d.startswith(f"{name} ")), None)
+    return found[1] if found else None
+
+
+def audit_published(table: dict[str, Any], problems: list[str]) -> tuple[int, int]:
+    """Each published pytorch record (``published.json``) of a build the table holds, against its row: the build
+    string's template and parts, the ``__cuda`` run dependency, ``cuda-version >=X.Y,<X+1``, the C library floor,
+    the Python, the selector constraints. A record of an earlier build number of the release is counted, not
+    checked (the table holds each release's last builds); a later one is a disagreement. (checked, earlier)."""
+    path = REFERENCE / "published.json"
+    if not path.is_file():
+        return 0, 0
+    releases = {r["version"]: r for r in table["pytorch"]}
+    checked = earlier = 0
+    for record in json.loads(path.read_text(encoding="utf-8"))["records"]:
+        release = releases.get(record["version"])
+        if record["name"] != "pytorch" or release is None:
+            continue
+        where = f"published {record['url'].rsplit('/', 1)[-1]}"
+        kind = "cuda" if record["build"].startswith("cuda") else "cpu"
+        rows = [b for b in release["builds"] if b["subdir"] == record["subdir"] and bool(b["cuda"]) == (kind == "cuda")]
+        if record["build_number"] not in {b["number"] for b in rows}:
+            if rows and record["build_number"] < max(b["number"] for b in rows):
+                earlier += 1
+            else:
+                problems.append(f"{where}: build number {record['build_number']} is none of the table's for "
+                                f"{record['subdir']} ({sorted(b['number'] for b in rows)})")
+            continue
+        found = _template(release["build_string"][kind]).match(record["build"])
+        if not found:
+            problems.append(f"{where}: the build string is not the recipe's template {release['build_string'][kind]}")
+            continue
+        parts = found.groupdict()
+        cuda = f"{parts['cuda'][:-1]}.{parts['cuda'][-1]}" if parts.get("cuda") else None
+        python = f"{parts['py'][0]}.{parts['py'][1:]}"
+        row = next((b for b in rows if b["cuda"] == cuda and b["blas"] == parts["blas"] and
+                    b["number"] == record["build_number"]), None)
+        if row is None:
+            problems.append(f"{where}: no build row for {record['subdir']} CUDA {cuda} {parts['blas']} build "
+                            f"{record['build_number']}")
+            continue
+        checked += 1
+        depends, constrains = record["depends"], set(record["constrains"])
+        if ("__cuda" in depends) != (cuda is not None and release["cuda_run_dependency"]):
+            problems.append(f"{where}: depends {'on' if '__cuda' in depends else 'not on'} __cuda, but the table's "
+                            f"cuda_run_dependency is {release['cuda_run_dependency']}")
+        if cuda and f"cuda-version >={cuda},<{int(cuda.split('.')[0]) + 1}" not in depends:
+            problems.append(f"{where}: no cuda-version >={cuda},<{int(cuda.split('.')[0]) + 1} dependency")
+        for key, name in (("glibc", "__glibc"), ("macos", "__osx")):
+            if row["floor"].get(key) != _floor(depends, name):
+                problems.append(f"{where}: {name} >={_floor(depends, name)}, but the table's floor is "
+                                f"{row['floor'].get(key)}")
+        if python not in row["python"]:
+            problems.append(f"{where}: Python {python} is not among the row's {row['python']}")
+        if release["selectors"]:
+            own, other = ("pytorch-gpu", "pytorch-cpu") if cuda else ("pytorch-cpu", "pytorch-gpu")
+            if not {f"{own} {record['version']}", f"{other} <0.0a0"} <= constrains:
+                problems.append(f"{where}: constrains {sorted(constrains)}, not {own} {record['version']} and "
+                                f"{other} <0.0a0")
+    return checked, earlier
+
+
 def audit(table: dict[str, Any]) -> list[str]:
     problems: list[str] = []
     sources = json.loads((REFERENCE / "sources.json").read_text(encoding="utf-8"))
@@ -195,6 +268,7 @@ def audit(table: dict[str, Any]) -> list[str]:
     config = (REFERENCE / "cuda-version" / "recipe" / "conda_build_config.yaml").read_text(encoding="utf-8")
     if table["cuda_version"]["versions"] != re.findall(r"^\s*- ([0-9.]+)$", config, re.M):
         problems.append("cuda-version: versions are not the recipe's")
+    audit_published(table, problems)
     return problems
 
 
@@ -212,8 +286,10 @@ def main(argv: list[str] | None = None) -> int:
         print(problem)
     releases = len(table["pytorch"])
     builds = sum(len(r["builds"]) for r in table["pytorch"])
-    print(f"conda-forge table: {releases} pytorch releases, {builds} builds: "
-          + (f"{len(problems)} disagreements" if problems else "agrees with the captured recipes"))
+    checked, earlier = audit_published(table, [])
+    print(f"conda-forge table: {releases} pytorch releases, {builds} builds; {checked} published records of them "
+          f"checked ({earlier} of earlier builds counted): "
+          + (f"{len(problems)} disagreements" if problems else "agrees with the captured recipes and records"))
     return 1 if problems else 0
 
 

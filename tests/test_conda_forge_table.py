@@ -87,6 +87,15 @@ MUTATIONS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "torchvision build": (lambda t: t["torchvision"]["builds"].pop(0), "torchvision: builds"),
     "torchaudio version": (lambda t: t["torchaudio"].update(version="2.12.0"), "torchaudio: version 2.12.0"),
     "cuda-version": (lambda t: t["cuda_version"]["versions"].pop(), "cuda-version: versions"),
+    # against the published records (scripts/reference/conda-forge/published.json)
+    "published floor": (lambda t: _build(t, "2.8.0", "linux-64", "12.9")["floor"].update(glibc="2.28"),
+                        "pytorch-2.8.0-cuda129_mkl_py313_h7947483_302.conda: __glibc >=2.17, but the table's floor"),
+    "published python": (lambda t: _build(t, "2.8.0", "win-64", "12.8")["python"].remove("3.13"),
+                         "cuda128_mkl_py313_hd1c3b22_302.conda: Python 3.13 is not among"),
+    "published newer build": (lambda t: _build(t, "2.8.0", "linux-64", "12.9").update(number=301),
+                              "build number 302 is none of the table's for linux-64"),
+    "published template": (lambda t: next(r for r in t["pytorch"] if r["version"] == "2.8.0")["build_string"].update(
+        cuda="cuda{cuda}_py{py}_{blas}_h{hash}_{number}"), "is not the recipe's template"),
 }
 
 
@@ -120,3 +129,33 @@ def test_every_cuda_build_has_its_arch_list_and_the_tegra_build_only_orin() -> N
     assert _build(table, "2.13.0", "linux-aarch64", "12.9", "tegra")["arches"]["list"] == "8.7+PTX"
     assert 87 in _build(table, "2.13.0", "linux-aarch64", "13.0", "sbsa")["arches"]["sm"]
     assert 87 not in _build(table, "2.12.1", "linux-aarch64", "13.0", "sbsa")["arches"]["sm"]
+
+
+def test_the_published_records_are_read_from_repodata_and_from_a_pixi_lock(tmp_path: Path) -> None:
+    """The capture reads a channel's repodata.json and the records pixi writes into its lock (name, version, build
+    and build number from the file name), the family's only."""
+    capture = script("capture_conda_forge_published")
+    repodata = tmp_path / "repodata.json"
+    repodata.write_text(json.dumps({"info": {"subdir": "linux-64"}, "packages": {}, "packages.conda": {
+        "pytorch-2.13.0-cuda129_mkl_py312_h0509a7e_302.conda": {
+            "name": "pytorch", "version": "2.13.0", "build": "cuda129_mkl_py312_h0509a7e_302", "build_number": 302,
+            "depends": ["__cuda", "cuda-version >=12.9,<13"], "constrains": ["pytorch-gpu 2.13.0"]},
+        "numpy-2.3.0-py312h0_0.conda": {"name": "numpy", "version": "2.3.0", "build": "py312h0_0"}}}))
+    (record,) = capture.from_repodata(repodata, "https://conda.anaconda.org/conda-forge/linux-64/repodata.json")
+    assert (record["name"], record["build_number"], record["subdir"]) == ("pytorch", 302, "linux-64")
+    assert record["url"] == ("https://conda.anaconda.org/conda-forge/linux-64/"
+                             "pytorch-2.13.0-cuda129_mkl_py312_h0509a7e_302.conda")
+    lock = ("version: 6\npackages:\n"
+            "- conda: https://conda.anaconda.org/conda-forge/noarch/cuda-version-12.9-h4f385c5_3.conda\n"
+            "  sha256: 5f5f428031933f117ff9f7fcc650e6ea1b3fef5936cf84aa24af79167513b656\n"
+            "  constrains:\n  - cudatoolkit 12.9|12.9.*\n  - __cuda >=12\n  size: 21578\n"
+            "- conda: https://conda.anaconda.org/conda-forge/linux-64/libzlib-1.3.1-hb9d3cd8_2.conda\n"
+            "  sha256: d4bfe88d7cb447768e31650f06257995601f89076080e76df55e3112d4e47dc4\n")
+    (cuda_version,) = capture.from_lock(lock, "test")
+    assert cuda_version["build_number"] == 3 and cuda_version["constrains"] == ["cudatoolkit 12.9|12.9.*",
+                                                                                 "__cuda >=12"]
+
+
+def test_published_records_agree_with_the_table_where_it_holds_their_build() -> None:
+    checked, earlier = script("audit_conda_forge").audit_published(shipped(), problems := [])
+    assert problems == [] and checked >= 4 and earlier >= 1
