@@ -96,8 +96,8 @@ FLOORS = (
     ("child_process",),
     ("probe",),
     ("machine", "capture"),
-    ("detectors", "wheel_tags", "markers"),
-    ("resolver", "container", "machine_completion"),
+    ("detectors", "profile_tags", "markers"),
+    ("resolver", "container", "machine_completion", "wheel_tags"),
     ("environment", "project", "wheelnext"),
     ("doctor", "index", "render"),
     ("fleet",),
@@ -131,7 +131,8 @@ def test_no_import_points_up_or_across() -> None:
 
 RESOLVER_MAY_IMPORT = ("torch_install.resolver", "torch_install.machine", "torch_install.versions",
                        "torch_install.drivers", "torch_install.package_data", "torch_install.errors",
-                       "torch_install.hosts", "torch_install.vendors", "torch_install.markers", "torch_install.records")
+                       "torch_install.hosts", "torch_install.vendors", "torch_install.markers", "torch_install.records",
+                       "torch_install.profile_tags")
 
 
 @pytest.mark.parametrize("module", sorted(m for m in GRAPH if m.startswith("torch_install.resolver")))

@@ -177,8 +177,10 @@ def test_the_options_of_a_written_out_file_go_with_what_rides_along(tmp_path: Pa
         "--find-links ./wheels torch==2.15.0+cpu")
 
 
-def test_torch_given_as_a_url_is_refused_naming_the_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = write(tmp_path / "req.txt", "numpy\ntorch @ https://files.example/torch-2.9.1-cp312-none-any.whl\n")
+def test_torch_given_as_a_source_url_is_refused_naming_the_line(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A wheel names its build (tests/test_direct_references.py); a source archive does not."""
+    path = write(tmp_path / "req.txt", "numpy\ntorch @ https://files.example/torch-2.9.1.tar.gz\n")
     assert main(["plan", *CPU_LINUX, "-r", path]) == 2
     assert f"{path}:2: 'torch @ https://files.example" in capsys.readouterr().err
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ..profile_tags import TargetTags
 from ..records import Record
 from ..resolver.variants import variant_of_label, variant_order
-from ..wheel_tags import TargetTags, python_of_tag, python_sort_key, target_key
+from ..wheel_tags import python_of_tag, python_sort_key, target_key
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:

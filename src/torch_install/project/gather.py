@@ -37,10 +37,14 @@ class Gathered:
         if wanted.name not in PACKAGES:
             self.others.append(wanted)
             return
-        if wanted.editable or requirement_is_location(wanted.text):
-            raise InputError(f"{wanted.origin}: {excerpt(wanted.text, 80)!r}: a path or URL for {wanted.name}; "
-                             f"torch-install chooses {wanted.name}'s wheel (give a version range, or install it "
-                             "yourself)")
+        if wanted.editable:
+            raise InputError(f"{wanted.origin}: -e {excerpt(wanted.text, 80)}: an editable {wanted.name}; "
+                             f"torch-install chooses {wanted.name}'s wheel (give a version range or a wheel, or "
+                             "install it yourself)")
+        if requirement_is_location(wanted.text):  # a wheel names its build (resolver/references.py); else refused
+            from ..resolver.references import reference_of
+
+            reference_of(wanted.text, wanted.origin)
         if wanted.hashes:
             self.notes.append(f"{wanted.origin}: the hashes of {wanted.name}'s line are for one build and not used "
                               "(the chosen build's come with --hashes)")

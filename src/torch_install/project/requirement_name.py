@@ -54,6 +54,9 @@ def requirement_name(text: str, origin: str) -> str | None:
         or head.strip().endswith((".whl", ".tar.gz", ".zip"))
     check_digits(marker if location else text, text, origin)  # a URL's own digits are no version
     if location:
+        named = None if re.match(URL, text) else re.match(rf"[ \t]*({NAME})[ \t]*(?:\[[^\]]*\])?[ \t]*@", text)
+        if named:  # "name @ URL": the name it gives
+            return canonical_name(named[1])
         egg = re.search(_EGG, text)
         if egg:
             return canonical_name(egg[1])

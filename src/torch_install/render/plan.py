@@ -97,7 +97,10 @@ def choice_lines(plan: Plan) -> list[str]:
     """The summary's Choice line and its Why lines (also what ``install`` says before it runs the installer)."""
     choice = plan.choice
     if choice is None:
-        lines = [f"Choice:   none: no build of {', '.join(plan.request.packages)} fits this machine"]
+        from ..resolver.references import shown_requirements
+
+        lines = [f"Choice:   none: no build of {', '.join(shown_requirements(plan.request.packages))} fits this "
+                 "machine"]
     else:
         where = choice.index_url or "the default index"
         kind = "GPU" if plan.gpu_accelerated else "CPU only"

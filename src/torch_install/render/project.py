@@ -218,6 +218,15 @@ def _page_index_name(url: str) -> str:
     return OWN_INDEX_PREFIX + "-".join(filter(None, "".join(c if c.isalnum() else "-" for c in name).split("-")))
 
 
+def _reference_source(requirement: str) -> dict[str, str]:
+    """uv's source for a direct reference to a wheel (``torch @ URL``): ``{url = …}``, or ``{path = …}`` for a
+    file on this machine."""
+    location = requirement.split(" @ ", 1)[-1]
+    if location.startswith(("https://", "http://")):
+        return {"url": location}
+    return {"path": location.removeprefix("file://")}
+
+
 class Tables:
     """The pyproject entries of one or more plans, as plain data: ``dependencies`` (PEP 508 strings), uv's
     ``index`` list and ``sources`` table, its ``no-build-isolation-package`` list and settings."""
@@ -268,7 +277,8 @@ def pyproject_tables(plans: Sequence[Plan], requires_python: str | None = None) 
             tables.indexes[index_name(p)] = {"name": index_name(p), "url": p.choice.index_url,
                                              "explicit": not _brings_runtime(p)}
             for name in [*p.choice.packages, *(c.name for c in p.choice.from_index())]:
-                entry = {"index": index_name(p)}
+                entry = _reference_source(p.choice.references[name]) if name in p.choice.references else \
+                    {"index": index_name(p)}
                 tables.add_source(name, {**entry, "marker": where} if where else entry)
         for picked in p.choice.companions:
             if picked.kind == "left-out":

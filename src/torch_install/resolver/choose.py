@@ -38,6 +38,7 @@ from .builder import PlanBuilder
 from .matrix import Matrix, Release, version_key
 from .plan import Plan, Request
 from .platforms import apple, libc_and_driver_stack
+from .references import why_not_here
 from .request import Pin, check_consistent, one_build, parse_request
 from .rules import (
     WEAK_CONFIDENCE,
@@ -92,8 +93,9 @@ class Search:
                           for b in bound_requirements(request.requirements, machine, matrix.packages)]
         self.strict = True  # what a package was built for holds (a preference: ``resolve`` drops it if need be)
         self.labels = labels  # the builds local labels name hold (the plan without them says what would run)
-        self.pins = [*self.req.pins, *(Pin(b.text, b.package.name, b.exact or "", b.label.variant) for b in self.bound
-                                       if b.label is not None and b.label.variant)] if labels else []
+        self.pins = [*(self.default_build(p) for p in self.req.pins),
+                     *(Pin(b.text, b.package.name, b.exact or "", b.label.variant) for b in self.bound
+                       if b.label is not None and b.label.variant)] if labels else []
         if not labels:
             self.bound = [b._replace(label=None) for b in self.bound]
         self.variant = one_build(self.pins, request.variant) or request.variant
@@ -104,11 +106,36 @@ class Search:
         self.passing: list[Release] = []  # the candidates: matching releases whose wheels install here
         self.with_code: dict[tuple[str, tuple[Gpu, ...]], tuple[Release, list[Verdict]] | None] = {}
 
+    def default_build(self, pin: Pin) -> Pin:
+        """A wheel without a local label (the default index's file) is the variant the default index's build of
+        its release is on this platform (the release's ``pypi``: cu126, cpu; macOS: default)."""
+        if pin.variant or not self.matrix.has_release(pin.release):
+            return pin
+        platform = self.machine.platform or ""
+        own = self.matrix.release(pin.release).pypi.get(platform)
+        return pin._replace(variant=own or ("default" if self.machine.os == "macos" else "cpu"))
+
     # -- the steps ------------------------------------------------------------------------------------------
     def run(self) -> Plan:
+        """The plan (the steps of the module docstring); a direct reference's wheel installs its package."""
+        plan = self.steps()
+        references = {p.name: p.reference for p in self.pins if p.reference is not None}
+        if not references or plan.choice is None:
+            return plan
+        packages = {name: references[name].version if name in references else version
+                    for name, version in plan.choice.packages.items()}
+        return plan._replace(choice=plan.choice._replace(packages=packages, references={
+            name: r.requirement for name, r in references.items() if name in packages}))
+
+    def steps(self) -> Plan:
         m = self.machine
         check_consistent(m, self.request.variant, self.matrix)  # step 1 (the request is parsed in __init__)
         self.warn_unknown_requirements()
+        for pin in self.pins:  # a direct reference's wheel that does not install here
+            why = why_not_here(pin.reference, m) if pin.reference is not None else None
+            if why is not None:
+                self.plan.warn(why[0], f"{pin.shown}: {why[1]}" + self.would_run())
+                return self.plan.finish(None, None, False)
         if not m.os or not m.arch:  # step 2
             raise InputError("machine profile: os and arch are needed to choose a wheel")
         if m.os == "macos":
@@ -687,7 +714,7 @@ class Search:
 
     def pinned(self) -> str:
         """The pins that name the build, in words."""
-        return ", ".join(p.text for p in self.pins)
+        return ", ".join(p.shown for p in self.pins)
 
     def would_run(self) -> str:
         """What the request without its local labels plans here, in words ("; torch 2.9.1+cu126 runs here: ask for
@@ -701,6 +728,9 @@ class Search:
         build = f"torch {other.choice.torch}+{other.choice.variant}" if other.choice.variant != "default" \
             else f"torch {other.choice.torch} (the default index's wheel)"
         where = "on the GPU" if other.gpu_accelerated else "on the CPU"
+        if any(p.reference for p in self.pins):
+            return f"; {build} runs here {where}: ask for " + ", ".join(
+                f"{p.name}=={p.release}" for p in self.pins if p.reference) + " instead of the wheel to get it"
         return f"; {build} runs here {where}: leave the local labels out to get it"
 
     def warn_unknown_requirements(self) -> None:

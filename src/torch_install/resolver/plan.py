@@ -165,6 +165,8 @@ class Choice(Record):
     vendor_index: VendorSource | None = None
     extras: Mapping[str, tuple[str, ...]] = MappingProxyType({})  # the extras the build installs with, per package
     devices: tuple[Device, ...] = ()  # which GPUs each device extra serves (a vendor build)
+    # name -> the direct reference that installs it (``torch @ URL``): the user's own wheel of the chosen build
+    references: Mapping[str, str] = MappingProxyType({})
 
     def from_index(self) -> tuple[Pick, ...]:
         """The companions installed from the chosen build's index, with torch."""
@@ -233,6 +235,8 @@ class Plan(Record):
                       "vendor_index": self.choice.vendor_index._asdict() if self.choice.vendor_index else None,
                       "extras": {name: list(extras) for name, extras in self.choice.extras.items()},
                       "devices": [d._asdict() for d in self.choice.devices]}
+            if self.choice.references:
+                choice["references"] = dict(self.choice.references)
         return {
             "choice": choice,
             "gpu_accelerated": self.gpu_accelerated,

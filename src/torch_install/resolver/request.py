@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the CLI reads CHANNELS at start-up, without loading the pla
     from ..machine import Machine
     from .matrix import Matrix
     from .plan import Request
+    from .references import WheelReference
 
     Versions: TypeAlias = "SpecifierSet | AnyVersion | ExactRelease"  # what a requirement asks of a version
 
@@ -86,13 +87,24 @@ def _release_key(release: str) -> tuple[int, ...]:
 
 class Pin(Record):
     """A requirement that names one build of a package: a pinned release whose local label names the variant
-    (``torch==2.9.1+cu128``, ``torchvision===0.24.1+cpu``). The plan installs that build where it runs, and says
-    what would run where it does not. (A direct reference, ``torch @ URL``, names one build too: one more kind.)"""
+    (``torch==2.9.1+cu128``, ``torchvision===0.24.1+cpu``), or a direct reference to a wheel (``torch @ URL``,
+    ``references.py``). The plan installs that build where it runs, and says what would run where it does not."""
 
     text: str  # the requirement as given
     name: str
     release: str  # its public version: "2.9.1"
-    variant: str  # the variant its label names: "cu128"
+    variant: str  # the variant its label names: "cu128"; "" for a wheel without a label (the default index's build)
+    reference: WheelReference | None = None  # the wheel a direct reference names
+
+    @property
+    def shown(self) -> str:
+        """The pin in messages: as given, a direct reference by its file name ("torch @ …/torch-2.7.1+cu128-…whl",
+        no host, no credentials)."""
+        if self.reference is None:
+            return self.text
+        from .references import shown
+
+        return shown(self.name, self.reference.location)
 
 
 class ParsedRequest(Record):
@@ -212,21 +224,27 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
         return ParsedRequest(torch=wanted, companions={n: named[n] for n in COMPANIONS if n in named},
                              pinned=bool(str(wanted)), pins=tuple(pins))
     from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
 
     specs: dict[str, SpecifierSet] = {}
     limits: dict[str, SpecifierSet] = {}
     found: list[Pin] = []
     pre: list[tuple[str, str, str]] = []
     for text, into in [*((t, specs) for t in texts), *((t, limits) for t in constraints)]:
+        reference = _reference(text, into is limits)
         try:
-            req = Requirement(text)
+            req = Requirement(f"{reference.name}=={reference.version}" if reference else text)
         except InvalidRequirement as exc:
             raise InputError(f"package {text!r} is not a valid requirement: {exc}") from None
         name = canonical_name(req.name)
         if name not in PACKAGES:
             raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
-        if req.url:
-            raise InputError(f"package {text!r}: a URL for {name}; torch-install chooses its wheel")
+        if reference is not None:
+            found.append(Pin(text.strip(), name, reference.public, _label_variant(text, reference.label)
+                             if reference.label else "", reference))
+            spec = _read_specifier(text, name, SpecifierSet(f"=={reference.public}"), [], pre)
+            into[name] = into[name] & spec if name in into else spec
+            continue
         spec = _read_specifier(text, name, req.specifier, found, pre)
         into[name] = into[name] & spec if name in into else spec
     for name, spec in list(limits.items()):  # a constraint on a requested package narrows its own specifier
@@ -237,6 +255,18 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
     channel, before = _implied_channel(pre, request)
     return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)), limits=limits,
                          pins=tuple(found), channel=channel, pre_release_of=before)
+
+
+def _reference(text: str, constraint: bool) -> WheelReference | None:
+    """The wheel a family requirement refers to (``torch @ URL``, a path), or None for a version range."""
+    from .references import could_be_reference, reference_of
+
+    if not could_be_reference(text):
+        return None
+    found = reference_of(text)
+    if found is not None and constraint:
+        raise InputError(f"-c {found.requirement}: a constraint cannot be a URL or path (pip refuses it too)")
+    return found
 
 
 def applying(texts: tuple[str, ...], machine: Machine | None) -> list[str]:

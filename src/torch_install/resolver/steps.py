@@ -31,12 +31,16 @@ def requirement_lines(plan: Plan) -> list[str]:
     packages = plan.choice.packages
     extras = build_extras(plan)
     from_index = [p.requirement for p in plan.choice.from_index()]
+    references = plan.choice.references  # the user's own wheel of the build (torch @ URL): as given
     if all(packages.values()):  # every version chosen: packaging's parser is not needed (nor imported)
-        return [f"{name}{extras.get(name, '')}=={version}" for name, version in packages.items()] + from_index
+        return [references.get(name) or f"{name}{extras.get(name, '')}=={version}"
+                for name, version in packages.items()] + from_index
     given = _family_requirements(plan)
     lines = []
     for name, version in packages.items():
-        if version:
+        if name in references:
+            lines.append(references[name])
+        elif version:
             lines.append(f"{name}{extras.get(name, '')}=={version}")
         elif name in given:
             given[name].extras |= set(plan.choice.extras.get(name, ()))
