@@ -156,6 +156,9 @@ def test_pytorch_index_wheels_replace_condas_pytorch(tmp_path: Path, capsys: pyt
      "pypi-dependencies.torch applies to every platform, and linux-64-cuda12 takes torch from conda-forge"),
     ('[project]\nplatforms = "linux-64"\n', "project.platforms is a string, not an array"),
     ('name = "x"\n', "no [workspace] table: not a pixi manifest"),
+    ('[project]\nname = "x"\n\n[tool.pixi.workspace]\nplatforms = ["linux-64"]\n',
+     "a pyproject.toml's [tool.pixi] tables are not merged"),
+    ('[project]\nname = "x"\ndependencies = []\n', "no [workspace] table: not a pixi manifest"),
     ('[workspace]\nplatforms = ["linux-64"]\n\n[feature.gpu.system-requirements]\ncuda = "12"\n',
      "feature.gpu.system-requirements: pixi's deprecated form"),
 ])

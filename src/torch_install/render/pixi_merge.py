@@ -238,7 +238,11 @@ class _Merge:
         self.label, self.data, self.wants = label, data, wants
         self.ops = _Ops()
         self.notes: list[str] = []
-        key = "workspace" if "workspace" in data or "project" not in data else "project"
+        legacy = isinstance(data.get("project"), dict) and bool({"channels", "platforms"} & set(data["project"]))
+        key = "project" if legacy and "workspace" not in data else "workspace"  # pixi's [project]: its older name
+        if label.endswith("pyproject.toml") or isinstance(data.get("tool"), dict) and "pixi" in data["tool"]:
+            raise InputError(f"{label}: a pyproject.toml's [tool.pixi] tables are not merged (--format pixi prints "
+                             "the entries; pixi reads them from a pixi.toml too)")
         if key not in data:
             raise InputError(f"{label}: no [workspace] table: not a pixi manifest (--format pixi prints one to "
                              "start from)")
