@@ -113,7 +113,7 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], no
     if kind == "pyproject":
         from .pyproject import read_pyproject
 
-        return read_pyproject(path, extras, groups, budget)
+        return read_pyproject(path, extras, groups, budget, notes)
     if groups:
         raise InputError(f"--group selects a pyproject.toml's dependency groups; {path} has none")
     from .conda_files import read_environment_yml, read_pixi

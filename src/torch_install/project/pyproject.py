@@ -98,8 +98,10 @@ def _deep_line(text: str) -> int | None:
 
 
 def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[str] = (),
-                   budget: ReadBudget | None = None) -> list[Wanted]:
-    """The requirements of the project in ``directory``: its dependencies, the chosen extras' and groups'."""
+                   budget: ReadBudget | None = None, notes: list[str] | None = None) -> list[Wanted]:
+    """The requirements of the project in ``directory``: its dependencies, the chosen extras' and groups', a
+    requirement on the project's own extras (``myproj[cuda]``) read as those extras' requirements (``notes``
+    says so)."""
     path = pyproject_path(directory)
     document = load_toml(path, budget)
     project = document.get("project")
@@ -116,6 +118,91 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
             raise InputError(f"--extra {extra}: {path} defines no such extra (has: "
                              f"{', '.join(sorted(optional)) or 'none'})")
         wanted += _strings(path, f"project.optional-dependencies.{key}", optional[key])
+    wanted = _groups(path, document, groups, wanted)
+    name = project.get("name")
+    if isinstance(name, str) and any(w.name == canonical_name(name) for w in wanted):
+        wanted = _OwnExtras(path, canonical_name(name), optional, by_name, notes if notes is not None else []
+                            ).read(wanted, {by_name[canonical_name(e)] for e in extras})
+    return wanted
+
+
+class _OwnExtras:
+    """A requirement on the project itself with extras (``myproj[cuda]``, as pip and uv read it): the requirements
+    of those extras in its place, each extra read once, a marker on the requirement kept on each of them; extras
+    that include each other are named in one note, an extra the project does not define too."""
+
+    def __init__(self, path: str, name: str, optional: dict[str, Any], by_name: dict[str, str],
+                 notes: list[str]) -> None:
+        self.path, self.name, self.optional, self.by_name, self.notes = path, name, optional, by_name, notes
+        self.expanded: list[str] = []  # the requirements on the project's own extras, as written
+
+    def read(self, wanted: list[Wanted], done: set[str]) -> list[Wanted]:
+        """``wanted`` with each requirement on the project's own extras expanded, and one note naming them."""
+        out = self.expand(wanted, done)
+        if self.expanded:
+            shown = ", ".join(dict.fromkeys(self.expanded))
+            self.notes.insert(0, f"{self.path}: {shown} name{'s' if len(self.expanded) == 1 else ''} the project's "
+                                 "own extras: their requirements are read in place")
+        return out
+
+    def expand(self, wanted: list[Wanted], done: set[str], chain: tuple[str, ...] = ()) -> list[Wanted]:
+        from packaging.requirements import Requirement
+
+        out: list[Wanted] = []
+        for w in wanted:
+            if w.name != self.name:
+                out.append(w)
+                continue
+            req = Requirement(w.text)
+            within = chain or self.extra_of(w)
+            if not req.extras:
+                self.notes.append(f"{w.origin}: {w.text} is the project itself, which torch-install does not "
+                                  "install (its requirements are read; install it with pip install -e . or uv sync)")
+                continue
+            keys = []
+            for extra in sorted(req.extras):
+                key = self.by_name.get(canonical_name(extra))
+                if key is None:
+                    self.notes.append(f"{w.origin}: {w.text}: the project defines no extra {extra} (has: "
+                                      f"{', '.join(sorted(self.optional)) or 'none'}); nothing is added for it")
+                elif key in within:
+                    self.notes.append(f"{self.path}: extras include each other ({' -> '.join([*within, key])}): each "
+                                      "is read once")
+                elif key not in done:
+                    keys.append(key)
+            self.expanded.append(w.text)
+            for key in keys:
+                if len(within) >= MAX_DEPTH:
+                    raise InputError(f"--project: {self.path}: extras naming the project's own extras nest more "
+                                     f"than {MAX_DEPTH} deep ({within[0]} -> … -> {key})")
+                done.add(key)
+                inner = _strings(self.path, f"project.optional-dependencies.{key}", self.optional[key])
+                if req.marker is not None:
+                    inner = [i._replace(text=_with_marker(i.text, str(req.marker))) for i in inner]
+                out += self.expand(inner, done, (*within, key))
+        return out
+
+    def extra_of(self, wanted: Wanted) -> tuple[str, ...]:
+        """The extra a requirement was read from (its origin says), as the start of a chain; () for another."""
+        head = f"{self.path}: project.optional-dependencies."
+        if not wanted.origin.startswith(head):
+            return ()
+        key = wanted.origin[len(head):].rsplit("[", 1)[0]
+        return (key,) if key in self.optional else ()
+
+
+def _with_marker(text: str, marker: str) -> str:
+    """The requirement ``text`` that applies only where ``marker`` holds too."""
+    from packaging.markers import Marker
+    from packaging.requirements import Requirement
+
+    req = Requirement(text)
+    req.marker = Marker(f"({req.marker}) and ({marker})" if req.marker is not None else marker)
+    return str(req)
+
+
+def _groups(path: str, document: dict[str, Any], groups: Sequence[str], wanted: list[Wanted]) -> list[Wanted]:
+    """``wanted`` and the requirements of the chosen dependency groups (PEP 735), includes followed."""
     table = document.get("dependency-groups", {})
     if not isinstance(table, dict):
         raise InputError(f"--project: {path}: dependency-groups is not a table")
