@@ -21,6 +21,8 @@ builder is imported); each file under scripts/reference is written by a committe
   (``evidence/cuda-archs.json``, ``capture_cuda_archs.py``);
 - NVIDIA's supported-gpus.json (each device's last driver branch) and CUTLASS's first CUDA toolkit per Blackwell
   capability (``evidence/nvidia-drivers.json``, ``capture_nvidia_drivers.py``);
+- intel/torch-xpu-ops' default AOT device lists per release branch (``evidence/xpu-aot.json``,
+  ``capture_xpu_aot.py``);
 - the cloud providers' instance type tables: AWS, Google Cloud, Azure (``evidence/cloud-gpus.json``,
   ``capture_cloud_gpus.py``).
 
@@ -67,12 +69,13 @@ class Evidence:
                  facts: dict[str, Any], pci_ids: str, intel_pciids: dict[str, Any] | None = None,
                  archs: dict[str, Any] | None = None,
                  cloud: dict[str, Any] | None = None, reference: dict[str, Any] | None = None,
-                 drivers: dict[str, Any] | None = None) -> None:
+                 drivers: dict[str, Any] | None = None, xpu_aot: dict[str, Any] | None = None) -> None:
         self.pages, self.metadata, self.builds, self.facts, self.pci_ids = pages, metadata, builds, facts, pci_ids
         self.intel_pciids = intel_pciids or {"macros": {}, "pci_ids": {}}
         self.archs, self.cloud = archs or {}, cloud or {}
         self.reference = reference or {}
         self.drivers = drivers or {"devices": {}, "first_toolkit": {}}
+        self.xpu_aot = xpu_aot or {"minors": {}}
         self._wheels: dict[str, list[tuple[str, list[Any], dict[str, Any]]]] = {}
         self._files: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -124,7 +127,8 @@ def read_evidence(pages_dir: Path | None = None, index: str | None = None) -> Ev
                     (REFERENCE / "pci-ids" / "devices.ids").read_text(encoding="utf-8"),
                     _json(EVIDENCE / "intel-pciids.json"),
                     _json(EVIDENCE / "cuda-archs.json"), _json(EVIDENCE / "cloud-gpus.json"),
-                    _json(REFERENCE / "torch-matrix.json"), _json(EVIDENCE / "nvidia-drivers.json"))
+                    _json(REFERENCE / "torch-matrix.json"), _json(EVIDENCE / "nvidia-drivers.json"),
+                    _json(EVIDENCE / "xpu-aot.json"))
 
 
 def _json(path: Path) -> Any:
@@ -374,6 +378,54 @@ def _default_builds(ctx: Context) -> list[str]:
             if build is not None and release.pypi.get(platform) != build:
                 out.append(f"torch {release.version} {platform}: the default index's build is "
                            f"{release.pypi.get(platform)} in the matrix, {build} by its METADATA")
+    return out
+
+
+# ocloc's IP-version device names (the others name a platform, whose Linux PCI id macro the Intel table lists):
+# Xe-LPG is Meteor Lake's GPU, Xe2-LPG Lunar Lake's, Xe2-HPG Battlemage's (Linux's pciids.h platforms of those IPs)
+XPU_IP_MACROS = {"xe-lpg": "INTEL_MTL_IDS", "xe2-lpg": "INTEL_LNL_IDS", "xe2-hpg": "INTEL_BMG_IDS"}
+
+
+def _xpu_family(ctx: Context, device: str) -> str | None:
+    """The Intel table's family of an ocloc AOT device name: "mtl-h" -> INTEL_MTL_IDS -> meteor-lake ("ats-m150"
+    -> INTEL_ATS_M_IDS)."""
+    platform = re.sub(r"[0-9]+$", "", device) if device.startswith("ats-") else device.split("-")[0]
+    macro = XPU_IP_MACROS.get(device, f"INTEL_{platform.upper().replace('-', '_')}_IDS")
+    return next((name for name, row in ctx.tables["intel"]["families"].items() if macro in row.get("macros", ())),
+                None)
+
+
+@check("xpu-families", "the Intel GPU families each release's XPU build compiles for, per OS, and their label (both "
+                       "directions)",
+       "intel/torch-xpu-ops cmake/BuildFlags.cmake at each release/2.N branch: its default AOT device list per OS "
+       "(evidence/xpu-aot.json), each device's family by the Intel table's PCI id macros")
+def _xpu_families(ctx: Context) -> list[str]:
+    out = []
+    for release in ctx.matrix.releases:
+        minor = ".".join(release.version.split(".")[:2])
+        lists = ctx.evidence.xpu_aot["minors"].get(minor)
+        xpu = release.xpu
+        builds = ctx.branch(release.version).get("xpu", lists is not None)
+        if lists is None or not builds:
+            if xpu is not None and xpu.confidence not in ("inferred", "unverified"):
+                out.append(f"torch {release.version}: XPU families labelled {xpu.confidence} in the matrix, no "
+                           "release branch of torch-xpu-ops sets them")
+            continue
+        if xpu is None:
+            out.append(f"torch {release.version}: no XPU families in the matrix, torch-xpu-ops release/{minor} "
+                       f"compiles for {lists['linux']} (Linux)")
+            continue
+        for os_, mine in ((o, xpu.families.get(o, ())) for o in ("linux", "windows")):
+            devices = lists[os_]
+            want = {f for d in devices if (f := _xpu_family(ctx, d))}
+            unknown = [d for d in devices if _xpu_family(ctx, d) is None]
+            if set(mine) != want or unknown:
+                out.append(f"torch {release.version} {os_}: XPU families {sorted(mine)} in the matrix, {sorted(want)} "
+                           f"by torch-xpu-ops release/{minor} ({','.join(devices)})"
+                           + (f"; no family for {unknown}" if unknown else ""))
+        if xpu.confidence != "source-file":
+            out.append(f"torch {release.version}: XPU families labelled {xpu.confidence} in the matrix, read from "
+                       f"torch-xpu-ops release/{minor} (source-file)")
     return out
 
 

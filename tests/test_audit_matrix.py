@@ -188,6 +188,13 @@ MUTATIONS = {
                                            ["cpu", "cu126", "cu128", "cu130", "cu132", "xpu"]),
                           "torch 2.14.1 windows_x86_64: variants"),
     "the stable CUDA": ("stable-cuda", _set(["2.14.1", "stable_cuda"], "cu126"), "torch 2.14.1: stable CUDA cu126"),
+    "an XPU family lost (no Battlemage)": ("xpu-families", _set(["2.14.1", "xpu", "linux"], [
+        "alchemist", "arrow-lake", "lunar-lake", "meteor-lake", "panther-lake", "ponte-vecchio"]),
+        "torch 2.14.1 linux: XPU families"),
+    "a release's XPU build, deleted": ("xpu-families", _set(["2.12.0", "xpu"], None),
+                                       "torch 2.12.0: no XPU families in the matrix"),
+    "XPU families no branch sets, labelled as read": ("xpu-families", _set(["2.15.0", "xpu", "conf"], "source-file"),
+                                                      "torch 2.15.0: XPU families labelled source-file"),
     "a companion pairing": ("companion-pairing", _set(["2.14.1", "companions", "torchvision"], "0.28.0"),
                             "torch 2.14.1: paired with torchvision 0.28.0, which requires torch==2.13.0"),
     "a companion's Python gaps": ("companion-gaps", _set(["2.15.0", "companion_gaps"],
