@@ -23,6 +23,8 @@ builder is imported); each file under scripts/reference is written by a committe
   capability (``evidence/nvidia-drivers.json``, ``capture_nvidia_drivers.py``);
 - intel/torch-xpu-ops' default AOT device lists per release branch (``evidence/xpu-aot.json``,
   ``capture_xpu_aot.py``);
+- AMD's graphics IP version of each product series and amdkfd's gfx target of each version
+  (``evidence/amd-gfx.json``, ``capture_amd_gfx.py``);
 - the cloud providers' instance type tables: AWS, Google Cloud, Azure (``evidence/cloud-gpus.json``,
   ``capture_cloud_gpus.py``).
 
@@ -69,13 +71,15 @@ class Evidence:
                  facts: dict[str, Any], pci_ids: str, intel_pciids: dict[str, Any] | None = None,
                  archs: dict[str, Any] | None = None,
                  cloud: dict[str, Any] | None = None, reference: dict[str, Any] | None = None,
-                 drivers: dict[str, Any] | None = None, xpu_aot: dict[str, Any] | None = None) -> None:
+                 drivers: dict[str, Any] | None = None, xpu_aot: dict[str, Any] | None = None,
+                 amd: dict[str, Any] | None = None) -> None:
         self.pages, self.metadata, self.builds, self.facts, self.pci_ids = pages, metadata, builds, facts, pci_ids
         self.intel_pciids = intel_pciids or {"macros": {}, "pci_ids": {}}
         self.archs, self.cloud = archs or {}, cloud or {}
         self.reference = reference or {}
         self.drivers = drivers or {"devices": {}, "first_toolkit": {}}
         self.xpu_aot = xpu_aot or {"minors": {}}
+        self.amd = amd or {"gc_gfx": {}, "asic_gfx": {}, "apus": [], "dgpus": []}
         self._wheels: dict[str, list[tuple[str, list[Any], dict[str, Any]]]] = {}
         self._files: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -128,7 +132,7 @@ def read_evidence(pages_dir: Path | None = None, index: str | None = None) -> Ev
                     _json(EVIDENCE / "intel-pciids.json"),
                     _json(EVIDENCE / "cuda-archs.json"), _json(EVIDENCE / "cloud-gpus.json"),
                     _json(REFERENCE / "torch-matrix.json"), _json(EVIDENCE / "nvidia-drivers.json"),
-                    _json(EVIDENCE / "xpu-aot.json"))
+                    _json(EVIDENCE / "xpu-aot.json"), _json(EVIDENCE / "amd-gfx.json"))
 
 
 def _json(path: Path) -> Any:
@@ -869,6 +873,122 @@ def _intel_pci(ctx: Context) -> list[str]:
         if not any(name.startswith(c) for c in families.get(family, {}).get("code_names", ())):
             out.append(f"intel {device}: {family} in the table, neither pciids.h nor its pci.ids name "
                        f"({name or 'none'}) says so")
+    return out
+
+
+def _code(name: str, digits: bool = True) -> str:
+    """A code name as the tables compare it: "Hawk Point" / "HawkPoint1" -> "hawk", "GREEN SARDINE" ->
+    "greensardine", "Navi 21" -> "navi21" (``digits=False`` keeps a trailing number: a discrete chip's)."""
+    key = re.sub(r"[\s_/-]+", "", name.lower())
+    key = key.rstrip("0123456789") if digits else key
+    return re.sub(r"(point|ridge)$", "", key) or key
+
+
+def _amd_row_gfx(ctx: Context, row: dict[str, Any]) -> set[str]:
+    """The gfx targets amdkfd gives an asic-info row: by its GC versions, else (a generation before IP
+    discovery) by its ASIC name."""
+    gc = {g for v in row["gc"] if (g := ctx.evidence.amd["gc_gfx"].get(v))}
+    return gc or {g for c in row["codes"] for part in c.split("/") if (g := ctx.evidence.amd["asic_gfx"].get(
+        part.upper()))}
+
+
+def _amd_gpu_gfx(ctx: Context, name: str) -> str | None:
+    """The gfx of a GPU the names table or the AMD PCI table names ("Radeon 780M"; a chip: "Raphael")."""
+    key = name.lower()
+    for gpu in ctx.tables["names"]["gpus"]:
+        if gpu.get("vendor") == "amd" and key in (gpu["name"].lower(), *(a.lower() for a in gpu.get("aliases", ()))):
+            return gpu.get("gfx")
+    for row in ctx.tables["amd"]["devices"].values():  # a chip ("Raphael"), or a product it names ("Radeon 610M")
+        products = {p.strip().lower() for inner in re.findall(r"\[([^\]]+)\]", row["name"]) for p in inner.split("/")}
+        if row["chip"].lower() == key or key in products:
+            return row.get("gfx")
+    return None
+
+
+@check("amd-apu-cpus", "the integrated GPU of every AMD APU CPU-model pattern: its code names and gfx target (both "
+                       "directions: each pattern's, and each Ryzen APU series' of the table)",
+       "Linux's amdgpu APU table (product series, code names, graphics IP version; evidence/amd-gfx.json) and "
+       "amdkfd's gfx target of each graphics IP version")
+def _amd_apu_cpus(ctx: Context) -> list[str]:
+    apus = [(row, _amd_row_gfx(ctx, row)) for row in ctx.evidence.amd["apus"]]
+    out = []
+    covered: set[tuple[str, str]] = set()
+    for row in ctx.tables["names"]["amd_apu_cpus"]:
+        gfx = _amd_gpu_gfx(ctx, row["gpu"])
+        codes = {_code(c) for c in row.get("code_names", ())}
+        rows = [(r, g) for r, g in apus if codes & {_code(c) for c in r["codes"]}]
+        if not codes or not rows:
+            out.append(f"AMD APU pattern {row['match']!r}: code names {sorted(row.get('code_names', ()))} are in no "
+                       "row of the amdgpu APU table")
+        elif gfx not in {x for _, g in rows for x in g}:
+            out.append(f"AMD APU pattern {row['match']!r}: {row['gpu']} ({gfx}) in the table, the amdgpu APU table's "
+                       f"{', '.join(r['product'] for r, _ in rows)} run as {sorted({x for _, g in rows for x in g})}")
+        covered |= {(_code(c), gfx or "") for c in row.get("code_names", ())}
+    for row, gfx in apus:
+        if row["product"].startswith("Ryzen") and gfx and not any((_code(c), g) in covered for c in row["codes"]
+                                                                  for g in gfx):
+            out.append(f"amdgpu APU table: {row['product']} ({', '.join(row['codes'])}, {sorted(gfx)}) has no "
+                       "CPU-model pattern")
+    return out
+
+
+def _models(text: str) -> set[str]:
+    """The model numbers a product name lists, with their suffixes: "RX 6800(XT) /6900(XT) /W6800" -> 6800, 6800XT,
+    6900, 6900XT, W6800; "7900 XT /XTX" -> 7900XT, 7900XTX; "Radeon RX 470/480" -> 470, 480."""
+    out: set[str] = set()
+    last = ""
+    for part in re.split(r"\s*/\s*", re.sub(r"\((?:TM|FirePro|Pro|PRO\|WX|RX\|Pro WX|RX\|TM|R9\|TM)\)", "", text)):
+        if m := re.search(r"\b([A-Z]{0,2}[0-9]{3,4})\s*((?:[A-Z]{1,3}(?![a-z]))?)(?:\s*\(([A-Z|]+)\))?", part):
+            last = m[1]
+            out.add(m[1] + m[2])
+            out |= {m[1] + m[2] + s for s in (m[3] or "").split("|") if s}
+        elif last and (m := re.fullmatch(r"\s*([A-Z]{1,3})\s*", part)):
+            out.add(last + m[1])
+    return {x.replace(" ", "") for x in out}
+
+
+@check("amd-chip-gfx", "the gfx target of every AMD code name of the PCI table (both directions: each code name's, "
+                       "and each product series' of the tables)",
+       "Linux's amdgpu APU and discrete GPU tables (code names, products, graphics IP version; evidence/amd-gfx.json) "
+       "and amdkfd's gfx target of each version; a discrete chip is matched by its code name, else by the model "
+       "numbers its pci.ids products share with a table row")
+def _amd_chip_gfx(ctx: Context) -> list[str]:
+    rows = [(row, _amd_row_gfx(ctx, row), apu) for apu, key in ((True, "apus"), (False, "dgpus"))
+            for row in ctx.evidence.amd[key]]
+    chips: dict[str, dict[str, Any]] = {}
+    for row in ctx.tables["amd"]["devices"].values():
+        entry = chips.setdefault(row["chip"], {"gfx": {}, "models": set(), "integrated": row.get("integrated")})
+        if row.get("gfx"):
+            entry["gfx"][row["gfx"]] = entry["gfx"].get(row["gfx"], 0) + 1
+        entry["models"] |= _models(" ".join(re.findall(r"\[([^\]]+)\]", row["name"])))
+    out = []
+    matched: set[int] = set()
+    for chip, entry in sorted(chips.items()):
+        gfx = max(entry["gfx"], key=entry["gfx"].get) if entry["gfx"] else None  # devices of another are noted
+        by_code = [i for i, (row, _, apu) in enumerate(rows) if any(
+            _code(c, digits=bool(apu)) == _code(chip, digits=bool(entry["integrated"])) for c in row["codes"])]
+        if not by_code and not entry["integrated"]:
+            overlap = {i: len(entry["models"] & _models(row["product"])) for i, (row, _, apu) in enumerate(rows)
+                       if not apu}
+            best = max(overlap.values(), default=0)
+            # one shared number may be a namesake ("Pro 5600M" is Navi 12, "RX 5600M" Navi 10), unless it is the
+            # row's only one
+            by_code = [i for i, n in overlap.items()
+                       if n and n == best and n >= min(2, len(_models(rows[i][0]["product"])))]
+        matched |= set(by_code)
+        want = {g for i in by_code for g in rows[i][1]}
+        if not want and (asic := ctx.evidence.amd["asic_gfx"].get(chip.upper().replace(" ", ""))):
+            want = {asic}  # a generation before IP discovery, by amdkfd's ASIC name (Kaveri)
+        if want and gfx is not None and gfx not in want:
+            out.append(f"amd chip {chip}: {gfx} in the PCI table, {sorted(want)} by the amdgpu table's "
+                       f"{'; '.join(rows[i][0]['product'] for i in by_code)}")
+        elif want and gfx is None and len(want) == 1:
+            out.append(f"amd chip {chip}: no gfx in the PCI table, {sorted(want)} by the amdgpu table's "
+                       f"{'; '.join(rows[i][0]['product'] for i in by_code)}")
+    for i, (row, gfx, apu) in enumerate(rows):  # an APU series without a PCI code name is the APU class's
+        if i not in matched and gfx and not apu and all("." in v for v in row["gc"]):
+            out.append(f"amdgpu table: {row['product']} ({', '.join(row['codes']) or 'no code name'}, {sorted(gfx)}) "
+                       "matches no code name of the PCI table")
     return out
 
 

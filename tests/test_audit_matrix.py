@@ -143,6 +143,29 @@ def _pattern(match: str, gpu: str | None):
     return change
 
 
+def _apu(code: str, gpu: str | None = None, code_names: list[str] | None = None, delete: bool = False):
+    """The AMD APU pattern whose code names include ``code`` names another GPU or other code names (or goes)."""
+    def change(data: dict, tables: dict) -> None:
+        rows = tables["names"]["amd_apu_cpus"]
+        row = next(r for r in rows if code in r["code_names"])
+        if delete:
+            rows.remove(row)
+        row.update({k: v for k, v in (("gpu", gpu), ("code_names", code_names)) if v is not None})
+    return change
+
+
+def _chip(chip: str, gfx: str | None):
+    """Every AMD PCI device of one code name gets another gfx target (None: the devices go)."""
+    def change(data: dict, tables: dict) -> None:
+        devices = tables["amd"]["devices"]
+        for device in [d for d, row in devices.items() if row["chip"] == chip]:
+            if gfx is None:
+                del devices[device]
+            else:
+                devices[device]["gfx"] = gfx
+    return change
+
+
 def _both(*changes):
     def change(data: dict, tables: dict) -> None:
         for one in changes:
@@ -263,6 +286,19 @@ MUTATIONS = {
                                  "intel 56a0: pciids.h lists it for alchemist"),
     "an Intel device Linux no longer lists": ("intel-pci", _table("intel", ["devices", "4f80", "family"], "xe-lp"),
                                               "intel 4f80: xe-lp in the table, neither pciids.h nor its pci.ids name"),
+    "an APU pattern's GPU (Phoenix as Rembrandt's)": ("amd-apu-cpus", _apu("Phoenix", gpu="Radeon 680M"),
+                                                      "AMD APU pattern 'Ryzen\\\\s+[3579]\\\\s+(PRO\\\\s+)?(7[0-9]40|"),
+    "an APU pattern's code names": ("amd-apu-cpus", _apu("Mendocino", code_names=["Mendocin0"]),
+                                    "AMD APU pattern 'Ryzen\\\\s+[3579]\\\\s+(PRO\\\\s+)?7[0-9]20U\\\\b': code names"),
+    "an APU pattern, deleted": ("amd-apu-cpus", _apu("Mendocino", delete=True),
+                                "amdgpu APU table: Ryzen 7x20 series (Mendocino, ['gfx1036']) has no CPU-model"),
+    "a discrete code name's gfx": ("amd-chip-gfx", _chip("Navi 31", "gfx1101"),
+                                   "amd chip Navi 31: gfx1101 in the PCI table, ['gfx1100']"),
+    "an APU code name's gfx": ("amd-chip-gfx", _chip("Phoenix1", "gfx1102"),
+                               "amd chip Phoenix1: gfx1102 in the PCI table, ['gfx1103']"),
+    "a discrete series' code name, deleted": ("amd-chip-gfx", _chip("Navi 48", None),
+                                              "amdgpu table: AMD Radeon RX 9070 (XT) (no code name, ['gfx1201']) "
+                                              "matches no code name"),
     "an AWS instance type's GPU": ("cloud-instance-types", _pattern("^p4de?\\.", "V100"),
                                    "aws p4d.24xlarge: V100 in the table, NVIDIA A100 GPU by"),
     "an Azure size's GPU": ("cloud-instance-types", _pattern("^Standard_NC[0-9]+r?s_v2$", "V100"),

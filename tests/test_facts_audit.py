@@ -130,7 +130,12 @@ def test_pci_ids_the_tables_lacked(pci_id: str, vendor: str, arch: str) -> None:
 
 
 @pytest.mark.parametrize(("name", "arch"), [("NVIDIA GeForce RTX 5090 Laptop GPU", "sm_120"),
-                                            ("RTX 4060 Laptop GPU", "sm_89"), ("AMD Radeon RX 7650 GRE", "gfx1102")])
+                                            ("RTX 4060 Laptop GPU", "sm_89"), ("AMD Radeon RX 7650 GRE", "gfx1102"),
+                                            # APUs by the amdgpu APU table's series and amdkfd's gfx targets
+                                            ("AMD Ryzen 5 3400G with Radeon Vega Graphics", "gfx902"),
+                                            ("AMD Ryzen AI 5 330 w/ Radeon Graphics", "gfx1153"),
+                                            ("AMD Ryzen AI 7 PRO 360 w/ Radeon 880M", "gfx1150"),
+                                            ("AMD Ryzen AI Max PRO 390", "gfx1151"), ("AMD Ryzen AI 7 450", "gfx1152")])
 def test_names_users_type(name: str, arch: str) -> None:
     assert gpu_from_name(name).arch == arch
 
