@@ -106,3 +106,24 @@ def test_a_pure_wheel_has_no_build_to_match(tmp_path: Path) -> None:
     dist = read_dist(str(info), str(site), "torch-scatter", "2.1.2+pt27cu118", "dist-info")
     assert built_for(dist) is not None
     assert built_for(dist._replace(wheel_tags=("py3-none-any",))) is None
+
+
+def test_a_problem_the_fix_left_as_it_was_is_said(tmp_path: Path) -> None:
+    from torch_install.cli.doctor import _unchanged
+
+    before = doctor("cpu-2.15.0-torchvision-cu132", tmp_path / "a")
+    assert _unchanged(before, before) == [
+        "the fix changed nothing of this: [companion-mismatch] torchvision does not match the installed torch "
+        "(torchvision is a cu132 build, torch a cpu build (torchvision/version.py: __version__ = '0.29.2+cu132'); "
+        "torch build: torch/version.py: cuda = None, hip = None, xpu = None (__version__ = '2.15.0+cpu'))"]
+    assert _unchanged(before, doctor("cpu-2.13.0-torchaudio-2.11.0", tmp_path / "b")) == []
+
+
+def test_uv_installs_a_wrong_build_again_with_its_own_spelling() -> None:
+    from torch_install.resolver.steps import reinstall_args
+
+    plan = resolve(MACHINES["no-gpu"]._replace(python="3.11"), Request(packages=("torch==2.15.0", "torchvision")),
+                   MATRIX)
+    assert reinstall_args(plan, ("torchvision",), "uv") == ["--reinstall", "--no-deps", "torchvision==0.29.2",
+                                                            "--default-index", CPU_INDEX]
+    assert reinstall_args(plan, ("xformers",)) == []  # not in the plan: nothing to install again

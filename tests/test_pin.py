@@ -1,7 +1,6 @@
 """The build stays installed: `install --pin` writes a constraints file into the environment and names it where pip
 and uv read it, editing only its own part of the user's configuration. Real pip, real uv, real venvs, loopback
-indexes; the machine's own pip configuration is replaced by the test's (XDG_CONFIG_DIRS, HOME). The round-3
-reliability reproducers (pin_*.py) are the cases here."""
+indexes; the machine's own pip configuration is replaced by the test's (XDG_CONFIG_DIRS, HOME)."""
 
 from __future__ import annotations
 
@@ -86,11 +85,13 @@ def test_a_later_install_of_a_companion_keeps_a_matching_pair_with_pip_and_uv(ht
     plain = _pip(python, pip_env, "install", "torchvision", "--index-url", default)  # its torchvision is another build
     assert plain.returncode != 0 and (_installed(python, "torch"), _installed(python, "torchvision")) == (TORCH, None)
     uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    assert f"uv pip reads no configuration of an environment: export UV_CONSTRAINT={ours} where uv pip installs " \
+           "into it" in done.stderr
     by_uv = subprocess.run([uv, "pip", "install", "torchvision", "--index-url", default], capture_output=True,
-                           text=True, env=pip_env, cwd=project)  # uv finds ./.venv and ./uv.toml here
+                           text=True, env={**pip_env, "UV_CONSTRAINT": str(ours)}, cwd=project)  # finds ./.venv
     assert by_uv.returncode != 0 and "0.28.0+cpu" in by_uv.stderr, by_uv.stderr
     assert _installed(python, "torchvision") is None
-    assert 'constraint-dependencies = [\n    "torch==2.13.0+cpu",' in (project / "uv.toml").read_text()
+    assert sorted(p.name for p in project.iterdir()) == [".venv"]  # no uv.toml: it would hold every uv run here
     right = _pip(python, pip_env, "install", "torchvision", "--index-url", f"{index}/cpu/")
     assert right.returncode == 0, right.stderr
     assert (_installed(python, "torch"), _installed(python, "torchvision")) == (TORCH, f"{VISION}+cpu")
@@ -439,14 +440,15 @@ def test_the_pin_keeps_each_files_mode_and_edits_a_linked_pyproject_through_its_
     project.mkdir()
     python = make_venv(project / ".venv")
     shared = tmp_path / "shared-pyproject.toml"
-    shared.write_text('[project]\nname = "demo"\n\n[tool.uv]\ndev-dependencies = ["pytest"]\n')
+    shared.write_text('[project]\nname = "demo"\ndependencies = ["torch"]\n\n[tool.uv]\n'
+                      'dev-dependencies = ["pytest"]\n')
     (project / "pyproject.toml").symlink_to(shared)
     (project / ".venv" / "pip.conf").write_text("[global]\ntimeout = 77\n")
     os.chmod(shared, 0o664)
     os.chmod(project / ".venv" / "pip.conf", 0o644)
     done = _torch_install(python, index, pip_env, "torch==2.13.0", "--pin")
     assert done.returncode == 0, done.stderr
-    assert (project / "pyproject.toml").is_symlink() and '"torch==2.13.0+cpu"' in shared.read_text()
+    assert (project / "pyproject.toml").is_symlink() and 'index = "torch-install-cpu"' in shared.read_text()
     modes = {p.name: stat.S_IMODE(os.stat(p).st_mode) for p in (shared, project / ".venv" / "pip.conf")}
     assert modes == {"shared-pyproject.toml": 0o664, "pip.conf": 0o644}
     umask = os.umask(0)
@@ -459,10 +461,10 @@ def test_a_pyproject_the_pin_cannot_edit_is_left_whole_with_one_true_line(index:
     cases = {
         "over the limit": ('[project]\nname = "demo"\n[tool.uv]\n' + "# pad\n" * 800_000 + "[tool.ruff]\nx = 1\n",
                            "larger than 4 MiB: not read (torch-install never edits part of a file)"),
-        "a string": ('[project]\nname = "demo"\n[tool.uv]\nconstraint-dependencies = "numpy<2"\n',
-                     "its constraint-dependencies is not a list of requirements"),
+        "a string": ('[project]\nname = "demo"\n[tool.uv]\nsources = "numpy<2"\n',
+                     "its tool.uv.sources is not a table (uv refuses it too)"),
         "not TOML": ('[project]\nname = "demo"\n[tool.uv]\nx = \n', "not valid TOML"),
-        "tool not a table": ('tool = 5  # [tool.uv]\n[project]\nname = "demo"\n', "its tool is not a table"),
+        "tool not a table": ('tool = 5  # [tool.uv]\n[project]\nname = "demo"\n', "its tool.uv is not a table"),
     }
     for case, (text, line) in cases.items():
         project = tmp_path / case
@@ -474,19 +476,27 @@ def test_a_pyproject_the_pin_cannot_edit_is_left_whole_with_one_true_line(index:
         assert done.returncode == 0, done.stderr
         assert pyproject.read_text() == text  # never cut, never rewritten
         assert "uv's pin was not written: " in done.stderr and line in done.stderr, done.stderr
-        assert "uv reads no configuration" not in done.stderr
 
 
-def test_uv_reads_uv_toml_over_the_pyproject_and_the_pin_goes_there(index: str, tmp_path: Path,
-                                                                   pip_env: dict[str, str], make_venv) -> None:
+def test_a_uv_toml_is_never_written_nor_changed(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                make_venv) -> None:
+    """uv.toml is read by every uv run in its directory, for any environment, and uv sync takes no constraints from
+    it: the pin of a project goes into its pyproject's sources, and a uv.toml there stays as it is."""
     project = tmp_path / "project"
     project.mkdir()
     python = make_venv(project / ".venv")
-    (project / "pyproject.toml").write_text('[project]\nname = "demo"\n[tool.uv]\nx = 1\n')
+    (project / "pyproject.toml").write_text('[project]\nname = "demo"\ndependencies = ["torch"]\n[tool.uv]\nx = 1\n')
     (project / "uv.toml").write_text("# ours\nnative-tls = true\n")
-    assert _torch_install(python, index, pip_env, "torch==2.13.0", "--pin").returncode == 0
-    assert (project / "pyproject.toml").read_text() == '[project]\nname = "demo"\n[tool.uv]\nx = 1\n'
-    assert (project / "uv.toml").read_text().startswith("# ours\nnative-tls = true\nconstraint-dependencies = [")
+    done = _torch_install(python, index, pip_env, "torch==2.13.0", "--pin")
+    assert done.returncode == 0, done.stderr
+    assert (project / "uv.toml").read_text() == "# ours\nnative-tls = true\n"
+    assert (project / "pyproject.toml").read_text().startswith('[project]\nname = "demo"\ndependencies = ["torch"]\n'
+                                                               "[tool.uv]\nx = 1\n")
+    assert "[tool.uv.sources]" in (project / "pyproject.toml").read_text()
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    assert _torch_install(make_venv(alone / ".venv"), index, pip_env, "torch==2.13.0", "--pin").returncode == 0
+    assert sorted(p.name for p in alone.iterdir()) == [".venv"]
 
 
 def test_unpin_puts_back_exactly_what_was_there(index: str, tmp_path: Path, pip_env: dict[str, str],
@@ -496,11 +506,12 @@ def test_unpin_puts_back_exactly_what_was_there(index: str, tmp_path: Path, pip_
     python = make_venv(project / ".venv")
     conf, pyproject = project / ".venv" / "pip.conf", project / "pyproject.toml"
     conf.write_bytes(b"# lab\r\n[install]\r\n    timeout = 60\r\n")
-    pyproject.write_bytes(b'[project]\r\nname = "demo"\r\n\r\n[tool.uv]\r\nconstraint-dependencies = ["numpy<2"]\r\n')
+    pyproject.write_bytes(b'[project]\r\nname = "demo"\r\ndependencies = ["torch"]\r\n\r\n[tool.uv]\r\n'
+                          b'constraint-dependencies = ["numpy<2"]\r\n')
     before = {p: p.read_bytes() for p in (conf, pyproject)}
     assert _torch_install(python, index, pip_env, "torch==2.13.0", "--pin").returncode == 0
     assert _torch_install(python, index, pip_env, "torch==2.14.1").returncode == 0  # the pin follows: still one undo
-    assert b"torch==2.14.1+cpu" in pyproject.read_bytes() and b'"numpy<2"' in pyproject.read_bytes()
+    assert b'index = "torch-install-cpu"' in pyproject.read_bytes() and b'"numpy<2"' in pyproject.read_bytes()
     unpin = [sys.executable, "-m", "torch_install", "unpin", "--python", str(python)]
     done = subprocess.run(unpin, capture_output=True, text=True, env=pip_env)
     assert done.returncode == 0, done.stderr
@@ -524,7 +535,8 @@ def test_a_large_pyproject_under_the_limit_is_edited_whole(index: str, tmp_path:
     project = tmp_path / "project"
     project.mkdir()
     python = make_venv(project / ".venv")
-    text = ('[project]\nname = "demo"\nversion = "0.1"\n\n[tool.uv]\ndev-dependencies = ["pytest"]\n'
+    text = ('[project]\nname = "demo"\nversion = "0.1"\ndependencies = ["torch"]\n\n[tool.uv]\n'
+            'dev-dependencies = ["pytest"]\n'
             + "".join(f"# a long comment block, line {i:07d} {'x' * 40}\n" for i in range(22000))
             + "\n[tool.ruff]\nline-length = 100\n")
     (project / "pyproject.toml").write_text(text)
@@ -533,4 +545,4 @@ def test_a_large_pyproject_under_the_limit_is_edited_whole(index: str, tmp_path:
     assert done.returncode == 0, done.stderr
     after = (project / "pyproject.toml").read_text()
     assert after.startswith(text.split("\n\n[tool.ruff]")[0]) and after.endswith("\n[tool.ruff]\nline-length = 100\n")
-    assert '"torch==2.13.0+cpu"' in after
+    assert 'index = "torch-install-cpu"' in after

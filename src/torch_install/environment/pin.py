@@ -14,11 +14,16 @@ exactly what was there:
   ``[install]`` value of pip's files, else their last ``[global]`` one), then the pin; a path with whitespace is
   written as a ``file:`` URL (pip splits the option on whitespace). A ``pip.conf`` that is a link is a file shared
   beyond this environment: it is left alone, and a line says what to add;
-- uv, for a ``./.venv`` beside the project (uv finds its configuration from the directory it runs in): the
-  ``constraint-dependencies`` of that directory's ``uv.toml`` when there is one (uv reads it over the pyproject),
-  else of ``[tool.uv]`` in its ``pyproject.toml`` when that has the table, else of a new ``uv.toml``; only the
-  family's entries are ours, the user's other entries stay. Elsewhere uv reads no per-environment configuration:
-  a line gives the ``UV_CONSTRAINT`` to export.
+- uv: each of its workflows reads another form. ``uv pip`` reads no configuration of an environment (only of the
+  directory it runs in, shared by every environment used there, so none is written): a line gives the
+  ``UV_CONSTRAINT`` to export, naming the constraints file. ``uv sync``, ``uv lock`` and ``uv add`` of a project
+  whose ``.venv`` this is read its ``pyproject.toml``: there the build's index (``[[tool.uv.index]]``, explicit, named
+  ``torch-install-<variant>`` as ``--format pyproject`` names it) and the ``[tool.uv.sources]`` of each family
+  member the project requires itself, under this platform's marker; sources the user wrote stay (a family member
+  without its own gets torch's: the user chooses the build, per extra or per platform). No version goes there:
+  ``uv.lock`` holds the versions, and a version in ``[tool.uv]`` would hold every extra to one build, so that
+  ``uv lock`` fails for an extra that needs another. uv applies sources to a project's own requirements only:
+  a family member that comes in through another package is said.
 
 A later ``install`` of another build (or ``doctor --fix``), with or without ``--pin``, makes the pin follow the
 new build first (``follow``, in the install transaction), so its own pin never blocks it; a run that installs
@@ -29,7 +34,7 @@ nothing (``-- --dry-run``) writes no pin. A container image sets ``PIP_CONSTRAIN
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..errors import InputError
@@ -37,6 +42,10 @@ from ..records import Record
 from ..resolver.plan import Plan
 from ..user_files import PIP_INI, PLAIN, Opened, Undone, read, write
 from .pip_config import Setting, config_name, configured, option_values, pip_config_files, set_option
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONSTRAINTS_FILE = "torch-install-constraints.txt"
 JOURNAL = "torch-install-undo.json"
@@ -156,38 +165,154 @@ def _write_pip_config(prefix: str, environ: Mapping[str, str]) -> list[str]:
 UV_CONFIG = "uv's configuration"
 
 
-def uv_config_for(prefix: str) -> tuple[Path | None, str | None]:
-    """The uv configuration that keeps the build of this environment, and why none can (a line to say): for
-    ``<dir>/.venv``, ``<dir>/uv.toml`` when it exists (uv reads it over the pyproject), else ``<dir>/pyproject.toml``
-    when it has a ``[tool.uv]`` table, else a new ``<dir>/uv.toml`` (uv finds it when run in ``<dir>``, where it also
-    finds ``.venv``); (None, None) for any other layout (uv reads no per-environment configuration)."""
+def uv_project_for(prefix: str) -> tuple[Path | None, str | None]:
+    """The uv project whose environment this is, and why its pin cannot be written there (a line to say): for
+    ``<dir>/.venv``, ``<dir>/pyproject.toml`` when it has a ``[project]`` table (``uv sync`` and ``uv lock`` there
+    act on that environment); (None, None) for any other layout."""
     path = Path(prefix)
-    if path.name != ".venv":
+    project = path.parent / "pyproject.toml"
+    if path.name != ".venv" or not os.path.lexists(project):
         return None, None
-    uv_toml, project = path.parent / "uv.toml", path.parent / "pyproject.toml"
-    if os.path.lexists(uv_toml) or not os.path.lexists(project):
-        return uv_toml, None
     from ..user_files import TOML, toml_data
 
     try:
         opened = read(str(project), TOML, UV_CONFIG)
     except InputError as exc:
         return None, f"uv's pin was not written: {exc}"
-    tool = toml_data(opened.text or "").get("tool")
-    uv = tool.get("uv") if isinstance(tool, dict) else None
-    if tool is not None and not isinstance(tool, dict):
-        return None, f"uv's pin was not written: {project}: its tool is not a table"
-    if isinstance(tool, dict) and "uv" in tool and not isinstance(uv, dict):
+    data = toml_data(opened.text or "")
+    tool = data.get("tool", {})
+    uv = tool.get("uv", {}) if isinstance(tool, dict) else None
+    if not isinstance(uv, dict):
         return None, f"uv's pin was not written: {project}: its tool.uv is not a table"
-    return (project, None) if isinstance(uv, dict) else (uv_toml, None)
+    if not isinstance(uv.get("sources", {}), dict):
+        return None, f"uv's pin was not written: {project}: its tool.uv.sources is not a table (uv refuses it too)"
+    indexes = uv.get("index", [])
+    if not isinstance(indexes, list) or not all(isinstance(i, dict) for i in indexes):
+        return None, f"uv's pin was not written: {project}: its tool.uv.index is not a list of tables (uv refuses " \
+                     "it too)"
+    return (project, None) if isinstance(data.get("project"), dict) else (None, None)
 
 
-def _write_uv_config(path: Path, pins: list[str], names: set[str], journal: str) -> list[str]:
-    """uv's ``constraint-dependencies`` in ``path`` set to the user's entries and the pins; the lines to say."""
+def _direct_names(data: Mapping[str, object]) -> set[str]:
+    """The names a pyproject requires itself: its dependencies, every extra's, every dependency group's."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from ..resolver.request import canonical_name
+
+    project = data.get("project")
+    texts: list[object] = []
+    if isinstance(project, dict):
+        texts += project.get("dependencies") or []
+        extras = project.get("optional-dependencies")
+        texts += [t for group in (extras.values() if isinstance(extras, dict) else ()) for t in group or ()]
+    groups = data.get("dependency-groups")
+    texts += [t for group in (groups.values() if isinstance(groups, dict) else ()) for t in group or ()]
+    names = set()
+    for text in texts:
+        try:
+            names.add(canonical_name(Requirement(text).name) if isinstance(text, str) else "")
+        except InvalidRequirement:
+            continue
+    return names - {""}
+
+
+def _applies_to(data: Mapping[str, Any], entry: Mapping[str, Any], name: str) -> bool:
+    """Whether uv takes the source ``entry`` for ``name``: one of an extra (a dependency group) only where that
+    extra (group) requires ``name`` itself; any other everywhere."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from ..resolver.request import canonical_name
+
+    if entry.get("extra"):
+        extras = data.get("project", {}).get("optional-dependencies", {})
+        texts = extras.get(entry["extra"], []) if isinstance(extras, dict) else []
+    elif entry.get("group"):
+        groups = data.get("dependency-groups", {})
+        texts = groups.get(entry["group"], []) if isinstance(groups, dict) else []
+    else:
+        return True
+    for text in texts if isinstance(texts, list) else []:
+        try:
+            if isinstance(text, str) and canonical_name(Requirement(text).name) == name:
+                return True
+        except InvalidRequirement:
+            continue
+    return False
+
+
+def _own(entry: object) -> bool:
+    """A source or index entry torch-install writes (its index's name begins so)."""
+    from ..resolver.pins import OWN_INDEX_PREFIX
+
+    return isinstance(entry, dict) and str(entry.get("index", entry.get("name", ""))).startswith(OWN_INDEX_PREFIX)
+
+
+def _uv_project_edit(plain: dict[str, Any], plan: Plan) -> tuple[dict[str, list[dict[str, str]]],
+                                                                   dict[str, Any] | None, list[str]]:
+    """What the pin sets in a uv project (``plain``: its pyproject as data): the sources of each family member
+    the project requires itself (name -> entries), the build's index entry (None: none is needed), the lines to
+    say. A family member whose sources the user wrote keeps them; one without gets torch's where the user wrote
+    torch's (they choose the build, per extra or per platform), else the build's index under this platform's
+    marker, beside the entries of ours for other platforms."""
+    from ..markers import platform_marker
+    from ..resolver.pins import index_name
+    from ..resolver.request import PACKAGES
+
+    assert plan.choice is not None
+    sources = plain.get("tool", {}).get("uv", {}).get("sources", {})  # a table: uv_project_for checked it
+
+    def entries(name: str) -> list[Any]:
+        value = sources.get(name, [])
+        return value if isinstance(value, list) else [value]
+
+    direct = _direct_names(plain)
+    family = [name for name in PACKAGES if name in direct]
+    lines = []
+    if not family:
+        return {}, None, ["uv takes an index of the project's own requirements only, and the project requires "
+                          "no torch, torchvision or torchaudio itself: add them to its dependencies to keep their "
+                          "build with uv"]
+    users = {name for name in family if entries(name) and not all(_own(e) for e in entries(name))}
+    wanted: dict[str, list[dict[str, str]]] = {}
+    index: dict[str, Any] | None = None
+    if "torch" in users:
+        torch = [dict(e) for e in entries("torch")]
+        for name in family:
+            if name in users or name == "torch":
+                continue
+            scoped = [e for e in torch if not _applies_to(plain, e, name)]
+            if scoped:
+                keys = ", ".join(dict.fromkeys(str(e.get("extra") or e.get("group")) for e in scoped))
+                lines.append(f"{name}: torch's sources are per extra ({keys}), and uv takes an extra's source only "
+                             f"for that extra's own requirements: add {name} to them to take the same build")
+            else:
+                wanted[name] = [dict(e) for e in torch]
+        same = f"{', '.join(wanted)} now take{'s' if len(wanted) == 1 else ''} the same" if wanted else \
+            "left as they are"
+        lines.insert(0, f"uv's sources of torch in the project are its own: {same}")
+    elif plan.choice.index_url:
+        marker = platform_marker(plan.machine)
+        name_of_index = index_name(plan)
+        index = {"name": name_of_index, "url": plan.choice.index_url, "explicit": True}
+        for name in family:
+            if name in users:
+                continue
+            kept = [dict(e) for e in entries(name) if _own(e) and e.get("marker") not in (None, marker)]
+            wanted[name] = [*kept, {"index": name_of_index, "marker": marker}]
+    kept_out = sorted(users - {"torch"})
+    if kept_out:
+        lines.append(f"uv's sources of {', '.join(kept_out)} in the project are its own: left as they are")
+    return wanted, index, lines
+
+
+def _write_uv_project(path: Path, plan: Plan, journal: str) -> list[str]:
+    """The pin of a uv project (``uv sync``, ``uv lock``, ``uv add``): ``_uv_project_edit`` written into its
+    pyproject (uv's own tables only; the indexes of ours no source names any longer removed); the lines to say.
+    No version is written: ``uv.lock`` holds the versions, and a version in ``[tool.uv]`` would hold every extra
+    to one build (``uv lock`` then fails for an extra that needs another)."""
     import copy
 
     import tomlkit
-    from packaging.requirements import InvalidRequirement, Requirement
 
     from ..user_files import TOML, toml_data, toml_reading_as
 
@@ -197,34 +322,50 @@ def _write_uv_config(path: Path, pins: list[str], names: set[str], journal: str)
         return [f"uv's pin was not written: {exc}"]
     text = opened.text or ""
     plain = toml_data(text)
+    wanted, index, lines = _uv_project_edit(plain, plan)
+    if not wanted:
+        return lines
     expected = copy.deepcopy(plain)
-    in_project = path.name == "pyproject.toml"
-    table = expected["tool"]["uv"] if in_project else expected
-    existing = table.get("constraint-dependencies", [])
-    if not isinstance(existing, list) or not all(isinstance(e, str) for e in existing):
-        return [f"uv's pin was not written: {path}: its constraint-dependencies is not a list of requirements "
-                "(uv refuses it too)"]
-
-    def ours(entry: str) -> bool:
-        try:
-            return Requirement(entry).name.lower() in names
-        except InvalidRequirement:
-            return False
-
-    wanted = [entry for entry in existing if not ours(entry)] + list(pins)
-    table["constraint-dependencies"] = wanted
-    if plain == expected:
-        return []
-    document = tomlkit.parse(text) if text else tomlkit.document()
-    if not text:
-        document.add(tomlkit.comment("uv reads this when run here: torch-install keeps ./.venv's torch build"))
-    container = document["tool"]["uv"] if in_project else document
-    entries = tomlkit.array()
-    entries.extend(wanted)
-    entries.multiline(not isinstance(container, tomlkit.items.InlineTable))
-    container["constraint-dependencies"] = entries
-    write(opened, tomlkit.dumps(document), toml_reading_as(expected), UV_CONFIG, journal)
-    return []
+    uv = expected.setdefault("tool", {}).setdefault("uv", {})
+    sources = uv.setdefault("sources", {})
+    sources.update(wanted)
+    named = {e.get("index") for value in sources.values() for e in (value if isinstance(value, list) else [value])
+             if isinstance(e, dict)}
+    indexes = [i for i in uv.get("index", []) if not _own(i) or i.get("name") in named]
+    if index is not None and not any(i.get("name") == index["name"] for i in indexes):
+        indexes.append(index)
+    uv["index"] = indexes
+    if not uv["index"]:
+        del uv["index"]
+    if expected == plain:
+        return lines
+    document = tomlkit.parse(text)
+    table = document.setdefault("tool", tomlkit.table(True)).setdefault("uv", tomlkit.table())
+    if "index" in table:
+        aot = table["index"]
+        for i in reversed(range(len(aot))):
+            if _own(aot[i]) and aot[i].get("name") not in named:
+                del aot[i]
+        if index is not None and not any(i.get("name") == index["name"] for i in aot):
+            aot.append(index)
+        if not len(aot):
+            del table["index"]
+    elif index is not None:
+        table["index"] = tomlkit.aot()
+        table["index"].append(index)
+    found = table.setdefault("sources", tomlkit.table())
+    for name, value in wanted.items():
+        array = tomlkit.array()
+        array.extend(tomlkit.inline_table() for _ in value)
+        for item, entry in zip(array, value, strict=True):
+            item.update(entry)
+        found[name] = array
+    try:
+        write(opened, tomlkit.dumps(document), toml_reading_as(expected), UV_CONFIG, journal)
+    except InputError as exc:
+        return [f"uv's pin was not written: {exc}"]
+    return [f"uv sync and uv lock in {path.parent} keep the build too ({path}: [tool.uv.sources] of "
+            f"{', '.join(wanted)})", *lines]
 
 
 # -- the pin as a whole ----------------------------------------------------------------------------------------
@@ -241,8 +382,11 @@ def check_writable(prefix: str) -> None:
     _open_pip_config(prefix)
 
 
-def write_pin(prefix: str, pins: list[str], environ: Mapping[str, str] | None = None) -> Written:
-    """Write the constraints file and name it in the environment's pip configuration and uv's; what was done."""
+def write_pin(prefix: str, pins: list[str], environ: Mapping[str, str] | None = None, plan: Plan | None = None,
+              unguarded: Sequence[str] = ()) -> Written:
+    """Write the constraints file and name it in the environment's pip configuration, and (``plan``: the build
+    installed) in uv's sources of the project whose ``.venv`` this is; what was done. ``unguarded``: the pins the
+    default index's other build of the same version satisfies too (``resolver.pins.unguarded``), said."""
     environ = os.environ if environ is None else environ
     if not pins:
         return Written((), ())
@@ -251,15 +395,20 @@ def write_pin(prefix: str, pins: list[str], environ: Mapping[str, str] | None = 
     lines = [f"pinned {', '.join(pins)}: later pip installs in this environment keep them ({target}, named by "
              f"{config_path(prefix)})"]
     lines += _write_pip_config(prefix, environ)
-    uv, why_not = uv_config_for(prefix)
-    if uv is not None:
-        lines += _write_uv_config(uv, pins, {p.split("==")[0] for p in pins}, journal_path(prefix)) or [
-            f"uv keeps them too when run in {uv.parent} ({uv}, constraint-dependencies)"]
+    if unguarded and plan is not None and plan.choice is not None:
+        names = [pin.split("==")[0] for pin in unguarded]
+        lines.append(f"{', '.join(unguarded)}: no label, and the default index has the same version"
+                     f"{'' if len(names) == 1 else 's'} as another build, which a pin cannot tell apart: install "
+                     f"{'it' if len(names) == 1 else 'them'} with --index-url {plan.choice.index_url} (or "
+                     "torch-install install); `torch-install doctor` finds the other build, and its --fix puts this "
+                     "one back")
+    lines.append(f"uv pip reads no configuration of an environment: export UV_CONSTRAINT={config_value(target)} "
+                 "where uv pip installs into it")
+    project, why_not = uv_project_for(prefix)
+    if project is not None and plan is not None and plan.choice is not None:
+        lines += _write_uv_project(project, plan, journal_path(prefix))
     elif why_not:
         lines.append(why_not)
-    else:
-        lines.append(f"uv reads no configuration of this environment: export UV_CONSTRAINT={config_value(target)} "
-                     "where uv installs into it")
     return Written(tuple(pins), tuple(lines))
 
 

@@ -119,7 +119,7 @@ def _done_before(plan: Plan | None, steps: Sequence[Step], failed: int) -> str:
 def _commit(interpreter: Interpreter, plan: Plan, matrix: Matrix | None, followed: Followed | None) -> list[str]:
     """Verify what is installed and write the pin for it; the lines to say."""
     from ..resolver.companion_facts import load_packages
-    from ..resolver.pins import kept_pins
+    from ..resolver.pins import kept_pins, unguarded
     from ..resolver.request import PACKAGES
     from . import guard
     from . import pin as pins
@@ -129,6 +129,6 @@ def _commit(interpreter: Interpreter, plan: Plan, matrix: Matrix | None, followe
     if not wanted:
         torch = plan.choice.packages.get("torch") if plan.choice else ""
         return [f"not pinned: torch {torch} is not what is installed now (the installer installed nothing?)"]
-    written = pins.write_pin(interpreter.prefix, wanted)
+    written = pins.write_pin(interpreter.prefix, wanted, plan=plan, unguarded=unguarded(plan, wanted, matrix))
     lines = ["the pin follows the new build: " + ", ".join(followed.changed)] if followed is not None else []
     return lines + list(written.lines)

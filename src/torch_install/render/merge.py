@@ -31,8 +31,9 @@ import os
 from collections.abc import Mapping, MutableMapping, MutableSequence, Sequence
 
 from ..errors import InputError
+from ..resolver.pins import OWN_INDEX_PREFIX
 from ..resolver.plan import Plan
-from .project import OWN_INDEX_PREFIX, Tables, pyproject_tables
+from .project import Tables, pyproject_tables
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:

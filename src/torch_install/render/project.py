@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..hosts import insecure_host
 from ..markers import platform_markers
 from ..resolver.commands import PRE_RELEASE_CHANNEL
+from ..resolver.pins import OWN_INDEX_PREFIX, index_name
 from ..resolver.plan import Plan, Wanted
 from ..resolver.steps import RIDE_ALONG_OPTIONS, family_extras, requirement_lines
 from .plan import machine_line
@@ -164,21 +165,6 @@ def render_platforms(plans: Sequence[Plan], fmt: str, hashes: Sequence[Mapping[s
 
 
 # ---- pyproject ---------------------------------------------------------------------------------------------------
-
-# The names of the uv indexes torch-install writes begin so, and no others do: --merge adds, updates and removes
-# only those (a user's own index, "pytorch-cu124" as uv's guide names it, is never touched)
-OWN_INDEX_PREFIX = "torch-install-"
-
-
-def index_name(plan: Plan) -> str:
-    """Name of the uv index entry: ``torch-install-cu128``, ``torch-install-nightly-cu128``; a vendor index's id
-    after the prefix: ``torch-install-amd-stable``."""
-    assert plan.choice is not None
-    if plan.choice.vendor_index is not None:
-        return f"{OWN_INDEX_PREFIX}{plan.choice.vendor_index.id}"
-    channel = "" if plan.request.channel == "stable" else f"{plan.request.channel}-"
-    return f"{OWN_INDEX_PREFIX}{channel}{plan.choice.variant}"
-
 
 def _brings_runtime(plan: Plan) -> bool:
     """Whether the build's own dependencies live on its vendor's index only (AMD's ``rocm[libraries]`` and device

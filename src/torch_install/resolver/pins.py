@@ -9,7 +9,7 @@ is left out, has no pin).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from .plan import Plan
 from .request import PACKAGES
@@ -63,3 +63,33 @@ def kept_pins(plan: Plan, installed: Mapping[str, str], matrix: Matrix | None = 
                 matrix.companion_labelled(name, version)
             pins.append(f"{name}=={version}+{choice.variant}" if labelled else f"{name}=={version}")
     return pins
+
+
+def unguarded(plan: Plan, pins: Iterable[str], matrix: Matrix | None = None) -> list[str]:
+    """The pins of ``pins`` that the default index's other build of the same version satisfies too: a family
+    member pinned without a local label, where the build comes from an index of its own and the default index's
+    build of the release is another (the stable-ABI companions the PyTorch index publishes unlabelled, torchvision
+    0.29.1 and torchaudio 2.11.1 on; a vendor index's unlabelled torch). A later ``pip install`` of it from the
+    default index takes that build: only its ``version.py`` tells, which the doctor reads."""
+    choice = plan.choice
+    if choice is None or not choice.index_url or choice.variant == "default":
+        return []
+    release = matrix.release(choice.torch) if matrix is not None and matrix.has_release(choice.torch) else None
+    if release is not None and release.pypi.get(plan.machine.platform or "") == choice.variant:
+        return []  # the default index's wheel is this very build
+    return [pin for pin in pins if "+" not in pin and pin.partition("==")[0] in PACKAGES]
+
+
+# The names of the uv indexes torch-install writes begin so, and no others do: ``--merge`` and the pin of a uv project
+# add, update and remove only those (a user's own index, "pytorch-cu124" as uv's guide names it, is never touched)
+OWN_INDEX_PREFIX = "torch-install-"
+
+
+def index_name(plan: Plan) -> str:
+    """Name of the uv index entry of the chosen build's index: ``torch-install-cu128``,
+    ``torch-install-nightly-cu128``; a vendor index's id after the prefix: ``torch-install-amd-stable``."""
+    assert plan.choice is not None
+    if plan.choice.vendor_index is not None:
+        return f"{OWN_INDEX_PREFIX}{plan.choice.vendor_index.id}"
+    channel = "" if plan.request.channel == "stable" else f"{plan.request.channel}-"
+    return f"{OWN_INDEX_PREFIX}{channel}{plan.choice.variant}"
