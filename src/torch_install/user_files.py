@@ -1,5 +1,5 @@
-"""The one writer of files the user owns: ``pyproject.toml``, a pixi manifest and ``uv.toml`` (``--merge``,
-``install --pin``), an environment's ``pip.conf`` and the constraints file beside it (``install --pin``), and every
+"""The one writer of files the user owns: ``pyproject.toml`` and a pixi manifest (``--merge``, ``install --pin``),
+an environment's ``pip.conf`` and the constraints file beside it (``install --pin``), and every
 such file a later command edits. Nothing else in torch-install writes a file the user keeps
 (tests/test_architecture.py checks it).
 
