@@ -136,6 +136,9 @@ def test_cuda13_leftovers_next_to_a_cuda12_torch_are_named_and_only_they_are_uni
     uninstall_part, _, reinstall_part = finding.fix.partition(", then reinstall torch's own CUDA libraries: ")
     assert uninstall_part == "/env/bin/python -m pip uninstall -y nvidia-cudnn-cu13 nvidia-nccl-cu13"
     assert reinstall_part == report.fix.command
+    from torch_install.doctor.apply import runnable_commands
+
+    assert runnable_commands(report) == [uninstall_part, report.fix.command]  # --fix runs both, in that order
     for name in re.findall(r"nvidia-\S+", uninstall_part):
         info = next(site.glob(name.replace("-", "_") + "-*.dist-info"))
         uninstall(site, info.name)

@@ -22,10 +22,7 @@ if TYPE_CHECKING:
 
 def runnable_commands(report: Report) -> list[str]:
     """The report's fix commands for its interpreter, uninstalls first, each once."""
-    executable = report.installed.interpreter.executable
-    uninstall_prefixes = tuple(shlex.join(p) for p in ([executable, "-m", "pip", "uninstall"],
-                                                         ["uv", "pip", "uninstall", "--python", executable]))
-    commands = [f.fix for f in report.findings if f.fix and f.fix.startswith(uninstall_prefixes)]
+    commands = [f.uninstall for f in report.findings if f.uninstall]
     if report.fix is not None and report.fix.plan.choice is not None and any(
             f.fix and report.fix.command in f.fix for f in report.findings):
         commands.append(report.fix.command)

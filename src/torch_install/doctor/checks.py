@@ -69,6 +69,8 @@ class Finding(Record):
     fix: str | None = None  # a command, an instruction, or INSTALL_FIX
     rebuild: tuple[str, ...] = ()  # packages whose installed build is the wrong one: the fix installs them again,
     # the same version included (pip and uv keep an installed version whatever its build)
+    uninstall: str | None = None  # the uninstall command the doctor built, which ``--fix`` runs (``fix`` may say
+    # more: what to do after it)
 
     def checked(self) -> Finding:
         """Itself, or ValueError for a code or severity the contract does not have."""
@@ -439,7 +441,7 @@ def check_cuda_wheel_on_cpu_machine(ctx: Context) -> list[Finding]:
         uninstall = uninstall_command(ctx.installed, [d.name for d in runtimes])
         return [Finding("orphaned-cuda-libraries", "info", f"CUDA libraries no installed torch uses "
                         f"({size / 1e9:.1f} GB)", (f"torch is a {torch.variant} build; installed: {names}",),
-                        uninstall)]
+                        uninstall, uninstall=uninstall)]
     return []
 
 
@@ -771,14 +773,14 @@ def check_nvidia_libs_stale_major(ctx: Context) -> list[Finding]:
                  for d in stale]
     owners = {path: d.name for d in kept for path in wheel_shared_libraries(d)}
     shared = [(d.name, owners[path], path) for d in stale for path in wheel_shared_libraries(d) if path in owners]
-    fix = uninstall_command(ctx.installed, [d.name for d in stale])
+    fix = uninstall = uninstall_command(ctx.installed, [d.name for d in stale])
     if shared:
         evidence += [f"{old} and {new} both install {path}" for old, new, path in shared[:3]]
         evidence.append("uninstalling the leftover deletes those files of the package torch uses")
         fix += ", then reinstall torch's own CUDA libraries: " + INSTALL_FIX
     majors = "/".join(sorted({str(cuda_major_of(d.name)) for d in stale}))
     return [Finding("nvidia-libs-stale-major", "warning", f"CUDA {majors} libraries left next to a CUDA {cv[0]} "
-                    "torch", tuple(evidence), fix)]
+                    "torch", tuple(evidence), fix, uninstall=uninstall)]
 
 
 def datacenter_gpu(name: str | None) -> bool | None:
