@@ -118,7 +118,7 @@ def test_credentials_in_the_reference_are_never_printed(capsys: pytest.CaptureFi
     assert "not a wheel file" in err and "s3cr3t" not in err
 
 
-@pytest.mark.parametrize("fmt", ["requirements"])
+@pytest.mark.parametrize("fmt", ["requirements", "pyproject"])
 def test_what_the_product_writes_for_a_reference_reads_back_to_the_same_plan(
         fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first = plan(capsys, *RTX, REF, "torchvision")
@@ -199,3 +199,78 @@ def test_install_takes_the_users_wheel_with_real_pip_and_uv(httpserver, tmp_path
     versions = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert versions == ["2.7.1+cpu", "0.22.1+cpu", "1.26.4"]
     assert any(f"/mine/{wheel.name}" in str(entry[0].path) for entry in httpserver.log)
+
+
+# ---- other packages' direct references --------------------------------------------------------------------------
+
+XFORMERS = "xformers @ https://wheels.example/xformers-0.0.28.post3-cp312-cp312-manylinux_2_28_x86_64.whl"
+FLASH = ("flash-attn @ https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4.post1/"
+         "flash_attn-2.7.4.post1+cu12torch2.5cxx11abiFALSE-cp312-cp312-linux_x86_64.whl")
+
+
+def test_a_table_packages_wheel_holds_torch_to_what_its_release_needs(capsys: pytest.CaptureFixture[str]) -> None:
+    """xformers 0.0.28.post3's METADATA (the table's) pins torch==2.5.1: the wheel moves torch there, offline, and
+    installs from its URL in the step that follows the build."""
+    p = plan(capsys, *RTX, "torch", XFORMERS)
+    assert (p["choice"]["torch"], p["choice"]["variant"]) == ("2.5.1", "cu124")
+    assert [(c["name"], c["version"], c["from"], c["requirement"]) for c in p["choice"]["companions"]] == [
+        ("xformers", "0.0.28.post3", "url", XFORMERS)]
+    assert p["commands"]["pip"].split(" && ")[1].count(XFORMERS) == 1
+    assert any(w["code"] == "constrained-by" and "needs torch==2.5.1" in w["message"] for w in p["warnings"])
+
+
+def test_a_release_wheels_label_names_the_torch_and_cuda_it_was_built_for(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    p = plan(capsys, *RTX, "torch", FLASH)
+    assert (p["choice"]["torch"], p["choice"]["variant"]) == ("2.5.1", "cu124")
+    assert any("is the build for torch 2.5, CUDA 12" in r["reason"] for r in p["rejected"])
+    pinned = plan(capsys, *RTX, "torch==2.5.1+cu118", FLASH)
+    left = [w["message"] for w in pinned["warnings"] if "left out of the commands" in w["message"]]
+    assert left and "is the build for torch 2.5, CUDA 12" in left[0]  # never silently dropped
+
+
+def test_a_wheel_unknown_to_the_table_is_named_offline_and_adds_no_constraint(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    p = plan(capsys, *LINUX, "torch", "sglang @ https://wheels.example/sglang-0.5.3-py3-none-any.whl")
+    assert p["choice"]["torch"] == "2.15.0"
+    unknown = [w["message"] for w in p["warnings"] if w["code"] == "requirement-unknown"]
+    assert unknown and "sglang" in unknown[0] and "--online" in unknown[0]
+
+
+def test_online_the_wheels_own_metadata_constrains_torch(httpserver, monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """With --online the wheel's METADATA is read by PEP 658 (``URL.metadata``), or where there is none by ranged
+    reads of the wheel itself; its Requires-Dist on torch moves the plan."""
+    from servers import closed_port
+    from wheels import build_wheel
+
+    monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_RETRIES", "0")
+    monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", httpserver.url_for("/simple/"))
+    httpserver.expect_request("/w/sglang-0.5.3-py3-none-any.whl.metadata").respond_with_data(
+        "Metadata-Version: 2.1\nName: sglang\nVersion: 0.5.3\nRequires-Dist: torch==2.8.0\n"
+        "Requires-Dist: nvidia-ml-py\n")
+    wheel = build_wheel(tmp_path, "servekit", "1.0", requires=["torch<2.10,>=2.9"])
+    data = wheel.read_bytes()
+
+    def ranged(request):  # noqa: ANN001, ANN202 - werkzeug's request; a 206 answer as a file server gives it
+        from werkzeug import Response
+
+        first, _, last = request.headers["Range"].removeprefix("bytes=").partition("-")
+        start, end = (len(data) - int(last), len(data) - 1) if not first else (int(first), min(int(last),
+                                                                                                len(data) - 1))
+        start = max(start, 0)
+        return Response(data[start:end + 1], status=206,
+                        headers={"Content-Range": f"bytes {start}-{end}/{len(data)}"})
+
+    httpserver.expect_request(f"/w/{wheel.name}.metadata").respond_with_data("", status=404)
+    httpserver.expect_request(f"/w/{wheel.name}").respond_with_handler(ranged)
+    down = f"http://127.0.0.1:{closed_port()}/whl"
+    for ref, torch in ((f"sglang @ {httpserver.url_for('/w/sglang-0.5.3-py3-none-any.whl')}", "2.8.0"),
+                       (httpserver.url_for(f"/w/{wheel.name}"), "2.9.1")):
+        assert main(["plan", *LINUX, "--online", "--index-base", down, "torch", ref, "--format", "json"]) == 0
+        out, err = capsys.readouterr()
+        p = json.loads(out)
+        assert p["choice"]["torch"] == torch, err
+        assert "requirement-unknown" not in [w["code"] for w in p["warnings"]]
+        assert ref.split(" @ ")[-1] in p["commands"]["pip"]

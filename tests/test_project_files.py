@@ -88,3 +88,242 @@ def test_a_cycle_or_a_chain_too_deep_is_one_line(tmp_path: Path, text: str, mess
     with pytest.raises(InputError, match=message):
         read_pyproject(str(tmp_path), groups=["a"] if "dependency-groups" in text else [],
                        extras=["e0"] if "e0" in text else [])
+
+
+# ---- [tool.uv.sources] and [[tool.uv.index]] --------------------------------------------------------------------
+
+CU118 = """
+[project]
+name = "seg"
+version = "0.1"
+dependencies = ["torch>=2.0", "torchvision", "numpy", "mylib"]
+
+[tool.uv.sources]
+torch = { index = "pytorch-cu118" }
+torchvision = { index = "pytorch-cu118" }
+mylib = { index = "corp" }
+
+[[tool.uv.index]]
+name = "pytorch-cu118"
+url = "https://download.pytorch.org/whl/cu118"
+explicit = true
+
+[[tool.uv.index]]
+name = "corp"
+url = "https://corp.example/simple"
+explicit = true
+"""
+
+# the uv documentation's pattern: a CPU and a CUDA extra that conflict, each with its own index, and a wheel URL
+# source for Linux only
+EXTRAS = """
+[project]
+name = "seg"
+version = "0.1"
+dependencies = ["numpy", "flash-attn", "mypkg", "helper"]
+
+[project.optional-dependencies]
+cpu = ["torch>=2.5", "torchvision"]
+cu124 = ["torch>=2.5", "torchvision"]
+
+[dependency-groups]
+dev = ["pytest"]
+
+[tool.uv]
+conflicts = [[{ extra = "cpu" }, { extra = "cu124" }]]
+
+[tool.uv.sources]
+torch = [
+  { index = "pytorch-cpu", extra = "cpu" },
+  { index = "pytorch-cu124", extra = "cu124", marker = "sys_platform == 'linux'" },
+]
+torchvision = [
+  { index = "pytorch-cpu", extra = "cpu" },
+  { index = "pytorch-cu124", extra = "cu124", marker = "sys_platform == 'linux'" },
+]
+flash-attn = { url = "FLASH", marker = "sys_platform == 'linux'" }
+mypkg = { git = "https://github.com/me/mypkg", tag = "v1.0" }
+helper = { path = "../helper", editable = true }
+pytest = { index = "mirror", group = "dev" }
+
+[[tool.uv.index]]
+name = "pytorch-cpu"
+url = "https://download.pytorch.org/whl/cpu"
+explicit = true
+
+[[tool.uv.index]]
+name = "pytorch-cu124"
+url = "https://download.pytorch.org/whl/cu124"
+explicit = true
+
+[[tool.uv.index]]
+name = "mirror"
+url = "https://mirror.example/simple"
+""".replace("FLASH", "https://github.com/Dao-AILab/flash-attention/releases/download/v2.7.4.post1/"
+                     "flash_attn-2.7.4.post1+cu12torch2.5cxx11abiFALSE-cp312-cp312-linux_x86_64.whl")
+
+
+def project(tmp_path: Path, text: str) -> str:
+    (tmp_path / "pyproject.toml").write_text(text)
+    return str(tmp_path)
+
+
+def test_torch_from_a_cu118_index_is_the_cu118_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = plan(capsys, *RTX, "--project", project(tmp_path, CU118))
+    assert (p["choice"]["torch"], p["choice"]["variant"], p["gpu_accelerated"]) == ("2.7.1", "cu118", True)
+    assert p["choice"]["index_url"] == "https://download.pytorch.org/whl/cu118"
+    assert p["choice"]["packages"] == {"torch": "2.7.1+cu118", "torchvision": "0.22.1+cu118"}
+    assert any('the cu118 build, as [tool.uv.sources] torch = { index = "pytorch-cu118" }' in r for r in p["reasons"])
+    second = p["commands"]["pip"].split(" && ")[1]
+    assert "mylib --extra-index-url https://corp.example/simple" in second  # the others' index, for their step
+    assert any("mylib from the index 'corp': pip has no index per package" in n for n in p["notes"])
+
+
+def test_a_cu118_index_that_does_not_run_here_is_a_blocker_naming_what_would(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = plan(capsys, *LINUX, "--project", project(tmp_path, CU118))
+    blockers = [w["message"] for w in p["warnings"] if w["blocking"]]
+    assert p["choice"]["variant"] == "cu118" and blockers
+    assert "torch 2.15.0+cpu runs here on the CPU: the project's uv configuration without that index gets it" \
+        in blockers[0]
+    old_driver = plan(capsys, *RTX[:-1], "450.80.02", "--project", str(tmp_path))
+    assert any(w["code"] == "driver-too-old" and w["blocking"] for w in old_driver["warnings"])
+
+
+@pytest.mark.parametrize(("argv", "variant", "index"), [
+    (["--extra", "cu124"], "cu124", "https://download.pytorch.org/whl/cu124"),
+    (["--extra", "cpu"], "cpu", "https://download.pytorch.org/whl/cpu"),
+    ([], "cu124", "https://download.pytorch.org/whl/cu124"),  # no source: the newest build for flash-attn's torch
+])
+def test_sources_keyed_by_extra_apply_with_that_extra(argv: list[str], variant: str, index: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    p = plan(capsys, *RTX, "--project", project(tmp_path, EXTRAS), *argv)
+    assert (p["choice"]["variant"], p["choice"]["index_url"]) == (variant, index)
+    assert any("[tool.uv.sources] torch" in r for r in p["reasons"]) == bool(argv)
+
+
+def test_a_sources_marker_is_the_targets_to_decide(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    windows = ["--os", "windows", "--arch", "x86_64", "--python", "3.12", "--gpu", "RTX 4090", "--nvidia-driver",
+               "580.88"]
+    p = plan(capsys, *windows, "--project", project(tmp_path, EXTRAS), "--extra", "cu124")
+    assert p["choice"]["variant"] != "cu124"  # the cu124 source is for Linux: Windows gets its own plan
+    assert "flash_attn-2.7.4.post1" not in p["commands"]["pip"]  # the wheel URL is for Linux only
+
+
+def test_url_git_path_and_group_sources_make_the_requirements_uv_would_install(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    p = plan(capsys, *RTX, "--project", project(tmp_path, EXTRAS), "--extra", "cu124", "--group", "dev")
+    flash = [c for c in p["choice"]["companions"] if c["name"] == "flash-attn"]
+    assert flash and flash[0]["from"] == "url" and "flash_attn-2.7.4.post1" in flash[0]["requirement"]
+    assert p["choice"]["torch"] == "2.5.1"  # the wheel's label: built for torch 2.5, CUDA 12
+    others = p["request"]["others"]
+    assert "mypkg @ git+https://github.com/me/mypkg@v1.0" in others
+    assert 'flash-attn; sys_platform != "linux"' in others  # where the URL's marker does not hold: the index
+    assert [r for r in p["request"]["requirements"] if r["editable"]][0]["requirement"] == \
+        str(tmp_path.parent / "helper")
+    assert "pytest" in others and "--extra-index-url https://mirror.example/simple" in p["commands"]["pip"]
+
+
+def test_what_the_product_writes_for_a_uv_project_reads_back_to_the_same_plan(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first = plan(capsys, *RTX, "torch==2.7.1+cu118", "torchvision")
+    assert main(["plan", *RTX, "torch==2.7.1+cu118", "torchvision", "--format", "pyproject"]) == 0
+    written = capsys.readouterr().out
+    (tmp_path / "pyproject.toml").write_text(written.replace("[project]\n", '[project]\nname = "x"\n'))
+    again = plan(capsys, *RTX, "--project", str(tmp_path))
+    assert again["choice"]["packages"] == first["choice"]["packages"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[project]\nname = "x"\n[tool.uv.sources]\ntorch = { index = "nope" }\n',
+     r"tool.uv.sources.torch names the index 'nope', which no \[\[tool.uv.index\]\] defines \(has: none\)"),
+    ('[project]\nname = "x"\n[tool.uv.sources]\ntorch = "cu118"\n', r"tool.uv.sources.torch is not a source table"),
+    ('[project]\nname = "x"\n[tool.uv]\nindex = { url = "x" }\n', r"tool.uv.index is not an array of tables"),
+])
+def test_a_bad_uv_table_is_one_line_naming_it(tmp_path: Path, text: str, message: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", *LINUX, "--project", project(tmp_path, text)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    import re
+
+    assert re.search(message, err), err
+
+
+@pytest.mark.parametrize("marker", ["sys_platform == 'linux'", "python_version < '3.12' or os_name == 'nt'",
+                                    "platform_machine in 'x86_64 AMD64' and (sys_platform != 'darwin' or "
+                                    "python_version >= '3.11')"])
+def test_a_negated_marker_holds_exactly_where_the_marker_does_not(marker: str) -> None:
+    from itertools import product
+
+    from packaging.markers import Marker
+
+    from torch_install.markers import negated
+
+    opposite = negated(marker)
+    assert opposite is not None
+    for platform, python, machine, os_name in product(("linux", "win32", "darwin"), ("3.10", "3.11", "3.12"),
+                                                      ("x86_64", "arm64"), ("posix", "nt")):
+        env = {"sys_platform": platform, "python_version": python, "platform_machine": machine, "os_name": os_name}
+        assert Marker(marker).evaluate(env) != Marker(opposite).evaluate(env)
+    assert negated("python_version ~= '3.10'") is None  # no opposite operator: the caller keeps the requirement
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_install_takes_the_projects_cu118_index_and_its_own_extra_with_real_pip_and_uv(
+        httpserver, tmp_path: Path, make_venv, installer: str) -> None:
+    """A uv project as its author writes it, installed as a user would: ``demo[gpu]`` inside demo names torch and
+    torchvision, whose ``[tool.uv.sources]`` index is a (loopback) cu118 index; the cu118 build comes from it,
+    numpy from the user's index, and nothing installs "demo" from an index."""
+    import os
+    import subprocess
+    import sys
+
+    from wheels import build_wheel, serve_wheels
+
+    default, cu118 = tmp_path / "default", tmp_path / "cu118"
+    default.mkdir()
+    cu118.mkdir()
+    serve_wheels(httpserver, "/simple", [build_wheel(default, "numpy", "1.26.4"),
+                                         build_wheel(default, "torch", "2.7.1", requires=["numpy"])])
+    serve_wheels(httpserver, "/whl/cu118", [
+        build_wheel(cu118, "numpy", "1.26.4"), build_wheel(cu118, "torch", "2.7.1+cu118", requires=["numpy"]),
+        build_wheel(cu118, "torchvision", "0.22.1+cu118", requires=["torch==2.7.1", "numpy"])])
+    index = httpserver.url_for("/whl/cu118")
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "pyproject.toml").write_text(f"""
+[project]
+name = "demo"
+version = "0.1"
+dependencies = ["demo[gpu]", "numpy"]
+
+[project.optional-dependencies]
+gpu = ["torch>=2.6", "torchvision"]
+
+[tool.uv.sources]
+torch = {{ index = "pytorch-cu118" }}
+torchvision = {{ index = "pytorch-cu118" }}
+
+[[tool.uv.index]]
+name = "pytorch-cu118"
+url = "{index}"
+explicit = true
+""")
+    simple = httpserver.url_for("/simple").rstrip("/") + "/"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
+    env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
+               XDG_CONFIG_DIRS=str(tmp_path / "xdg"), PIP_INDEX_URL=simple, UV_DEFAULT_INDEX=simple,
+               PIP_DISABLE_PIP_VERSION_CHECK="1", UV_NO_CACHE="1", TORCH_INSTALL_DEFAULT_INDEX="none",
+               TORCH_INSTALL_CACHE_DIR=str(tmp_path / "cache"), TORCH_INSTALL_CUDA_ARCH="8.9",
+               TORCH_INSTALL_NVIDIA_DRIVER="560.35.03",
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    python = make_venv(tmp_path / "env", with_pip=installer == "pip")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "install", "--project", str(tmp_path / "proj"),
+                           "--python", str(python), "--installer", installer], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr + done.stdout
+    code = "import importlib.metadata as m; print(m.version('torch'), m.version('torchvision'), m.version('numpy'))"
+    versions = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert versions == ["2.7.1+cu118", "0.22.1+cu118", "1.26.4"]
+    assert not any("/demo/" in str(entry[0].path) for entry in httpserver.log)

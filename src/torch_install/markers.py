@@ -10,6 +10,7 @@ from .errors import InputError
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from typing import Any
 
     from .machine import Machine
 
@@ -126,3 +127,49 @@ def platform_markers(machines: Sequence[Machine]) -> list[str]:
            and m.os == "linux"]
     mixed = len({is_tegra(machines[i]) for i in arm}) == 2
     return [platform_marker(m, is_tegra(m) if mixed and i in arm else None) for i, m in enumerate(machines)]
+
+
+_NEGATED_OPS = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<", "in": "not in", "not in": "in"}
+
+
+def negated(marker: str) -> str | None:
+    """A marker that holds exactly where ``marker`` does not (PEP 508 has no ``not``: each comparison's operator is
+    turned, ``and`` and ``or`` swapped by De Morgan's laws), read by packaging's parser; None where it has a
+    comparison with no opposite (``~=``, ``===``) or cannot be read."""
+    from packaging.markers import InvalidMarker, Marker
+
+    try:
+        tree = Marker(marker)._markers  # packaging's parse: comparisons, nested lists, "and" / "or"
+    except InvalidMarker:
+        return None
+    return _negated(tree)
+
+
+def _negated(tree: list[Any]) -> str | None:
+    """The negation of a parsed marker: an ``or`` of ``and`` groups becomes an ``and`` of ``or`` groups."""
+    groups: list[list[object]] = [[]]
+    for item in tree:
+        if item == "or":
+            groups.append([])
+        elif item != "and":
+            groups[-1].append(item)
+    parts = []
+    for group in groups:
+        terms = [_negated(item) if isinstance(item, list) else _negated_term(item) for item in group]
+        if any(t is None for t in terms):
+            return None
+        parts.append(" or ".join(f"({t})" for t in terms) if len(terms) > 1 else str(terms[0]))
+    return " and ".join(f"({p})" for p in parts) if len(parts) > 1 else parts[0]
+
+
+def _negated_term(term: Any) -> str | None:
+    left, op, right = term  # packaging's (Variable | Value, Op, Value | Variable)
+    turned = _NEGATED_OPS.get(str(op.value))
+    if turned is None:
+        return None
+    return f"{_operand(left)} {turned} {_operand(right)}"
+
+
+def _operand(node: Any) -> str:
+    value = str(node.value)
+    return value if type(node).__name__ == "Variable" else repr(value)

@@ -74,7 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def request_from_args(args: argparse.Namespace) -> Request:
     """The Request: every requirement the command line, the -r/-c files and the project name, checked (an
     InputError names the file and line), with the variant, channel and index base."""
-    from ..index.urls import index_base_from, vendor_mirrors
+    from ..index.urls import check_index_url, index_base_from, vendor_mirrors
     from ..project.gather import gather, request_of
     from ..resolver.variants import is_variant
 
@@ -83,6 +83,8 @@ def request_from_args(args: argparse.Namespace) -> Request:
         raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
     request = request_of(found, args.variant, args.channel, base, getattr(args, "installer_options", ()) or ())
+    for build in request.builds:  # an index the project names for the build: as --index-base would be checked
+        check_index_url(build.index_url, allow_insecure=args.allow_insecure_index, what=build.text)
     mirrors = vendor_mirrors(args.vendor_index, allow_insecure=args.allow_insecure_index)
     return request._replace(vendor_build=args.vendor_build, vendor_indexes=mirrors) \
         if args.vendor_build or mirrors else request

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from ..errors import InputError
 from ..resolver.companion_facts import HARD_KINDS, CompanionRelease, Package
 from ..resolver.request import PACKAGES
 
@@ -53,8 +54,15 @@ def learn_packages(requirements: Sequence[Wanted], machine: Machine, client: Ind
             continue
         try:
             wanted.setdefault(w.name, Requirement(w.text))
-        except InvalidRequirement:
-            continue
+        except InvalidRequirement:  # pip's bare URL of a wheel: as its name @ URL
+            from ..resolver.references import reference_of
+
+            try:
+                reference = reference_of(w.text)
+            except InputError:
+                continue
+            if reference is not None and reference.url is not None:
+                wanted.setdefault(w.name, Requirement(reference.requirement))
     with status() as line:
         for i, (name, requirement) in enumerate(list(wanted.items())[:MAX_PACKAGES]):
             line.show(f"torch-install: reading what {name} needs of torch ({i + 1} of {len(wanted)})")
@@ -85,9 +93,34 @@ def _candidates(requirement: Requirement, by_version: Mapping[str, list[Wheel]],
     return [str(v) for v in versions]
 
 
+def _learn_reference(name: str, requirement: Requirement, machine: Machine, client: IndexClient,
+                     table: Package | None) -> Package | None:
+    """A direct reference's wheel (``name @ https://…whl``): the torch its own METADATA declares (PEP 658 or a
+    ranged read), where the table does not hold its release; None for a file of this machine or a source."""
+    from ..resolver.references import reference_of
+
+    try:
+        reference = reference_of(str(requirement))
+    except InputError:
+        return None  # a source tree, an sdist, a VCS URL: nothing to read
+    if reference is None or reference.url is None:
+        return None
+    if table is not None and any(r.version == reference.public for r in table.releases):
+        return None  # the table holds it
+    release = _release(reference.public, reference.url, "", requirement, machine, client)
+    if table is not None:
+        return table._replace(releases=(release._replace(source="default", default_build=True), *table.releases))
+    declares = bool(release.torch)
+    return Package(name=name, kind="default", releases=(release,), sources=("its wheel",), complete=True,
+                   needs_nothing=not declares, default_build=declares)
+
+
 def _learn(name: str, requirement: Requirement, machine: Machine, client: IndexClient, table: Package | None,
            torch_releases: Sequence[str]) -> Package | None:
     from packaging.specifiers import SpecifierSet
+
+    if requirement.url:
+        return _learn_reference(name, requirement, machine, client, table)
 
     from ..wheel_tags import target_tags
     from .pages import parse_wheels
@@ -107,7 +140,8 @@ def _learn(name: str, requirement: Requirement, machine: Machine, client: IndexC
     for version in candidates:
         if len(releases) == MAX_RELEASES or (torch_releases and not uncovered):
             break
-        release = _release(version, by_version[version][0], requirement, machine, client)
+        wheel = by_version[version][0]
+        release = _release(version, wheel.file.url, wheel.file.requires_python or "", requirement, machine, client)
         releases.append(release)
         spec = SpecifierSet(release.torch or "")
         uncovered = {t for t in uncovered if not spec.contains(t, prereleases=True)}
@@ -120,9 +154,9 @@ def _learn(name: str, requirement: Requirement, machine: Machine, client: IndexC
                    needs_nothing=not declares and complete, default_build=declares)
 
 
-def _release(version: str, wheel: Wheel, requirement: Requirement, machine: Machine, client: IndexClient
-             ) -> CompanionRelease:
-    """One release's torch and family requirements, read from its wheel's metadata."""
+def _release(version: str, url: str, requires_python: str, requirement: Requirement, machine: Machine,
+             client: IndexClient) -> CompanionRelease:
+    """One release's torch and family requirements, read from the metadata of its wheel at ``url``."""
     from packaging.requirements import Requirement
 
     from ..display import excerpt
@@ -131,7 +165,7 @@ def _release(version: str, wheel: Wheel, requirement: Requirement, machine: Mach
 
     env = environment(machine)
     torch, family = "", {}
-    for line in _requires(client, wheel.file.url):
+    for line in _requires(client, url):
         if has_long_number(line):  # packaging would fail on it where the resolver reads it
             raise ValueError(f"Requires-Dist {excerpt(line, 60)!r}…: a version number of more than {MAX_DIGITS} digits")
         try:
@@ -148,14 +182,15 @@ def _release(version: str, wheel: Wheel, requirement: Requirement, machine: Mach
         else:
             family[needed.name.lower()] = str(needed.specifier)
     return CompanionRelease(version=version, torch=torch, family=family, confidence="verified",
-                            requires_python=wheel.file.requires_python or "")
+                            requires_python=requires_python)
 
 
 def _requires(client: IndexClient, wheel_url: str) -> list[str]:
     """The Requires-Dist lines of one wheel (cached by its URL)."""
+    from .urls import redact_url
     from .wheel_metadata import requires_dist, wheel_metadata
 
-    key = f"requires-dist|{wheel_url}"
+    key = f"requires-dist|{redact_url(wheel_url)}"  # a URL's credentials are no part of what is stored
     if client.cache is not None:
         stored = client.cache.get_derived(key, lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
         if isinstance(stored, list):

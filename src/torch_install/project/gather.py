@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from ..display import excerpt
 from ..errors import InputError
-from ..resolver.plan import FileOption, RequirementsSource, Wanted
+from ..resolver.plan import BuildSource, FileOption, RequirementsSource, Wanted
 from ..resolver.request import PACKAGES
 from ..versions import MAX_DIGITS, has_long_number
 
@@ -32,6 +32,7 @@ class Gathered:
         self.options: list[FileOption] = []
         self.files: list[RequirementsSource] = []
         self.notes: list[str] = []
+        self.builds: list[BuildSource] = []  # the family's builds the project's configuration names
 
     def add(self, wanted: Wanted) -> None:
         if wanted.name not in PACKAGES:
@@ -72,7 +73,7 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         from .bounds import ReadBudget
 
         budget = ReadBudget()
-        for wanted in _read_project(project, extras, groups, found.notes, budget):
+        for wanted in _read_project(project, extras, groups, found, budget):
             found.add(wanted)
     elif extras or groups:
         raise InputError("--extra and --group select from a project's pyproject.toml: give --project too")
@@ -104,16 +105,23 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     return found
 
 
-def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], notes: list[str],
+def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], found: Gathered,
                   budget: ReadBudget) -> list[Wanted]:
-    """The requirements of ``--project``: a pyproject.toml, else a pixi.toml or an environment.yml (conda_files)."""
+    """The requirements of ``--project``: a pyproject.toml (with its uv sources), else a pixi.toml or an
+    environment.yml (conda_files)."""
     from .conda_files import project_file
 
+    notes = found.notes
     kind, path = project_file(project)
     if kind == "pyproject":
         from .pyproject import read_pyproject
+        from .uv_sources import UvSources
 
-        return read_pyproject(path, extras, groups, budget, notes)
+        sources = UvSources()
+        wanted = read_pyproject(path, extras, groups, budget, notes, sources)
+        found.builds += sources.builds
+        found.options += sources.options
+        return wanted
     if groups:
         raise InputError(f"--group selects a pyproject.toml's dependency groups; {path} has none")
     from .conda_files import read_environment_yml, read_pixi
@@ -158,7 +166,7 @@ def _name_of_argument(text: str) -> str | None:
 
 def request_of(found: Gathered, variant: str | None, channel: str, index_base: str,
                installer_options: Sequence[str] = ()) -> Request:
-    from ..resolver.plan import Request
+    from ..resolver.plan import DEFAULT_INDEX_BASE, Request
     from ..resolver.steps import torch_step_options
 
     notes = list(found.notes)
@@ -166,7 +174,12 @@ def request_of(found: Gathered, variant: str | None, channel: str, index_base: s
     if named:
         notes.append(f"{' '.join(named)} (after --): the packages from your index come from there; a build from "
                      "the PyTorch index still comes from the PyTorch index (--index-base names a mirror of it)")
+    if found.builds and index_base == DEFAULT_INDEX_BASE:  # the index the project names for the build
+        from .uv_sources import variant_index
+
+        base, named_channel, _ = variant_index(found.builds[0].index_url) or (index_base, channel, "")
+        index_base, channel = base, named_channel if channel == "stable" else channel
     return Request(packages=tuple(found.family) or ("torch",), variant=variant, channel=channel,
                    index_base=index_base, requirements=tuple(found.others), options=tuple(found.options),
                    files=tuple(found.files), constraints=tuple(found.constraints), notes=tuple(notes),
-                   installer_options=tuple(installer_options))
+                   installer_options=tuple(installer_options), builds=tuple(found.builds))

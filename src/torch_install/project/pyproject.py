@@ -21,6 +21,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from typing import Any
 
+    from .uv_sources import UvSources
+
 MAX_PYPROJECT = MAX_FILE
 
 
@@ -98,10 +100,12 @@ def _deep_line(text: str) -> int | None:
 
 
 def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[str] = (),
-                   budget: ReadBudget | None = None, notes: list[str] | None = None) -> list[Wanted]:
+                   budget: ReadBudget | None = None, notes: list[str] | None = None,
+                   sources: UvSources | None = None) -> list[Wanted]:
     """The requirements of the project in ``directory``: its dependencies, the chosen extras' and groups', a
     requirement on the project's own extras (``myproj[cuda]``) read as those extras' requirements (``notes``
-    says so)."""
+    says so); with ``sources``, as its ``[tool.uv.sources]`` and ``[[tool.uv.index]]`` make them
+    (``uv_sources.py``: the family's builds and the others' index options go to ``sources``)."""
     path = pyproject_path(directory)
     document = load_toml(path, budget)
     project = document.get("project")
@@ -123,6 +127,10 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
     if isinstance(name, str) and any(w.name == canonical_name(name) for w in wanted):
         wanted = _OwnExtras(path, canonical_name(name), optional, by_name, notes if notes is not None else []
                             ).read(wanted, {by_name[canonical_name(e)] for e in extras})
+    if sources is not None:
+        from .uv_sources import read_uv_sources
+
+        wanted = read_uv_sources(path, document, wanted, extras, groups, notes if notes is not None else [], sources)
     return wanted
 
 

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
+from ..errors import InputError
 from ..records import Record
 from .companion_facts import HARD_KINDS, CompanionRelease, Package, Pick
 from .variants import cuda_version, is_variant
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     from ..machine import Machine
     from .matrix import Release
+    from .references import WheelReference
     from .request import AnyVersion
 
 
@@ -129,6 +131,7 @@ class Bound(Record):
     label_unread: bool = False  # it has a local label this does not read
     matching: tuple[CompanionRelease, ...] = ()  # ``allowed(package, spec, exact)``, worked out once
     family: Mapping[str, Any] = MappingProxyType({})  # the request's torchvision/torchaudio specifiers
+    reference: WheelReference | None = None  # the user's own wheel of it (``name @ URL``): installed as given
 
     @property
     def constrains_torch(self) -> bool:
@@ -260,7 +263,25 @@ class Bound(Record):
                                                                                           else "")) + family
 
     def pick(self, release: Release, variant: str, machine: Machine, strict: bool = True) -> tuple[Pick | None, str]:
-        """How the package installs with ``release`` ``variant`` on ``machine``: (the pick, "") or (None, why not)."""
+        """How the package installs with ``release`` ``variant`` on ``machine``: (the pick, "") or (None, why not).
+        A direct reference's wheel is the build: what the table says of its release holds, and it installs from
+        its URL where its tags fit the machine."""
+        found, why = self._pick(release, variant, machine, strict)
+        reference = self.reference
+        if reference is None or found is None or found.kind == "left-out":
+            return found, why
+        from .references import why_not_here
+
+        wrong = why_not_here(reference, machine)
+        if wrong is not None:
+            return None, f"{self.text}: {wrong[1]}"
+        cuda = cuda_version(variant)
+        if self.label is not None and self.label.cuda is not None and (cuda is None or cuda[0] != self.label.cuda):
+            return None, f"{self.text} is the build for {self.label.words()}"
+        return found._replace(kind="url", version=reference.public, requirement=reference.requirement, url=None,
+                              warning=None if found.kind == "source" else found.warning), ""
+
+    def _pick(self, release: Release, variant: str, machine: Machine, strict: bool) -> tuple[Pick | None, str]:
         if self.package.kind in HARD_KINDS:
             return self._pick_release(release, variant, machine, strict and self.preference())
         if self.package.kind == "find-links":
@@ -456,29 +477,45 @@ def bound_requirements(requirements: tuple[Any, ...], machine: Machine | None,
     if not wanted:
         return []
     from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.specifiers import SpecifierSet
 
     from ..markers import applies
+    from .references import reference_of, shown
 
     specs: dict[str, Any] = {}
     texts: dict[str, tuple[str, str]] = {}
+    references: dict[str, WheelReference] = {}
     for w in wanted:
         if w.editable or machine is not None and not applies(w.text, machine, w.origin):
             continue
         try:
             req = Requirement(w.text)
         except InvalidRequirement:
-            continue  # a URL or path: installed as given, not chosen
-        if req.url:
-            continue
-        specs[w.name] = specs[w.name] & req.specifier if w.name in specs else req.specifier
+            req = None  # a bare URL or path
+        if req is None or req.url:  # a wheel's file name says its release (and what its label says it is for)
+            try:
+                reference = reference_of(w.text, w.origin)
+            except InputError:
+                reference = None
+            if reference is None or w.constraint:
+                continue  # a source tree, an sdist, a VCS URL: installed as given, not chosen
+            references[w.name] = reference
+            spec = SpecifierSet(f"=={reference.version}")
+        else:
+            spec = req.specifier
+        specs[w.name] = specs[w.name] & spec if w.name in specs else spec
         if not w.constraint:
             texts.setdefault(w.name, (w.text, w.origin))
     python = machine.python if machine is not None else None
     bound = []
     for name in texts:
         spec, exact, label, unread = read_label(specs[name])
+        if name in references and unread:  # the user's own build: its label need name nothing this reads
+            spec, unread = SpecifierSet(f"=={references[name].public}"), False
         matching = tuple(r for r in packages[name].releases if spec.contains(r.version, prereleases=True)
                          and (r.yanked is None or r.version == exact))
-        bound.append(Bound(texts[name][0], texts[name][1], spec, packages[name], python, exact, label, unread,
-                           matching))
+        reference = references.get(name)
+        text = shown(name, reference.location) if reference is not None else texts[name][0]
+        bound.append(Bound(text, texts[name][1], spec, packages[name], python, exact, label, unread, matching,
+                           reference=reference))
     return bound

@@ -74,6 +74,19 @@ class FileOption(Record):
     file: str | None = None  # the -r/-c file given on the command line it comes from
 
 
+class BuildSource(Record):
+    """A build of a torch-family package the project's configuration names: an index whose URL names a variant
+    (``[tool.uv.sources] torch = { index = "pytorch-cu118" }``), where its marker holds. The user's choice, as a
+    local label is."""
+
+    name: str
+    variant: str  # "cu118"
+    index_url: str  # "https://download.pytorch.org/whl/cu118"
+    text: str  # what names it, in messages: '[tool.uv.sources] torch = { index = "pytorch-cu118" }'
+    marker: str | None = None  # where it holds (None: everywhere) …
+    unless: tuple[str, ...] = ()  # … and none of these does (the markers of the sources it stands in for)
+
+
 class RequirementsSource(Record):
     """A ``-r``/``-c`` file the user gave."""
 
@@ -97,6 +110,7 @@ class Request(Record):
     installer_options: tuple[str, ...] = ()  # given after "--": passed to every installer step
     vendor_build: bool = False  # the GPU vendor's own build (its index) first, where one serves the GPU
     vendor_indexes: tuple[tuple[str, str], ...] = ()  # (vendor index id, URL): a mirror of that index
+    builds: tuple[BuildSource, ...] = ()  # the family's builds the project's configuration names
 
     @property
     def others(self) -> tuple[str, ...]:
@@ -111,7 +125,8 @@ class Request(Record):
                 "files": [{"path": f.path, "constraint": f.constraint, "passthrough": f.passthrough}
                           for f in self.files], "constraints": list(self.constraints),
                 "installer_options": list(self.installer_options), "vendor_build": self.vendor_build,
-                "vendor_indexes": dict(self.vendor_indexes)}
+                "vendor_indexes": dict(self.vendor_indexes),
+                **({"builds": [b._asdict() for b in self.builds]} if self.builds else {})}
 
 
 class PlanWarning(Record):

@@ -95,6 +95,7 @@ class Pin(Record):
     release: str  # its public version: "2.9.1"
     variant: str  # the variant its label names: "cu128"; "" for a wheel without a label (the default index's build)
     reference: WheelReference | None = None  # the wheel a direct reference names
+    configured: bool = False  # named by the project's configuration (``Request.builds``), not a requirement
 
     @property
     def shown(self) -> str:
@@ -216,6 +217,7 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
     plain = _plain_request(texts) if not constraints else None
     if plain is not None:  # the common cases (bare names, a pinned release), without packaging
         named, pins = plain
+        pins += _configured(request, machine)
         unknown = sorted(set(named) - set(PACKAGES))
         if unknown:
             raise InputError(f"package {unknown[0]!r}: only {', '.join(PACKAGES)} are resolved against the wheel "
@@ -252,9 +254,22 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
             specs[name] = specs[name] & spec if name in specs else spec
             del limits[name]
     torch: Versions = specs.pop("torch", ANY)
+    found += _configured(request, machine)
     channel, before = _implied_channel(pre, request)
     return ParsedRequest(torch=torch, companions=specs, pinned=bool(str(torch)), limits=limits,
                          pins=tuple(found), channel=channel, pre_release_of=before)
+
+
+def _configured(request: Request, machine: Machine | None) -> list[Pin]:
+    """The pins of the builds the project's configuration names (``Request.builds``) whose marker holds on
+    ``machine``."""
+    if not request.builds:
+        return []
+    from ..markers import applies
+
+    return [Pin(b.text, b.name, "", b.variant, configured=True) for b in request.builds
+            if machine is None or (b.marker is None or applies(f"x ; {b.marker}", machine, b.text))
+            and not any(applies(f"x ; {m}", machine, b.text) for m in b.unless)]
 
 
 def _reference(text: str, constraint: bool) -> WheelReference | None:

@@ -1,0 +1,233 @@
+"""Where a uv project says its packages come from: ``[tool.uv.sources]`` and ``[[tool.uv.index]]``, read as uv reads
+them for the extras and groups chosen (an entry's ``extra`` or ``group`` must be chosen; its ``marker`` is kept
+and evaluated for each target). What they say is the user's choice, and the plan honours it:
+
+- a package of the torch family from an index whose URL names a variant (``…/whl/cu118``): the build it names
+  (a :class:`~torch_install.resolver.plan.BuildSource`: the plan takes that variant from that index, and says so
+  where it does not run); from a URL or a path of a wheel: a direct reference (``torch @ URL``);
+- another package from an index: that index for the step that installs it (``--extra-index-url``, or
+  ``--find-links`` for a flat one: pip has no index per package); from a URL, a path or a git repository: its
+  requirement becomes that reference (``name @ URL``, ``-e PATH`` where ``editable``);
+- an index uv searches for every package (not ``explicit``): the first such one names the family's build where
+  its URL names a variant, and the others' step searches every one (``default = true``: in place of the default
+  index);
+- a workspace member is uv's to install: left out, with a note.
+
+Where an entry's marker does not hold, the requirement as written applies (as uv falls back to the indexes). A
+source naming an index no ``[[tool.uv.index]]`` defines, or one that is not a table, is one InputError naming it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from ..errors import InputError
+from ..resolver.plan import BuildSource, FileOption, Wanted
+from ..resolver.request import PACKAGES, canonical_name
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+_KINDS = ("index", "url", "path", "git", "workspace")
+
+
+class UvSources:
+    """What the sources of one pyproject say: the requirements as they install, the family's builds, the options
+    of the step that installs the others, and notes."""
+
+    def __init__(self) -> None:
+        self.builds: list[BuildSource] = []
+        self.options: list[FileOption] = []
+
+
+def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], extras: Sequence[str],
+                    groups: Sequence[str], notes: list[str], found: UvSources) -> list[Wanted]:
+    """``wanted`` as the project's sources make it (``found`` gets the builds and options)."""
+    tool = document.get("tool")
+    uv = tool.get("uv") if isinstance(tool, dict) else None
+    if not isinstance(uv, dict) or not ({"sources", "index"} & set(uv)):
+        return wanted
+    indexes = _indexes(path, uv.get("index", []))
+    sources = uv.get("sources", {})
+    if not isinstance(sources, dict):
+        raise InputError(f"--project: {path}: tool.uv.sources is not a table")
+    chosen = {canonical_name(e) for e in extras}, {canonical_name(g) for g in groups}
+    by_name: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+    for key, value in sources.items():
+        entries = value if isinstance(value, list) else [value]
+        for i, entry in enumerate(entries):
+            where = f"tool.uv.sources.{key}" + (f"[{i}]" if isinstance(value, list) else "")
+            if not isinstance(entry, dict) or not any(k in entry for k in _KINDS):
+                raise InputError(f"--project: {path}: {where} is not a source table ({{ index = \"…\" }}, "
+                                 "{ url = \"…\" }, { path = \"…\" }, { git = \"…\" } or { workspace = true })")
+            if "index" in entry and entry["index"] not in indexes:
+                raise InputError(f"--project: {path}: {where} names the index {entry['index']!r}, which no "
+                                 f"[[tool.uv.index]] defines (has: {', '.join(indexes) or 'none'})")
+            if _applies(entry, chosen):
+                by_name.setdefault(canonical_name(key), []).append((where, entry))
+    reader = _Reader(path, indexes, notes, found)
+    for name in PACKAGES:  # the family's builds: where a source names one, else the index uv searches first
+        reader.family_build(name, by_name.get(name, []))
+    for name, entries in by_name.items():
+        if name not in PACKAGES:
+            reader.index_options(name, entries)
+    reader.searched_for_all()
+    out: list[Wanted] = []
+    for w in wanted:
+        entries = [(where, e) for where, e in by_name.get(w.name or "", []) if "index" not in e]
+        out += reader.rewritten(w, entries) if entries and not w.editable else [w]
+    return out
+
+
+def _indexes(path: str, value: Any) -> dict[str, dict[str, Any]]:
+    """The ``[[tool.uv.index]]`` entries by name, in order (one without a name gets its place)."""
+    if not isinstance(value, list):
+        raise InputError(f"--project: {path}: tool.uv.index is not an array of tables ([[tool.uv.index]])")
+    out: dict[str, dict[str, Any]] = {}
+    for i, entry in enumerate(value):
+        if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
+            raise InputError(f"--project: {path}: tool.uv.index[{i}] is not a table with a url")
+        name = entry.get("name")
+        out[name if isinstance(name, str) else f"tool.uv.index[{i}]"] = {**entry, "_where": f"tool.uv.index[{i}]"}
+    return out
+
+
+def _applies(entry: dict[str, Any], chosen: tuple[set[str], set[str]]) -> bool:
+    """Whether a source entry applies to the extras and groups chosen (its marker is the target's to decide)."""
+    extra, group = entry.get("extra"), entry.get("group")
+    return (not isinstance(extra, str) or canonical_name(extra) in chosen[0]) and \
+        (not isinstance(group, str) or canonical_name(group) in chosen[1])
+
+
+def variant_index(url: str) -> tuple[str, str, str] | None:
+    """(index base, channel, variant) of an index URL laid out as the PyTorch index is (``…/whl/cu118``,
+    ``…/whl/nightly/cu128``); None for any other URL."""
+    from ..resolver.variants import is_index_variant
+
+    parts = url.rstrip("/").rsplit("/", 2)
+    if len(parts) < 2 or not is_index_variant(parts[-1]) or "://" not in parts[0]:
+        return None
+    if len(parts) == 3 and parts[1] in ("nightly", "test"):
+        return parts[0], parts[1], parts[2]
+    return "/".join(parts[:-1]), "stable", parts[-1]
+
+
+class _Reader:
+    def __init__(self, path: str, indexes: dict[str, dict[str, Any]], notes: list[str], found: UvSources) -> None:
+        self.path, self.indexes, self.notes, self.found = path, indexes, notes, found
+
+    def family_build(self, name: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """The build a family package's index source names (a URL or path source is a direct reference, read with
+        the requirement)."""
+        marked = True
+        for where, entry in entries:
+            marked = marked and isinstance(entry.get("marker"), str)
+            if "index" not in entry:
+                continue
+            index = self.indexes[entry["index"]]
+            found = variant_index(index["url"]) if index.get("format") != "flat" else None
+            text = f"[tool.uv.sources] {name} = {{ index = \"{entry['index']}\" }}"
+            if found is None:
+                self.notes.append(f"{self.path}: {where}: {name} from the index {entry['index']!r}, whose URL names "
+                                  "no build of the PyTorch index: the plan chooses the build for the machine")
+                continue
+            self.found.builds.append(BuildSource(name, found[2], index["url"], text, entry.get("marker")))
+        if entries and not marked:
+            return
+        first = self.first_searched()
+        if first is not None and (found := variant_index(self.indexes[first]["url"])) is not None:
+            text = f"[[tool.uv.index]] {first} (not explicit: uv searches it for every package)"
+            self.found.builds.append(BuildSource(name, found[2], self.indexes[first]["url"], text,
+                                                 unless=tuple(e["marker"] for _, e in entries)))
+
+    def first_searched(self) -> str | None:
+        """The index uv searches first for a package without a source: the first that is neither explicit nor the
+        default one."""
+        return next((n for n, i in self.indexes.items() if not i.get("explicit") and not i.get("default")), None)
+
+    def index_options(self, name: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """The index another package's source names, for the step that installs it."""
+        for where, entry in entries:
+            if "index" not in entry:
+                continue
+            index = self.indexes[entry["index"]]
+            if variant_index(index["url"]) is not None:
+                self.notes.append(f"{self.path}: {where}: {name} from the index {entry['index']!r}: a package of the "
+                                  "PyTorch index comes with the chosen build, from its index")
+                continue
+            self.option(index, f"{where}: {name} from the index {entry['index']!r}")
+
+    def option(self, index: dict[str, Any], why: str) -> None:
+        flat = index.get("format") == "flat"
+        option = "--find-links" if flat else "--index-url" if index.get("default") else "--extra-index-url"
+        if any(o.value == index["url"] for o in self.found.options):
+            return
+        self.found.options.append(FileOption(option, index["url"], f"{self.path}: {index['_where']}"))
+        self.notes.append(f"{self.path}: {why}: pip has no index per package, so the step that installs the "
+                          f"packages of your index searches it for every package ({option} {index['url']})")
+
+    def searched_for_all(self) -> None:
+        """The indexes uv searches for every package: the others' step searches them too (a variant index of the
+        PyTorch index serves the build's step instead)."""
+        for name, index in self.indexes.items():
+            if index.get("explicit") or variant_index(index["url"]) is not None:
+                continue
+            self.option(index, f"the index {name!r} ({'the default one' if index.get('default') else 'not explicit'})")
+
+    def rewritten(self, wanted: Wanted, entries: list[tuple[str, dict[str, Any]]]) -> list[Wanted]:
+        """The requirement as its URL, path, git or workspace sources make it: one requirement per entry, its
+        marker joined with the entry's, and the requirement as written where none of their markers holds."""
+        from packaging.requirements import Requirement
+
+        req = Requirement(wanted.text)
+        out: list[Wanted] = []
+        markers: list[str] = []
+        for where, entry in entries:
+            marker = entry.get("marker") if isinstance(entry.get("marker"), str) else None
+            markers.append(marker or "")
+            if entry.get("workspace"):
+                self.notes.append(f"{self.path}: {where}: {wanted.name} is a member of the uv workspace, which uv "
+                                  "installs: torch-install leaves it out")
+                continue
+            made = Requirement(str(req))
+            made.specifier = type(req.specifier)()
+            made.marker = _joined(req.marker, marker)
+            location, editable = self.location(where, entry)
+            if editable:
+                text = location + (f" ; {made.marker}" if made.marker is not None else "")
+                out.append(wanted._replace(text=text, name=None, editable=True, origin=f"{self.path}: {where}"))
+                continue
+            made.url = location
+            out.append(wanted._replace(text=str(made), origin=f"{wanted.origin} ({where})"))
+        if all(markers):  # where none holds: the requirement as written, from the indexes
+            from ..markers import negated
+
+            fallback = Requirement(str(req))
+            fallback.marker = _joined(req.marker, negated(" or ".join(f"({m})" for m in markers)))
+            out.append(wanted._replace(text=str(fallback)))
+        return out
+
+    def location(self, where: str, entry: dict[str, Any]) -> tuple[str, bool]:
+        """(the URL or path an entry names, whether it installs editable)."""
+        if isinstance(entry.get("url"), str):
+            return entry["url"], False
+        if isinstance(entry.get("path"), str):
+            full = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(self.path)), entry["path"]))
+            return (full, True) if entry.get("editable") else ("file://" + full, False)
+        if isinstance(entry.get("git"), str):
+            ref = next((entry[k] for k in ("rev", "tag", "branch") if isinstance(entry.get(k), str)), None)
+            url = "git+" + entry["git"].removeprefix("git+") + (f"@{ref}" if ref else "")
+            return url + (f"#subdirectory={entry['subdirectory']}" if isinstance(entry.get("subdirectory"), str)
+                          else ""), False
+        raise InputError(f"--project: {self.path}: {where}: a source without a url, path or git string")
+
+
+def _joined(marker: Any, extra: str | None) -> Any:
+    """The marker that holds where both hold (None: none)."""
+    from packaging.markers import Marker
+
+    if extra is None:
+        return marker
+    return Marker(f"({marker}) and ({extra})" if marker is not None else extra)
