@@ -35,6 +35,11 @@ def indexes(httpserver, tmp_path: Path) -> tuple[str, str]:
     serve_wheels(httpserver, "/whl/cpu", [
         *shared, build_wheel(pytorch, "torch", "2.9.1+cpu", requires=["filelock", "sympy>=1.13.3"]),
         build_wheel(pytorch, "torchvision", "0.24.1+cpu", requires=["numpy", "torch==2.9.1", "pillow"])])
+    serve_wheels(httpserver, "/whl/cu126", [
+        *shared, build_wheel(pytorch, "torch", "2.9.1+cu126", requires=["filelock", "sympy>=1.13.3",
+                                                                        "nvidia-cublas-cu12==12.6.4.1"]),
+        build_wheel(pytorch, "torchvision", "0.24.1+cu126", requires=["numpy", "torch==2.9.1", "pillow"]),
+        build_wheel(pytorch, "nvidia-cublas-cu12", "12.6.4.1")])
     return httpserver.url_for("/simple").rstrip("/") + "/", httpserver.url_for("/whl").rstrip("/")
 
 
@@ -82,20 +87,72 @@ def test_a_uv_compiled_lock_installs_the_chosen_build_and_the_rest_with_its_hash
     assert "chosen-build.txt, which the command reads" in done.stderr
 
 
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+@pytest.mark.parametrize("package", ["requests", "filelock"])
 def test_a_tampered_hash_in_the_lock_is_refused_by_the_installer(indexes: tuple[str, str], tmp_path: Path,
-                                                                 make_venv) -> None:
-    """The lock's own packages keep their hashes."""
+                                                                 make_venv, installer: str, package: str) -> None:
+    """Every package of the lock keeps its hash, torch's own dependencies (filelock) too: the build's step
+    installs the family alone (``--no-deps``), and the lock's packages come in the next step with their hashes."""
     simple, base = indexes
     env = _env(tmp_path, simple)
     lock = _compiled_lock(tmp_path, env)
     text = lock.read_text().splitlines()
-    at = next(i for i, line in enumerate(text) if line.startswith("requests==")) + 1
-    text[at] = "    --hash=sha256:" + "0" * 64
+    at = next(i for i, line in enumerate(text) if line.startswith(f"{package}==")) + 1
+    text[at] = "    --hash=sha256:" + "0" * 64 + (" \\" if text[at].endswith("\\") else "")
     lock.write_text("\n".join(text) + "\n")
+    python = make_venv(tmp_path / "env", with_pip=installer == "pip")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
+                           "--variant", "cpu", "--index-base", base, "--installer", installer],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 3, done.stderr + done.stdout
+    assert package not in _installed(python)
+    said = done.stdout + done.stderr
+    assert ("THESE PACKAGES DO NOT MATCH THE HASHES" if installer == "pip" else "Hash mismatch") in said
+    assert "step 2 of 2 failed; step 1 had installed the chosen build (torch 2.9.1+cpu" in done.stderr
+    assert set(_installed(python)) - {"pip", "setuptools"} == {"torch", "torchvision"}  # the family alone
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_the_builds_step_installs_the_family_with_the_indexs_hashes(indexes: tuple[str, str], tmp_path: Path,
+                                                                    make_venv, installer: str) -> None:
+    """The installer's resolver says what the build brings: the family (and, for another build than the lock's,
+    what it needs that the lock does not pin) installs with the index's own hashes, ``--no-deps``; the lock's
+    packages install with theirs."""
+    simple, base = indexes
+    env = _env(tmp_path, simple)
+    lock = _compiled_lock(tmp_path, env)
+    python = make_venv(tmp_path / "env", with_pip=installer == "pip")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
+                           "--variant", "cu126", "--index-base", base, "--installer", installer],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr + done.stdout
+    build, rest = done.stdout.splitlines()[:2]
+    assert "--no-deps --require-hashes" in build and rest.endswith("--require-hashes")
+    files = done.stderr.split("build-files.txt, which the command reads:\n", 1)[1]
+    listed = [line.split(" ")[0] for line in files.splitlines()[:3]]
+    assert listed == ["torch==2.9.1+cu126", "torchvision==0.24.1+cu126", "nvidia-cublas-cu12==12.6.4.1"]
+    assert all(" --hash=sha256:" in line for line in files.splitlines()[:3])
+    installed = _installed(python)
+    assert installed["torch"] == "2.9.1+cu126" and installed["nvidia-cublas-cu12"] == "12.6.4.1"
+    assert installed["filelock"] == "3.20.0" and installed["requests"] == "2.32.5"
+
+
+def test_without_the_check_the_lock_still_installs_with_its_hashes(indexes: tuple[str, str], tmp_path: Path,
+                                                                   make_venv) -> None:
+    """``--no-verify``: the build's step is the family alone, unhashed, ``--no-deps``; the lock's packages with
+    their hashes; then the build again, the lock's versions as constraints, which brings only what the lock does
+    not pin (the cu126 build's CUDA library)."""
+    simple, base = indexes
+    env = _env(tmp_path, simple)
+    lock = _compiled_lock(tmp_path, env)
     python = make_venv(tmp_path / "env")
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
-                           "--variant", "cpu", "--index-base", base], capture_output=True, text=True, env=env)
-    assert done.returncode == 3 and "requests" not in _installed(python)
-    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in done.stdout + done.stderr
-    assert "step 2 of 2 failed; step 1 had installed the chosen build (torch 2.9.1+cpu" in done.stderr
-    assert _installed(python)["torch"] == "2.9.1+cpu"  # the first step stands, and says so
+                           "--variant", "cu126", "--index-base", base, "--no-verify"],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr + done.stdout
+    steps = [line for line in done.stdout.splitlines() if " -m pip install " in line][:3]
+    assert steps[0].endswith(f"install torch==2.9.1+cu126 torchvision==0.24.1+cu126 --no-deps --index-url {base}/cu126")
+    assert steps[1].endswith("--require-hashes") and "locked-versions.txt" in steps[2]
+    assert "Successfully installed filelock-3.20.0" in done.stdout  # with its hash, in the lock's step
+    installed = _installed(python)
+    assert installed["nvidia-cublas-cu12"] == "12.6.4.1" and installed["numpy"] == "1.26.4"

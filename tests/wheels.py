@@ -47,7 +47,8 @@ def build_wheel(directory: Path, name: str, version: str, extra: dict[str, bytes
 
 def serve_wheels(httpserver: Any, prefix: str, wheels: Iterable[Path]) -> None:
     """Serve ``{prefix}/{project}/`` pages (with ``#sha256=`` fragments) and the wheel files under
-    ``{prefix}/files/``."""
+    ``{prefix}/files/``; a page it does not serve is 404, as on an index."""
+    httpserver.no_handler_status_code = 404
     projects: dict[str, list[Path]] = {}
     for wheel in wheels:
         projects.setdefault(re.sub(r"[-_.]+", "-", wheel.name.split("-")[0]).lower(), []).append(wheel)

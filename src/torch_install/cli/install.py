@@ -12,9 +12,11 @@ from .plan import add_request_options, request_from_args, resolve_plan
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from ..environment.install import Resolved
     from ..environment.interpreter import Interpreter
     from ..machine import Machine
-    from ..resolver.plan import Request
+    from ..resolver.matrix import Matrix
+    from ..resolver.plan import Plan, Request
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                          help="interpreter to install into (default, as uv: $VIRTUAL_ENV, $CONDA_PREFIX, ./.venv, "
                               "else this one unless it is a pipx or uv tool environment)")
     install.add_argument("--dry-run", action="store_true", help="print the command and exit")
+    install.add_argument("--verify", action=argparse.BooleanOptionalAction, default=None,
+                         help="before anything runs, check the whole plan with the installer's own resolver against "
+                              "your indexes (pip install --dry-run --report, uv pip compile): where it fails, take the "
+                              "next candidate build, or stop naming the conflict (exit 4); a hashed lock's build step "
+                              "then installs what the build needs with the index's own hashes (default: on, off "
+                              "with --dry-run)")
     install.add_argument("--pin", action="store_true",
                          help="after installing, keep the build: write torch-install-constraints.txt into the "
                               "environment and name it in its pip.conf (and uv's configuration beside ./.venv)")
@@ -53,10 +61,14 @@ def run_install(args: argparse.Namespace) -> int:
             common.warn(f"[{warning.code}] {warning.message}")
     _conda_owns_torch(args, interpreter, machine, request)
     installer = install.choose_installer(args.installer, interpreter, dry_run=args.dry_run)
+    if plan.choice is not None:  # an externally managed Python is refused before anything runs, the check too
+        install.check_installable(plan, interpreter, installer)
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="torch-install-") as scratch:  # files a command line cannot carry
-        steps = install.plan_steps_with_files(plan, interpreter, installer, scratch, need_uv=not args.dry_run)
+        plan, build = _verified(args, plan, machine, matrix, interpreter, installer, scratch)
+        steps = install.plan_steps_with_files(plan, interpreter, installer, scratch, need_uv=not args.dry_run,
+                                              build=build)
         install.check_installable(plan, interpreter, installer)
         from ..render.plan import choice_lines, warning_lines
 
@@ -67,19 +79,45 @@ def run_install(args: argparse.Namespace) -> int:
         for argv in steps:
             common.write(shlex.join(argv))
         if any(scratch in arg for argv in steps for arg in argv):
-            for name in sorted(os.listdir(scratch)):
+            for name in sorted(n for n in os.listdir(scratch) if any(n in arg for argv in steps for arg in argv)):
                 with open(os.path.join(scratch, name), encoding="utf-8") as file:
                     common.say(f"torch-install: {name}, which the command reads:\n" + file.read().rstrip())
         if args.dry_run:
             return EXIT_OK
         from ..environment.transaction import plan_steps, run_transaction
 
+        request = plan.request
         guarded = (*request.packages, *(w.text for w in request.requirements if w.name and not w.constraint))
         outcome = run_transaction(interpreter, plan, plan_steps(plan, steps), guarded, request.index_base,
                                   pin=args.pin, matrix=matrix, lock_timeout=args.lock_timeout, say=common.say)
     for line in outcome.lines:
         common.say(f"torch-install: {line}")
     return outcome.code
+
+
+def _verified(args: argparse.Namespace, plan: Plan, machine: Machine, matrix: Matrix, interpreter: Interpreter,
+              installer: str, scratch: str) -> tuple[Plan, list[Resolved] | None]:
+    """With the check (``--verify``; on unless a dry run): the plan the installer's resolver can install (the next
+    candidate where it cannot: ``cli/verify.py``), and for a hashed lock what the build's step installs, with the
+    index's hashes (None without the check, or when the resolver could not say: a line says so)."""
+    from ..environment import install
+
+    if not (args.verify if args.verify is not None else not args.dry_run) or plan.choice is None:
+        return plan, None
+    from ..environment import verify
+    from .verify import verified_plan
+
+    program = install.installer_program(installer, need_uv=not args.dry_run)
+    plan = verified_plan(plan, machine, matrix, installer, lambda p: verify.check(
+        p, interpreter.executable, installer, scratch, uv=program, prefix=interpreter.prefix))
+    if not install.hashed(plan):
+        return plan, None
+    found = verify.build_packages(plan, interpreter.executable, installer, scratch, uv=program)
+    if isinstance(found, str):
+        common.warn(f"the build's step installs the family alone, unhashed, and what it needs after the lock: "
+                    f"{installer}'s resolver could not say what the build brings ({found})")
+        return plan, None
+    return plan, found
 
 
 def _conda_owns_torch(args: argparse.Namespace, interpreter: Interpreter, machine: Machine, request: Request

@@ -63,6 +63,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                       help="merge the build's entries into FILE, edited in place with a TOML editor (its comments "
                            "and formatting kept; only the torch build's entries change): a pyproject.toml, or with "
                            "--format pixi (or a file named pixi.toml) a pixi manifest")
+    plan.add_argument("--verify", action="store_true",
+                      help="check the whole plan with the installer's own resolver against your indexes, as install "
+                           "does before it runs anything (pip install --dry-run --report, uv pip compile): where it "
+                           "fails, the next candidate build, or the conflict in one line (exit 4)")
+    plan.add_argument("--installer", choices=("pip", "uv"),
+                      help="with --verify: whose resolver checks (default: pip of this Python for this machine, uv "
+                           "when this Python has no pip; uv for a --target, with its Python and platform)")
     targets.add_target_options(plan)
     targets.add_sysroot_option(plan)
     plan.add_argument("--for-container", action=argparse.BooleanOptionalAction, default=None,
@@ -129,6 +136,9 @@ def run(args: argparse.Namespace) -> int:
     machines = targets.machines(args, request.variant, container=True)
     if len(machines) > 1 and args.format == "dockerfile":
         machines = _image_targets(machines)
+    if args.verify and (args.format in CONDA_FORMATS or len(machines) > 1):
+        raise InputError("--verify checks one target's plan with pip or uv; it does not go with several targets or "
+                         f"--format {args.format}" if len(machines) <= 1 else "--verify checks one target's plan")
     if args.format in CONDA_FORMATS:
         return _run_conda(args, machines, request)
     if len(machines) > 1:
@@ -136,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
     machine = machines[0]
     matrix = common.matrix_for(args, machine, request)
     plan = resolve_plan(machine, request, matrix)
+    if args.verify:
+        plan = _verified(args, plan, machine, matrix)
     if matrix.provenance is not None:  # learnt from a live index: say what its choice rests on
         from ..index.merge import with_index_notes
 
@@ -166,6 +178,31 @@ def run(args: argparse.Namespace) -> int:
 
 
 CONDA_FORMATS = ("conda", "pixi")
+
+
+def _verified(args: argparse.Namespace, plan: Plan, machine: Machine, matrix: Matrix) -> Plan:
+    """``--verify``: the plan the installer's own resolver can install (``cli/verify.py``), for this machine's
+    Python with pip, or for the target's Python and platform with uv."""
+    import importlib.util
+    import shutil
+    import sys
+    import tempfile
+
+    from ..environment import verify
+    from ..wheel_tags import target_key
+    from .verify import verified_plan
+
+    here = target_key(machine).startswith("here:")  # this Python and platform
+    installer = args.installer or ("pip" if here and importlib.util.find_spec("pip") else "uv")
+    uv = shutil.which("uv") or "uv"
+    if installer == "pip" and not here:
+        common.warn(f"the plan was not checked: pip checks for this Python ({sys.executable}), and the plan is for "
+                    f"{machine.platform} with Python {machine.python}: --installer uv checks for the target")
+        return plan
+    target = verify.uv_target(machine) if installer == "uv" else []
+    with tempfile.TemporaryDirectory(prefix="torch-install-") as scratch:
+        return verified_plan(plan, machine, matrix, installer, lambda p: verify.check(
+            p, sys.executable, installer, scratch, uv=uv, target=target, isolated=True))
 
 
 def _run_conda(args: argparse.Namespace, machines: list[Machine], request: Request) -> int:

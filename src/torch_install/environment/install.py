@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import EXIT_INTERRUPTED, EnvironmentFailure, InputError, NoBuild
+from ..records import Record
 from ..resolver.commands import INSTALLERS, installer_argv
 from ..resolver.plan import Plan
 from ..resolver.steps import (
@@ -31,7 +32,10 @@ from ..resolver.steps import (
     install_steps,
     passthrough,
     pins_for_ride_along,
+    requirement_lines,
+    ride_along_args,
     source_build_args,
+    torch_step_options,
 )
 from .dists import Dist
 from .interpreter import MARKER, Interpreter
@@ -39,6 +43,15 @@ from .interpreter import MARKER, Interpreter
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from .lock import Lock
+
+
+class Resolved(Record):
+    """One distribution an installer's resolver chose (``verify.build_packages``): its canonical name, version and
+    the sha256 digests of its file (``sha256:…``)."""
+
+    name: str
+    version: str
+    hashes: tuple[str, ...] = ()
 
 
 def venv_advice(plan: Plan, installer: str = "pip") -> list[str]:
@@ -72,8 +85,8 @@ def choose_installer(asked: str | None, interpreter: Interpreter, dry_run: bool 
 def ride_along_files(plan: Plan) -> tuple[str, str]:
     """What rides along as files an installer reads, for where a command line cannot carry it (``--hash``
     options): (a requirements file: every line written out with its hashes and its file's options, the files given
-    as they are (``-r``/``-c`` with absolute paths), the requested packages from elsewhere; a constraints file:
-    the chosen build's pins, which need no hash there)."""
+    as they are (``-r``/``-c`` with absolute paths), the requested packages from elsewhere (with the lock's hashes of
+    the version chosen); a constraints file: the chosen build's pins, which need no hash there)."""
     if plan.choice is None:
         return "", ""
     request = plan.request
@@ -81,7 +94,10 @@ def ride_along_files(plan: Plan) -> tuple[str, str]:
     taken = {p.name for p in plan.choice.companions}
     lines = [f"{option.option}{f' {option.value}' if option.value is not None else ''}" for option in request.options
              if option.file not in given]
+    hashed = {}
     for wanted in request.requirements:
+        if wanted.name in taken and wanted.hashes:
+            hashed[wanted.name] = wanted
         if wanted.file in given or wanted.constraint or wanted.name in taken:
             continue
         text = f"-e {wanted.text}" if wanted.editable else wanted.text
@@ -89,33 +105,98 @@ def ride_along_files(plan: Plan) -> tuple[str, str]:
     lines += [f"{'-c' if f.constraint else '-r'} {os.path.abspath(f.path)}" for f in passthrough(plan)]
     for picked in plan.choice.companions:
         if picked.kind in ("default", "find-links", "url"):
-            lines.append(picked.requirement)
+            locked = hashed.get(picked.name)
+            same = locked is not None and picked.version is not None and f"=={picked.version}" in locked.text
+            lines.append(" ".join([picked.requirement, *(f"--hash={h}" for h in (locked.hashes if same and locked
+                                                                                  else ()))]))
             if picked.url:
                 lines.append(f"--find-links {picked.url}")
     lines += [f"{name}{extras}" for name, extras in family_extras(plan).items()]  # versions: the constraints
     return "\n".join(lines) + "\n", "\n".join(pins_for_ride_along(plan, with_extras=False)) + "\n"
 
 
-def plan_steps_with_files(plan: Plan, interpreter: Interpreter, installer: str, directory: str,
-                          need_uv: bool = True) -> list[list[str]]:
-    """``plan_steps``; where a command line cannot carry what rides along (its ``--hash`` options), the second
-    step reads it from files written into ``directory`` (``ride_along_files``)."""
+def hashed(plan: Plan) -> bool:
+    """Whether what rides along has ``--hash`` options (a hashed lock): then it installs from files, each package
+    with its hash (``hashed_steps``)."""
     try:
-        return plan_steps(plan, interpreter, installer, need_uv)
+        ride_along_args(plan)
     except Inexpressible:
-        pass
+        return True
+    return False
+
+
+def write_step_file(directory: str, name: str, text: str) -> str:
+    """Write what a step (or the check before the steps) reads into its temporary ``directory``; its path."""
+    path = os.path.join(directory, name)
+    with open(path, "w", encoding="utf-8") as out:
+        out.write(text)
+    return path
+
+
+def plan_steps_with_files(plan: Plan, interpreter: Interpreter, installer: str, directory: str,
+                          need_uv: bool = True, build: Sequence[Resolved] | None = None) -> list[list[str]]:
+    """``plan_steps``; where a command line cannot carry what rides along (its ``--hash`` options), the steps of
+    ``hashed_steps``, which read files written into ``directory``."""
+    if not hashed(plan):
+        return plan_steps(plan, interpreter, installer, need_uv)
+    return hashed_steps(plan, interpreter, installer, directory, need_uv, build)
+
+
+def hashed_steps(plan: Plan, interpreter: Interpreter, installer: str, directory: str, need_uv: bool = True,
+                 build: Sequence[Resolved] | None = None) -> list[list[str]]:
+    """The steps of a plan whose other packages carry hashes (a hashed lock), so that no package of the lock is
+    installed without its hash:
+
+    1. the build's own step, ``--no-deps``: with ``build`` (what the installer's resolver says the build brings,
+       ``verify.build_packages``), the family and what it needs that the lock does not pin, each with the index's
+       own hash (``--require-hashes``); without it, the family alone, unhashed;
+    2. the lock's other packages, torch's own dependencies included, with their hashes (``--require-hashes``), the
+       chosen build as constraints (``ride_along_files``);
+    3. without ``build`` only: the build again with its dependencies, the lock's versions as constraints, so that
+       what the build needs and the lock does not pin (another CUDA's libraries) comes from the build's index;
+    4. what builds from source."""
+    assert plan.choice is not None
+    program = installer_program(installer, need_uv)
     requirements, constraints = ride_along_files(plan)
-    paths = os.path.join(directory, "requirements.txt"), os.path.join(directory, "chosen-build.txt")
-    for path, text in zip(paths, (requirements, constraints), strict=True):
-        with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
-    first = plan_steps(plan._replace(request=plan.request._replace(requirements=(), files=(), options=())),
-                       interpreter, installer, need_uv)[0]
-    uv = first[0] if installer == "uv" else "uv"
-    steps = [["-r", paths[0], "-c", paths[1], *plan.request.installer_options]]
+    lock = write_step_file(directory, "requirements.txt", requirements)
+    chosen = write_step_file(directory, "chosen-build.txt", constraints)
+    pins = requirement_lines(plan)
+    index = install_args(plan, installer)[len(pins):]  # the pre-release switch and the build's index
+    options = plan.request.installer_options
+    own = [*index, *(torch_step_options(options) if plan.choice.index_url else options)]
+    locked = {w.name: w for w in plan.request.requirements if w.name and not w.constraint and not w.editable}
+    steps: list[list[str]] = []
+    if build is not None:
+        ours = dict.fromkeys([*plan.choice.packages, *(p.name for p in plan.choice.from_index())])
+        order = list(ours)  # the family and the build's packages first, then what they need, as resolved
+        chosen_files = sorted((r for r in build if r.name in ours or r.name not in locked),
+                              key=lambda r: order.index(r.name) if r.name in order else len(order))
+        files = [" ".join([f"{r.name}=={r.version}", *(f"--hash={h}" for h in r.hashes)]) for r in chosen_files]
+        steps.append(["-r", write_step_file(directory, "build-files.txt", "\n".join(files) + "\n"), "--no-deps",
+                      "--require-hashes", *own])
+    else:
+        steps.append([*pins, "--no-deps", *own])
+    steps.append(["-r", lock, "-c", chosen, "--require-hashes", *options])
+    if build is None:
+        versions = [w.text for w in plan.request.requirements if w.name in locked and "==" in w.text]
+        steps.append([*pins, *own, "-c", write_step_file(directory, "locked-versions.txt",
+                                                         "\n".join(versions) + "\n")])
     if source_build_args(plan):
         steps.append(source_build_args(plan))
-    return [first, *(installer_argv(installer, "install", step, interpreter.executable, uv=uv) for step in steps)]
+    return [installer_argv(installer, "install", step, interpreter.executable, uv=program) for step in steps]
+
+
+def installer_program(installer: str, need_uv: bool = True) -> str:
+    """The uv to run (found on PATH; without ``need_uv``, a dry run, plain ``uv`` when there is none); "uv" for pip,
+    which runs as ``python -m pip``."""
+    if installer != "uv":
+        return "uv"
+    import shutil
+
+    found = shutil.which("uv")
+    if found is None and need_uv:
+        raise EnvironmentFailure("uv not found on PATH; install it or use --installer pip")
+    return found or "uv"
 
 
 def plan_steps(plan: Plan, interpreter: Interpreter, installer: str = "pip", need_uv: bool = True
@@ -129,14 +210,7 @@ def plan_steps(plan: Plan, interpreter: Interpreter, installer: str = "pip", nee
         raise NoBuild("nothing to install: no build fits this machine (see 'torch-install plan')")
     if installer not in INSTALLERS:
         raise InputError(f"--installer {installer}: not one of {', '.join(INSTALLERS)}")
-    uv = "uv"
-    if installer == "uv":
-        import shutil
-
-        found = shutil.which("uv")
-        if found is None and need_uv:
-            raise EnvironmentFailure("uv not found on PATH; install it or use --installer pip")
-        uv = found or "uv"
+    uv = installer_program(installer, need_uv)
     return [installer_argv(installer, "install", step, interpreter.executable, uv=uv)
             for step in install_steps(plan, installer)]
 
