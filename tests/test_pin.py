@@ -186,7 +186,10 @@ def test_its_own_pin_follows_a_later_install_of_another_build(index: str, tmp_pa
     assert "the pin follows the new build: torch 2.13.0+cpu -> 2.14.1+cpu" in other.stderr
     assert _installed(python, "torch") == "2.14.1+cpu"
     assert "torch==2.14.1+cpu" in (tmp_path / "env" / "torch-install-constraints.txt").read_text()
-    failed = _torch_install(python, index, pip_env, "torch==2.13.0", "--", "--no-index")  # pip finds nothing
+    checked = _torch_install(python, index, pip_env, "torch==2.13.0", "--", "--no-index")  # pip finds nothing
+    assert checked.returncode == 4 and "No matching distribution found for torch==2.13.0+cpu" in checked.stderr
+    assert "torch==2.14.1+cpu" in (tmp_path / "env" / "torch-install-constraints.txt").read_text()  # not touched
+    failed = _torch_install(python, index, pip_env, "torch==2.13.0", "--no-verify", "--", "--no-index")
     assert failed.returncode == 3 and _installed(python, "torch") == "2.14.1+cpu"
     assert "torch==2.14.1+cpu" in (tmp_path / "env" / "torch-install-constraints.txt").read_text()  # put back
 
@@ -338,7 +341,7 @@ def test_a_killed_torch_install_leaves_its_lock_to_its_pip(httpserver, tmp_path:
     base = httpserver.url_for("/whl").rstrip("/")
     python = make_venv(tmp_path / "env")
     argv = [sys.executable, "-m", "torch_install", "install", "--python", str(python), "--variant", "cpu",
-            "--index-base", base]
+            "--index-base", base, "--no-verify"]  # the check would wait on the held file too
     first = subprocess.Popen([*argv, "torch==2.13.0"], env=pip_env, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL, start_new_session=True)
     lock = tmp_path / "env" / ".torch-install.lock"
