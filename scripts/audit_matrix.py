@@ -72,7 +72,7 @@ class Evidence:
                  archs: dict[str, Any] | None = None,
                  cloud: dict[str, Any] | None = None, reference: dict[str, Any] | None = None,
                  drivers: dict[str, Any] | None = None, xpu_aot: dict[str, Any] | None = None,
-                 amd: dict[str, Any] | None = None) -> None:
+                 amd: dict[str, Any] | None = None, jetson_containers: dict[str, Any] | None = None) -> None:
         self.pages, self.metadata, self.builds, self.facts, self.pci_ids = pages, metadata, builds, facts, pci_ids
         self.intel_pciids = intel_pciids or {"macros": {}, "pci_ids": {}}
         self.archs, self.cloud = archs or {}, cloud or {}
@@ -80,6 +80,9 @@ class Evidence:
         self.drivers = drivers or {"devices": {}, "first_toolkit": {}}
         self.xpu_aot = xpu_aot or {"minors": {}}
         self.amd = amd or {"gc_gfx": {}, "asic_gfx": {}, "apus": [], "dgpus": []}
+        self.jetson_modules: dict[str, str] = ((jetson_containers or {}).get("files", {})
+                                               .get("jetson_containers/l4t_version.py", {})
+                                               .get("module_compute_capability", {}))
         self._wheels: dict[str, list[tuple[str, list[Any], dict[str, Any]]]] = {}
         self._files: dict[tuple[str, str], dict[str, Any]] = {}
 
@@ -132,7 +135,8 @@ def read_evidence(pages_dir: Path | None = None, index: str | None = None) -> Ev
                     _json(EVIDENCE / "intel-pciids.json"),
                     _json(EVIDENCE / "cuda-archs.json"), _json(EVIDENCE / "cloud-gpus.json"),
                     _json(REFERENCE / "torch-matrix.json"), _json(EVIDENCE / "nvidia-drivers.json"),
-                    _json(EVIDENCE / "xpu-aot.json"), _json(EVIDENCE / "amd-gfx.json"))
+                    _json(EVIDENCE / "xpu-aot.json"), _json(EVIDENCE / "amd-gfx.json"),
+                    _json(REFERENCE / "vendor" / "jetson-containers.json"))
 
 
 def _json(path: Path) -> Any:
@@ -744,11 +748,27 @@ def _chip_cc(ctx: Context) -> list[str]:
     return out
 
 
-@check("jetson", "the compute capability of every Jetson module", "NVIDIA's compute capability list")
+@check("jetson", "the compute capability of every Jetson module, by the word its device tree model carries (both "
+                 "directions)",
+       "NVIDIA's compute capability list; dusty-nv/jetson-containers' get_cuda_arch (each Jetson module's compute "
+       "capability: vendor/jetson-containers.json)")
 def _jetson(ctx: Context) -> list[str]:
     names = ctx.evidence.archs["arch_names"]
-    return [f"jetson {row['word']}: compute capability {row['compute_capability']}, which NVIDIA's list does not have"
-            for row in ctx.tables["jetson"]["modules"] if row["compute_capability"] not in names]
+    modules = ctx.tables["jetson"]["modules"]
+    stated = {name.lower(): cc for name, cc in ctx.evidence.jetson_modules.items()}
+    out = [f"jetson {row['word']}: compute capability {row['compute_capability']}, which NVIDIA's list does not have"
+           for row in modules if row["compute_capability"] not in names]
+    for row in modules:
+        cc = stated.get(row["word"].lower())
+        if cc != row["compute_capability"]:
+            out.append(f"jetson {row['word']}: compute capability {row['compute_capability']} in the table, "
+                       f"{cc or 'no module of that name'} by jetson-containers")
+    for name, cc in ctx.evidence.jetson_modules.items():  # the first module whose word the model names wins
+        found = next((row for row in modules if row["word"].lower() in f"nvidia jetson {name}".lower()), None)
+        if found is None or found["compute_capability"] != cc:
+            out.append(f"jetson-containers' Jetson {name} ({cc}): the table's word for it gives "
+                       f"{found and found['compute_capability']}")
+    return out
 
 
 def _floor_of(floors: dict[str, Any], cc: str) -> Any:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Capture the vendors' own statements about their PyTorch builds from git copies of their repositories.
 
-    python scripts/capture_vendor_sources.py --therock PATH --jetson-containers PATH
+    python scripts/capture_vendor_sources.py [--therock PATH] [--jetson-containers PATH]
 
 Reads, at each repository's HEAD (``git show``, no work tree needed), and never runs anything of them:
 
@@ -12,7 +12,8 @@ Reads, at each repository's HEAD (``git show``, no work tree needed), and never 
   per-stream index layout) and ``version.json`` (the ROCm version its development branch, and so its nightly
   builds, carry);
 - dusty-nv/jetson-containers: ``jetson_containers/l4t_version.py`` (L4T -> JetPack, the CUDA each L4T release
-  ships, the CUDA architectures its JetPack builds compile, the Python of each Ubuntu release),
+  ships, the CUDA architectures its JetPack builds compile, the compute capability of each Jetson module as its
+  ``get_cuda_arch`` states it, the Python of each Ubuntu release),
   ``packages/cuda/cuda/config.py`` (the Jetson AI Lab index path and host) and ``docker-compose.yaml`` (the index
   URLs, each with its comment).
 
@@ -194,6 +195,11 @@ def jetson_containers(repo: Path) -> dict[str, object]:
                 value = _assigned(branch.body, "cuda_architectures")
                 if condition and value is not None:
                     arches.append({"op": condition[0], "l4t": condition[1], "sm": value})
+    modules: dict[str, str] = {}  # get_cuda_arch's "# Nano/TX1 = 5.3, TX2 = 6.2, …"
+    if comment := re.search(r"#\s*((?:[A-Za-z0-9/ ]+ = [0-9]+\.[0-9]+,?\s*)+)$",
+                            ast.get_source_segment(source, _function(tree, "get_cuda_arch")) or "", re.M):
+        for names, cc in re.findall(r"([A-Za-z0-9/ ]+?) = ([0-9]+\.[0-9]+)", comment[1]):
+            modules.update({name.strip(): cc for name in names.split("/")})
     config = git_show(repo, CUDA_CONFIG)
     host = re.search(r"os\.environ\.get\('INDEX_HOST', '([^']+)'\)", config)
     tegra_path = re.search(r'f"(jp\{JETPACK_VERSION\.major\}/\{short_version\})" if IS_TEGRA', config)
@@ -204,7 +210,7 @@ def jetson_containers(repo: Path) -> dict[str, object]:
     return {"repository": "dusty-nv/jetson-containers", **head(repo),
             "files": {
                 L4T: {"jetpack_of_l4t": jetpack, "python_of_ubuntu": python, "cuda_of_l4t": cuda,
-                      "tegra_cuda_architectures": arches},
+                      "tegra_cuda_architectures": arches, "module_compute_capability": modules},
                 CUDA_CONFIG: {"index_host": host[1] if host else None,
                               "tegra_path": tegra_path[1] if tegra_path else None,
                               "index_url": url[1] if url else None},
@@ -214,14 +220,16 @@ def jetson_containers(repo: Path) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--therock", type=Path, required=True, help="a git copy of ROCm/TheRock")
-    parser.add_argument("--jetson-containers", type=Path, required=True, help="a git copy of "
-                                                                              "dusty-nv/jetson-containers")
+    parser.add_argument("--therock", type=Path, help="a git copy of ROCm/TheRock")
+    parser.add_argument("--jetson-containers", type=Path, help="a git copy of dusty-nv/jetson-containers")
     parser.add_argument("-o", "--output", type=Path, default=OUT, help="the directory to write into")
     args = parser.parse_args(argv)
     args.output.mkdir(parents=True, exist_ok=True)
-    for name, data in (("therock.json", therock(args.therock)),
-                       ("jetson-containers.json", jetson_containers(args.jetson_containers))):
+    if not (args.therock or args.jetson_containers):
+        parser.error("name --therock, --jetson-containers or both")
+    for name, data in ((n, read(repo)) for n, read, repo in (("therock.json", therock, args.therock),
+                                                              ("jetson-containers.json", jetson_containers,
+                                                               args.jetson_containers)) if repo):
         (args.output / name).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {args.output / name} ({data['repository']} {data['commit'][:12]}, {data['date']})")
     return 0

@@ -261,6 +261,11 @@ MUTATIONS = {
                                     "nvidia chip AD102: compute capability 8.6"),
     "a Jetson module's compute capability": ("jetson", lambda d, t: t["jetson"]["modules"][1].update(
         compute_capability="8.8"), "jetson Orin: compute capability 8.8"),
+    "a Jetson module's capability, one NVIDIA's list has": ("jetson", lambda d, t: next(
+        r for r in t["jetson"]["modules"] if r["word"] == "TX2").update(compute_capability="6.1"),
+        "jetson TX2: compute capability 6.1 in the table, 6.2 by jetson-containers"),
+    "a Jetson module, deleted": ("jetson", lambda d, t: t["jetson"]["modules"].pop(3),
+                                 "jetson-containers' Jetson TX2 (6.2): the table's word for it gives None"),
     "a GPU generation's driver floor": ("gpu-driver-floor", _set(["cuda", "gpu_driver_floor", "8.9", "driver"], "515"),
                                         "compute capability 8.9: driver floor 515"),
     "a GPU generation's driver floor, deleted": ("gpu-driver-floor", _set(["cuda", "gpu_driver_floor", "8.6"], DELETE),
