@@ -364,6 +364,13 @@ def test_every_documented_instance_type_is_looked_up_as_the_audit_reads_it(evide
         assert gpu_from_name(size) == gpu_from_name(module._lookup(ctx, size)), size
 
 
+def test_every_instance_type_pattern_is_one_a_providers_documentation_answers_for(evidence) -> None:
+    """No row escapes the check: each pattern is in the scope of a provider whose size pages were captured."""
+    scopes = evidence.cloud["pattern_scope"].values()
+    rows = audit_module().read_tables()["names"]["instance_types"]
+    assert [r["match"] for r in rows if not any(re.search(scope, r["match"]) for scope in scopes)] == []
+
+
 def test_the_class_list_is_what_docs_matrix_md_lists() -> None:
     text = (ROOT / "docs" / "matrix.md").read_text(encoding="utf-8")
     section = text.split("What the audit checks, and against what:", 1)[1].split("\n\n", 2)[1]
