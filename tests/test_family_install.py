@@ -69,3 +69,34 @@ def test_the_family_vllm_requires_comes_from_the_builds_index_in_its_step(
     installed = _installed(python)
     assert installed["torch"] == "2.14.0+cpu" and installed["vllm"] == "0.34.0"
     assert installed["torchvision"] == "0.29.0+cpu" and installed["torchaudio"] == "2.11.0+cpu"
+
+
+@pytest.mark.parametrize(("installer", "checked"), [("pip", True), ("uv", True), ("uv", False)])
+def test_a_hashed_lock_of_vllm_keeps_every_hash_and_the_builds_family(
+        indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str, checked: bool) -> None:
+    """A lock compiled by real ``uv pip compile --generate-hashes`` against the default index (its torch and family
+    the default index's builds): the family comes from the build's index in its own step, with the index's hashes;
+    vLLM, which depends on torch, and the rest come with the lock's hashes, and a tampered one stops the install."""
+    simple, base = indexes
+    env = _env(tmp_path, simple)
+    (tmp_path / "requirements.in").write_text("vllm==0.34.0\n")
+    subprocess.run([str(Path(sys.executable).parent / "uv"), "pip", "compile", "requirements.in", "--generate-hashes",
+                    "-o", "requirements.txt", "--quiet"], cwd=tmp_path, env=env, check=True)
+    lock = tmp_path / "requirements.txt"
+    python = make_venv(tmp_path / "env", with_pip=installer == "pip")
+    argv = [sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python), "--variant",
+            "cpu", "--index-base", base, "--installer", installer, *([] if checked else ["--no-verify"])]
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr + done.stdout
+    if checked:
+        files = done.stderr.split("build-files.txt, which the command reads:\n", 1)[1].splitlines()[:3]
+        assert [line.split(" ")[0] for line in files] == ["torch==2.14.0+cpu", "torchvision==0.29.0+cpu",
+                                                          "torchaudio==2.11.0+cpu"]
+    else:  # without the check uv verifies the lock's hashes without requiring one of the installed torch
+        assert "--no-deps" in done.stdout.splitlines()[0] and "locked-versions.txt" in done.stdout
+    lock_step = done.stderr.split("requirements.txt, which the command reads:\n", 1)[1]
+    vllm = next(line for line in lock_step.splitlines() if line.startswith("vllm==0.34.0"))
+    assert "--hash=sha256:" in vllm  # the lock's own hash of it
+    installed = _installed(python)
+    assert installed["torchvision"] == "0.29.0+cpu" and installed["torchaudio"] == "2.11.0+cpu"
+    assert installed["vllm"] == "0.34.0" and installed["numpy"] == "2.1.0"

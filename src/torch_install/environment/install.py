@@ -151,13 +151,20 @@ def hashed_steps(plan: Plan, interpreter: Interpreter, installer: str, directory
        ``verify.build_packages``), the family and what it needs that the lock does not pin, each with the index's
        own hash (``--require-hashes``); without it, the family alone, unhashed;
     2. the lock's other packages, torch's own dependencies included, with their hashes (``--require-hashes``), the
-       chosen build as constraints (``ride_along_files``);
+       chosen build as constraints (``ride_along_files``; for uv with the index's hashes of ``build``, since uv wants
+       one for the installed torch a lock's package depends on; without them uv checks the lock's hashes without
+       requiring one of every package);
     3. without ``build`` only: the build again with its dependencies, the lock's versions as constraints, so that
        what the build needs and the lock does not pin (another CUDA's libraries) comes from the build's index;
     4. what builds from source."""
     assert plan.choice is not None
     program = installer_program(installer, need_uv)
     requirements, constraints = ride_along_files(plan)
+    if installer == "uv" and build is not None:  # uv wants a trusted hash for the installed build a lock's package
+        # depends on (vLLM: torch), and reads one in a constraints file
+        digests = {f"{r.name}=={r.version}": r.hashes for r in build}
+        constraints = "".join(" ".join([pin, *(f"--hash={h}" for h in digests.get(pin, ()))]) + "\n"
+                              for pin in constraints.splitlines())
     lock = write_step_file(directory, "requirements.txt", requirements)
     chosen = write_step_file(directory, "chosen-build.txt", constraints)
     pins = requirement_lines(plan)
@@ -176,7 +183,10 @@ def hashed_steps(plan: Plan, interpreter: Interpreter, installer: str, directory
                       "--require-hashes", *own])
     else:
         steps.append([*pins, "--no-deps", *own])
-    steps.append(["-r", lock, "-c", chosen, "--require-hashes", *options])
+    # uv checks the hashes a file gives in any case; it requires one of the installed build too, which a lock's
+    # package that depends on torch reaches, and only the resolved build has (in the constraints, above)
+    required = ["--require-hashes"] if installer == "pip" or build is not None else []
+    steps.append(["-r", lock, "-c", chosen, *required, *options])
     if build is None:
         versions = [w.text for w in plan.request.requirements if w.name in locked and "==" in w.text]
         steps.append([*pins, *own, "-c", write_step_file(directory, "locked-versions.txt",
