@@ -11,6 +11,7 @@ import pytest
 
 from conda_channel import need_rattler
 from torch_install.cli import main
+from torch_install.errors import InputError
 from torch_install.project.conda_files import conda_range, read_environment_yml, read_pixi
 from torch_install.project.gather import gather
 
@@ -74,6 +75,17 @@ def test_a_pixi_manifest_gives_its_tables_targets_and_chosen_features(tmp_path: 
     assert any("build 'cuda*'" in n for n in read.notes)
     with pytest.raises(Exception, match="defines no such feature"):
         read_pixi(str(path), ["nope"])
+
+
+def test_a_pixi_manifest_in_toml_1_1_is_read_as_pixi_reads_it_and_a_pyproject_is_not(tmp_path: Path) -> None:
+    manifest = ('[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n\n[pypi-dependencies]\n'
+                'torch = {\n  version = ">=2.5.1",\n  index = "https://download.pytorch.org/whl/cu124",\n}\n')
+    (tmp_path / "pixi.toml").write_text(manifest, encoding="utf-8")
+    assert [w.text for w in read_pixi(str(tmp_path / "pixi.toml")).wanted] == ["torch>=2.5.1"]
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1"\ndependencies = []\n'
+                                             '[tool.x]\ny = {\n  z = 1\n}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="pyproject.toml: not valid TOML"):
+        gather([], project=str(tmp_path))
 
 
 @pytest.mark.parametrize(("conda", "pep440"), [

@@ -167,7 +167,7 @@ def read_pixi(path: str, features: Sequence[str] = ()) -> Read:
     the features named (``--extra``)."""
     from .pyproject import load_toml
 
-    document = load_toml(path)
+    document = load_toml(path, toml_1_1=True)
     read = Read()
     tables: list[tuple[str, Any]] = [("", document)]
     feature_tables = document.get("feature", {})

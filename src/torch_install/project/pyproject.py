@@ -31,8 +31,10 @@ def pyproject_path(directory: str) -> str:
     return directory if directory.endswith(".toml") else os.path.join(directory, "pyproject.toml")
 
 
-def load_toml(path: str, budget: ReadBudget | None = None) -> dict[str, Any]:
-    """The TOML document at ``path`` as plain data (tomllib, or tomlkit before Python 3.11)."""
+def load_toml(path: str, budget: ReadBudget | None = None, toml_1_1: bool = False) -> dict[str, Any]:
+    """The TOML document at ``path`` as plain data (tomllib, or tomlkit before Python 3.11). ``toml_1_1``: the file
+    is read by a TOML 1.1 reader where it is used (pixi reads its manifest so: an inline table over several lines,
+    a trailing comma in it), and so it is here too, by tomlkit, where tomllib's TOML 1.0 refuses it."""
     from ..probe import read_regular
 
     try:
@@ -48,7 +50,7 @@ def load_toml(path: str, budget: ReadBudget | None = None) -> dict[str, Any]:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(f"--project: {path}:{line}: not UTF-8 text") from None
     try:
-        return _parse_toml(path, text)
+        return _parse_toml(path, text, toml_1_1)
     except RecursionError:
         deep = _deep_line(text)
         raise InputError(f"--project: {path}{f':{deep}' if deep else ''}: arrays or tables nested too deep to "
@@ -59,21 +61,24 @@ def load_toml(path: str, budget: ReadBudget | None = None) -> dict[str, Any]:
         raise InputError(f"--project: {path}{where}: not valid TOML ({exc})") from None
 
 
-def _parse_toml(path: str, text: str) -> dict[str, Any]:
+def _parse_toml(path: str, text: str, toml_1_1: bool = False) -> dict[str, Any]:
+    refused: Exception | None = None  # what the TOML 1.0 reader said, where the 1.1 reader is tried after it
     if sys.version_info >= (3, 11):
         import tomllib
 
         try:
             return tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"--project: {path}: not valid TOML ({exc})") from None
+            if not toml_1_1:
+                raise InputError(f"--project: {path}: not valid TOML ({exc})") from None
+            refused = exc
     import tomlkit
     from tomlkit.exceptions import TOMLKitError
 
     try:
         document: dict[str, Any] = tomlkit.parse(text).unwrap()
     except TOMLKitError as exc:
-        raise InputError(f"--project: {path}: not valid TOML ({exc})") from None
+        raise InputError(f"--project: {path}: not valid TOML ({refused or exc})") from None
     return document
 
 
