@@ -119,6 +119,20 @@ def test_a_bad_line_names_its_file_and_line(tmp_path: Path, text: str, message: 
     assert "\n" not in str(err.value)
 
 
+def test_a_files_option_on_a_requirement_line_is_read_and_ignored_as_pip_does(tmp_path: Path) -> None:
+    path = write(tmp_path / "req.txt", """
+        torch==2.3.0 --index-url https://download.pytorch.org/whl/cu121
+        xformers==0.0.26.post1 --extra-index-url=https://example.org/simple --hash=sha256:00ff
+        """)
+    parsed = read_requirements(path)
+    assert [(w.text, w.hashes) for w in parsed.entries] == [("torch==2.3.0", ()),
+                                                            ("xformers==0.0.26.post1", ("sha256:00ff",))]
+    assert not parsed.options  # pip applies them only on a line of their own
+    assert [n.split(": ", 1)[0] for n in parsed.notes] == [f"{path}:1", f"{path}:2"]
+    assert "--index-url https://download.pytorch.org/whl/cu121 on a requirement line" in parsed.notes[0]
+    assert any("req.txt:1: --index-url" in n for n in gather([], [path]).notes)
+
+
 def test_a_missing_file_and_binary_input_are_input_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="-r .*nope.txt: cannot read"):
         read_requirements(str(tmp_path / "nope.txt"))

@@ -93,6 +93,7 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
                                "the chosen build brings its own")
         found.files.append(RequirementsSource(path, constraint, constraint or not (family or dropped)))
         found.options += parsed.options
+        found.notes += parsed.notes
         for wanted in family:
             found.add(wanted)
         others = [w for w in entries if w.name not in PACKAGES and w not in dropped]

@@ -55,6 +55,7 @@ class RequirementsFile(Record):
     constraint: bool  # given with -c
     entries: tuple[Wanted, ...]  # its requirements and those of the files it includes, in order
     options: tuple[FileOption, ...]
+    notes: tuple[str, ...] = ()  # what of it pip reads and ignores (a file's option on a requirement line)
 
 
 def read_requirements(path: str, constraint: bool = False, environ: Mapping[str, str] = os.environ,
@@ -63,7 +64,7 @@ def read_requirements(path: str, constraint: bool = False, environ: Mapping[str,
     other files a command reads)."""
     reader = _Reader(environ, budget or ReadBudget())
     reader.read(path, constraint, (), top=path)
-    return RequirementsFile(path, constraint, tuple(reader.entries), tuple(reader.options))
+    return RequirementsFile(path, constraint, tuple(reader.entries), tuple(reader.options), tuple(reader.notes))
 
 
 class _Reader:
@@ -72,6 +73,7 @@ class _Reader:
         self.budget = budget
         self.entries: list[Wanted] = []
         self.options: list[FileOption] = []
+        self.notes: list[str] = []
         self.done: set[tuple[str, bool]] = set()  # (real path, read as constraints): what a second include adds
 
     def read(self, path: str, constraint: bool, chain: tuple[str, ...], top: str, origin: str = "") -> None:
@@ -115,7 +117,13 @@ class _Reader:
             line = re.sub(_ENV_VAR, lambda m: self.environ.get(m[1], m[0]), line)
         if not line.startswith("-"):  # a requirement: its text as written, then its options (pip's own split)
             text, options = _split_options(line)
-            self.entries.append(_requirement(text, _words(options, origin), origin, False, constraint, via, top))
+            words = _words(options, origin)
+            ignored = _file_options(words)
+            if ignored:  # pip parses them there and ignores them: they apply only on a line of their own
+                self.notes.append(f"{origin}: {' '.join(ignored)} on a requirement line: pip reads it there and "
+                                  "ignores it (a file's options apply only on a line of their own)")
+                words = [w for w in words if w not in ignored]
+            self.entries.append(_requirement(text, words, origin, False, constraint, via, top))
             return
         words = _words(line, origin)
         first, rest = _option_name(words[0]), words[1:]
@@ -144,6 +152,22 @@ class _Reader:
             self.entries.append(_requirement(rest[0], rest[1:], origin, True, constraint, via, top))
             return
         raise InputError(f"{origin}: {excerpt(words[0], 80)}: not an option pip reads in a requirements file")
+
+
+def _file_options(words: list[str]) -> list[str]:
+    """The words of a requirement line's options that are a file's options (``--index-url URL``), with their
+    values."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        name = _option_name(words[i].split("=", 1)[0]) if words[i].startswith("-") else ""
+        if name in GLOBAL_OPTIONS:
+            takes = GLOBAL_OPTIONS[name] and "=" not in words[i] and i + 1 < len(words)
+            out += words[i:i + 1 + takes]
+            i += 1 + takes
+        else:
+            i += 1
+    return out
 
 
 def _words(text: str, origin: str) -> list[str]:
