@@ -313,6 +313,21 @@ def test_install_dry_run_prints_the_command_for_another_interpreter(capsys: pyte
     assert argv[-2] == "--index-url" and argv[-1].endswith("/whl/cpu")
 
 
+@pytest.mark.slow
+def test_install_names_what_it_leaves_out_of_the_commands(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                          make_venv) -> None:
+    """A requirements file's page for another build is left out of install's commands, as plan leaves it out, and
+    install says so as plan does."""
+    python = make_venv(tmp_path / "env")
+    file = tmp_path / "requirements.txt"
+    file.write_text("-f https://data.pyg.org/whl/torch-2.7.0+cu118.html\ntorch==2.7.1\ntorch_scatter\n")
+    code, out, err = run_main(capsys, "install", "--python", str(python), "--variant", "cpu", "--dry-run",
+                              "--offline", "-r", str(file))
+    assert code == 0 and "cu118" not in out
+    assert f"Note:     {file}:1: --find-links https://data.pyg.org/whl/torch-2.7.0+cu118.html is where the builds " \
+           "for torch 2.7+cu118 are, not those for torch 2.7.1+cpu: left out of the commands" in err.splitlines()
+
+
 def test_install_refuses_an_externally_managed_python(capsys: pytest.CaptureFixture[str]) -> None:
 
     candidates = [p for p in ("/usr/bin/python3",) if Path(p).is_file()]

@@ -70,12 +70,14 @@ def run_install(args: argparse.Namespace) -> int:
         steps = install.plan_steps_with_files(plan, interpreter, installer, scratch, need_uv=not args.dry_run,
                                               build=build)
         install.check_installable(plan, interpreter, installer)
-        from ..render.plan import choice_lines, warning_lines
+        from ..render.plan import choice_lines, note_lines, warning_lines
 
         for line in choice_lines(plan):  # what is about to be installed, and why, before the installer runs
             common.say(line)
         for line in warning_lines(plan):
             common.warn(line)
+        for line in note_lines(plan):  # what was left out of the commands, and why
+            common.say(line)
         for argv in steps:
             common.write(shlex.join(argv))
         if any(scratch in arg for argv in steps for arg in argv):

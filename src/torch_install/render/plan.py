@@ -117,6 +117,11 @@ def warning_lines(plan: Plan) -> list[str]:
     return [one_line(f"[{w.code}] {w.message}") for w in plan.warnings]
 
 
+def note_lines(plan: Plan) -> list[str]:
+    """The plan's notes as lines of the summary: ``Note:     …``, each kept on one line."""
+    return [one_line(f"Note:     {note}") for note in plan.notes]
+
+
 def render_text(plan: Plan, with_warnings: bool = True, every_rejection: bool = False) -> str:
     """The human summary: machine, choice, why, the best rejected alternative, warnings, notes, command. The
     command line leaves the warnings out (``with_warnings``) and writes them on stderr (``warning_lines``)."""
@@ -132,7 +137,7 @@ def render_text(plan: Plan, with_warnings: bool = True, every_rejection: bool = 
             lines.append(f"Rejected: {best.variant} torch {best.torch}: {reason}{more}")
     if with_warnings:
         lines += [f"Warning:  [{w.code}] {w.message}" for w in plan.warnings]
-    lines += [f"Note:     {note}" for note in plan.notes]
+    lines += note_lines(plan)
     command = command_lines(plan).get("pip", "")
     if command:
         lines.append(f"Command:  {command}")
