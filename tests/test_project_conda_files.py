@@ -88,6 +88,28 @@ def test_a_pixi_manifest_in_toml_1_1_is_read_as_pixi_reads_it_and_a_pyproject_is
         gather([], project=str(tmp_path))
 
 
+def test_a_pixi_index_of_the_family_is_the_build_it_names_for_its_targets_platform(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pixi.toml").write_text(
+        '[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64", "osx-arm64"]\n\n[pypi-dependencies]\n'
+        'torch = { version = ">=2.5.1", index = "https://download.pytorch.org/whl/cu124" }\n'
+        'numpy = { version = "*", index = "https://example.org/simple" }\n\n'
+        '[target.osx.pypi-dependencies]\n'
+        'torch = { version = ">=2.5.1", index = "https://download.pytorch.org/whl/cpu" }\n'
+        '[target.emscripten-wasm32.pypi-dependencies]\n'
+        'torch = { version = "*", index = "https://download.pytorch.org/whl/cpu" }\n', encoding="utf-8")
+    read = read_pixi(str(tmp_path / "pixi.toml"))
+    assert [(b.name, b.variant, b.marker, b.unless) for b in read.builds] == [
+        ("torch", "cu124", None, ("sys_platform == 'darwin'",)), ("torch", "cpu", "sys_platform == 'darwin'", ())]
+    assert any("target (emscripten-wasm32) this tool does not read as a platform" in n for n in read.notes)
+    assert main(["plan", "--project", str(tmp_path), *FLAGS, "--format", "json"]) == 0
+    linux = json.loads(capsys.readouterr().out)
+    assert (linux["choice"]["torch"], linux["choice"]["variant"]) == ("2.6.0", "cu124")  # cu124's newest torch
+    assert main(["plan", "--project", str(tmp_path), "--os", "macos", "--arch", "arm64", "--python", "3.12",
+                 "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["choice"]["variant"] != "cu124"
+
+
 @pytest.mark.parametrize(("conda", "pep440"), [
     ("2.13", "==2.13"), ("=2.13", "==2.13.*"), ("2.13.*", "==2.13.*"), (">=2.8,<3", ">=2.8,<3"), ("*", ""),
     ("!=2.9.0", "!=2.9.0"), ("~=2.10", "~=2.10"), ("2.8|2.9", None), ("latest", None)])

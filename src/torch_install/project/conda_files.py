@@ -4,7 +4,10 @@ and a ``pixi.toml`` (``[dependencies]``, ``[pypi-dependencies]``, their ``[targe
 
 The torch family comes from either part: conda-forge's ``pytorch`` (and its ``pytorch-gpu``/``pytorch-cpu``
 selectors) is torch, its conda version spec read as the PEP 440 range it means (``pytorch=2.13`` is ``==2.13.*``,
-``>=2.8,<3`` stays). What the pip part or ``[pypi-dependencies]`` asks besides rides along as written. The other
+``>=2.8,<3`` stays); a family package's ``[pypi-dependencies]`` index of the PyTorch index's layout (``index =
+".../whl/cu124"``) is the user's choice of build, as a ``[tool.uv.sources]`` index is (for its target's platform where
+a ``[target.<platform>]`` table names it). What the pip part or ``[pypi-dependencies]`` asks besides rides along as
+written. The other
 conda packages are the environment's own (conda installs them; ``--format conda``/``pixi`` write the torch part),
 and the request's notes say they were left to it. Every problem is an InputError naming the file and the entry.
 """
@@ -16,7 +19,7 @@ import re
 from collections.abc import Sequence
 
 from ..errors import InputError
-from ..resolver.plan import Wanted
+from ..resolver.plan import BuildSource, Wanted
 from ..resolver.request import canonical_name
 from .requirement_name import requirement_name
 
@@ -29,6 +32,12 @@ MAX_ENVIRONMENT = 4 * 1024 * 1024
 FAMILY = {"pytorch": "torch", "pytorch-gpu": "torch", "pytorch-cpu": "torch", "torchvision": "torchvision",
           "torchaudio": "torchaudio"}
 ENVIRONMENT_FILES = ("environment.yml", "environment.yaml")
+# A pixi target's platform as a PEP 508 marker: the system, and the machine where the platform names one
+_PIXI_SYSTEMS = {"linux": "sys_platform == 'linux'", "osx": "sys_platform == 'darwin'",
+                 "win": "sys_platform == 'win32'", "unix": "sys_platform != 'win32'"}
+_PIXI_MACHINES = {("linux", "64"): "x86_64", ("linux", "aarch64"): "aarch64", ("linux", "ppc64le"): "ppc64le",
+                  ("osx", "64"): "x86_64", ("osx", "arm64"): "arm64", ("win", "64"): "AMD64",
+                  ("win", "arm64"): "ARM64"}
 _CONDA_NAME = re.compile(r"^(?:[A-Za-z0-9_.\-/:]+::)?(?P<name>[A-Za-z0-9_][A-Za-z0-9_.\-]*)(?P<rest>.*)$")
 
 
@@ -38,6 +47,7 @@ class Read:
     def __init__(self) -> None:
         self.wanted: list[Wanted] = []
         self.notes: list[str] = []
+        self.builds: list[BuildSource] = []  # the family's builds a pixi manifest's indexes name
 
 
 def project_file(project: str) -> tuple[str, str]:
@@ -194,10 +204,42 @@ def read_pixi(path: str, features: Sequence[str] = ()) -> Read:
                 for name, value in entries.items():
                     origin = f"{path}: {scope}{kind}.{name}"
                     _pixi_entry(kind, str(name), value, origin, read, seen, left)
+                    if kind == "pypi-dependencies" and isinstance(value, dict) and "index" in value:
+                        _pixi_build(canonical_name(str(name)), str(value["index"]), scope, origin, read)
+    targeted = {(b.name, b.marker) for b in read.builds if b.marker}
+    read.builds = [b._replace(unless=tuple(m for n, m in targeted if n == b.name)) if b.marker is None else b
+                   for b in read.builds]  # a target's index stands for the workspace's on its platform
     if left:
         read.notes.append(f"{path}: its other conda packages ({', '.join(dict.fromkeys(left))}) are the "
                           "workspace's own")
     return read
+
+
+def _pixi_build(name: str, url: str, scope: str, origin: str, read: Read) -> None:
+    """The build a family package's pixi index names (``…/whl/cu124``), for its target's platform."""
+    from .uv_sources import variant_index
+
+    if name not in FAMILY.values():
+        return
+    found = variant_index(url)
+    target = re.search(r"target\.([^.]+)\.$", scope)
+    marker = _pixi_marker(target.group(1)) if target else None
+    if found is None or (target and marker is None):
+        what = "a URL that names no build of the PyTorch index" if found is None else \
+            f"a target ({target.group(1) if target else ''}) this tool does not read as a platform"
+        read.notes.append(f"{origin}: index {url}: {what}; the plan chooses the build for the machine")
+        return
+    table = f"{os.path.basename(origin.rsplit(': ', 1)[0])} [{scope}pypi-dependencies]"
+    read.builds.append(BuildSource(name, found[2], url, f"{table} {name} = {{ index = \"{url}\" }}", marker))
+
+
+def _pixi_marker(target: str) -> str | None:
+    """A pixi target (``linux-64``, ``osx``, ``unix``) as a marker; None for one not read here."""
+    system, _, machine = target.partition("-")
+    if system not in _PIXI_SYSTEMS or (machine and (system, machine) not in _PIXI_MACHINES):
+        return None
+    return _PIXI_SYSTEMS[system] + (f" and platform_machine == '{_PIXI_MACHINES[system, machine]}'"
+                                    if machine else "")
 
 
 def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen: set[str], left: list[str]) -> None:

@@ -131,6 +131,7 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], fo
         raise InputError(f"--extra selects a pyproject.toml's extras or a pixi.toml's features; {path} has none")
     read = read_pixi(path, extras) if kind == "pixi" else read_environment_yml(path)
     notes += read.notes
+    found.builds += read.builds
     return read.wanted
 
 
