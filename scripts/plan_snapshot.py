@@ -86,13 +86,14 @@ def cases() -> dict[str, list[str]]:
 
 @contextlib.contextmanager
 def _fixed_environment() -> Iterator[None]:
-    """A bare environment (PATH kept, HOME and the cache in a new directory, the default index none) and that
-    directory as the working directory, for the cases' run; the caller's are put back after."""
+    """A bare environment (PATH kept, HOME and the cache in a new directory, the default index none, no pip
+    configuration: a constraint there would bound the plans) and that directory as the working directory, for the
+    cases' run; the caller's are put back after."""
     saved, cwd = dict(os.environ), os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.clear()
         os.environ.update({"PATH": saved.get("PATH", ""), "HOME": tmp, "LANG": "C.UTF-8",
-                           "TORCH_INSTALL_DEFAULT_INDEX": "none",
+                           "TORCH_INSTALL_DEFAULT_INDEX": "none", "PIP_CONFIG_FILE": os.devnull,
                            "TORCH_INSTALL_CACHE_DIR": os.path.join(tmp, "cache")})
         os.chdir(tmp)
         try:

@@ -49,11 +49,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.slow)
 
 
+@pytest.fixture(scope="session")
+def _no_config(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("no-config")
+
+
 @pytest.fixture(autouse=True)
-def no_default_index(monkeypatch: pytest.MonkeyPatch) -> None:
+def no_default_index(monkeypatch: pytest.MonkeyPatch, _no_config: Path) -> None:
+    """No default index, no environment chosen, and none of this machine's own pip configuration (its site-wide
+    and user files: a constraint there would bound every plan); a test that wants one writes its own."""
     monkeypatch.setenv("TORCH_INSTALL_DEFAULT_INDEX", "none")
-    for name in ("VIRTUAL_ENV", "CONDA_PREFIX"):  # the environment install/doctor act on is each test's to set
+    for name in ("VIRTUAL_ENV", "CONDA_PREFIX", "PIP_CONSTRAINT"):  # the environment is each test's to set
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(_no_config))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(_no_config))
 
 
 def _copy_venv(template: Path, target: Path) -> None:

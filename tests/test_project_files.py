@@ -327,3 +327,114 @@ explicit = true
     versions = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert versions == ["2.7.1+cu118", "0.22.1+cu118", "1.26.4"]
     assert not any("/demo/" in str(entry[0].path) for entry in httpserver.log)
+
+
+# ---- what pip is configured with, and what the user wrote ------------------------------------------------------
+
+def test_pips_configured_constraints_bound_the_choice_and_are_given_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    cap = tmp_path / "cap.txt"
+    cap.write_text("torch<=2.14.1\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(cap))
+    p = plan(capsys, *LINUX, "torch", "numpy")
+    assert p["choice"]["torch"] == "2.14.1"
+    assert f"pip's configured constraints ($PIP_CONSTRAINT): {cap} bound the choice, and each step is given them" \
+        in p["notes"]
+    assert f"-c {cap}" in p["commands"]["uv"].split(" && ")[1]  # uv reads no PIP_CONSTRAINT: the step names it
+    assert " && " not in plan(capsys, *LINUX, "torch")["commands"]["pip"]  # constraints alone install nothing
+    monkeypatch.delenv("PIP_CONSTRAINT")
+    (tmp_path / "conf" / "pip").mkdir(parents=True)
+    (tmp_path / "conf" / "pip" / "pip.conf").write_text(f"[install]\nconstraint = {cap} {tmp_path / 'gone.txt'}\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "conf"))
+    code = main(["plan", *LINUX, "torch", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["choice"]["torch"] == "2.14.1"
+    assert f"pip's configured constraint file {tmp_path / 'gone.txt'} " in err and "cannot be read" in err
+
+
+def test_a_profile_of_another_machine_is_not_bound_by_this_ones_pip(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    cap = tmp_path / "cap.txt"
+    cap.write_text("torch<=2.14.1\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(cap))
+    (tmp_path / "t.json").write_text('{"os": "linux", "arch": "x86_64", "python": "3.12"}')
+    assert plan(capsys, "--target", str(tmp_path / "t.json"))["choice"]["torch"] == "2.15.0"
+    pin = tmp_path / "venv" / "torch-install-constraints.txt"  # torch-install's own pin: an install replaces it
+    pin.parent.mkdir()
+    pin.write_text("torch==2.9.1+cpu\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(pin))
+    assert plan(capsys, *LINUX)["choice"]["torch"] == "2.15.0"
+
+
+def test_lines_the_user_wrote_are_kept_and_a_locks_own_are_left_to_the_build(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Hand-written nvidia-ml-py, cuda-python, triton lines are the user's; a compiled lock's ``# via torch`` lines
+    are the build's own, left to its step with a note."""
+    hand = tmp_path / "requirements.txt"
+    hand.write_text("torch>=2.8\nnvidia-ml-py>=12  # for pynvml\ncuda-python>=12.6\ntriton\n"
+                    "nvidia-cudnn-frontend>=1.19.1\ntransformers\n")
+    p = plan(capsys, *LINUX, "--variant", "cpu", "-r", str(hand))
+    assert p["request"]["others"] == ["nvidia-ml-py>=12", "cuda-python>=12.6", "triton",
+                                      "nvidia-cudnn-frontend>=1.19.1", "transformers"]
+    assert not any("torch build's packages" in n for n in p["notes"])
+    lock = tmp_path / "lock.txt"
+    lock.write_text("torch==2.9.1\n    # via -r requirements.in\nnvidia-cublas-cu12==12.8.4.1\n    # via torch\n"
+                    "triton==3.5.1\n    # via torch\nnvidia-ml-py==13.580.82\n    # via -r requirements.in\n")
+    locked = plan(capsys, *LINUX, "--variant", "cpu", "-r", str(lock))
+    assert locked["request"]["others"] == ["nvidia-ml-py==13.580.82"]
+    assert f"{lock}: 2 lines are its lock's own torch build's packages (nvidia-cublas-cu12, triton): the chosen " \
+           "build brings its own" in locked["notes"]
+
+
+def test_a_files_wheelhouse_reaches_every_step_and_its_index_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "offline.txt").write_text("--no-index\n--find-links ./wheels\n--extra-index-url "
+                                          "https://mirror.example/simple\ntorch\nnumpy\ntorch-scatter\n")
+    p = plan(capsys, *LINUX, "-r", str(tmp_path / "offline.txt"))
+    steps = p["commands"]["pip"].split(" && ")
+    assert len(steps) == 3 and all("--no-index --find-links ./wheels" in step for step in steps)
+    assert "--extra-index-url https://mirror.example/simple" not in steps[0]  # the build's index stays its own
+    assert "--extra-index-url https://mirror.example/simple" in steps[1]
+    assert any("--extra-index-url https://mirror.example/simple: the packages of your index come from there" in n
+               for n in p["notes"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_install_keeps_to_pips_configured_constraint_with_real_pip_and_uv(
+        httpserver, tmp_path: Path, make_venv, installer: str) -> None:
+    """A machine whose pip.conf caps torch (``constraint = …``): the plan takes the newest torch under the cap, and
+    pip and uv install it (pip reads the cap itself, and refuses any build above it)."""
+    import os
+    import subprocess
+    import sys
+
+    from wheels import build_wheel, serve_wheels
+
+    default, cpu = tmp_path / "default", tmp_path / "cpu"
+    default.mkdir()
+    cpu.mkdir()
+    serve_wheels(httpserver, "/simple", [build_wheel(default, "numpy", "1.26.4"),
+                                         build_wheel(default, "requests", "2.32.5"),
+                                         build_wheel(default, "torch", "2.15.0", requires=["numpy"])])
+    serve_wheels(httpserver, "/whl/cpu", [build_wheel(cpu, "numpy", "1.26.4"),
+                                          *(build_wheel(cpu, "torch", f"{v}+cpu", requires=["numpy"])
+                                            for v in ("2.14.1", "2.15.0"))])
+    (tmp_path / "cap.txt").write_text("torch<=2.14.1\n")
+    (tmp_path / "xdg" / "pip").mkdir(parents=True)
+    (tmp_path / "xdg" / "pip" / "pip.conf").write_text(f"[global]\nconstraint = {tmp_path / 'cap.txt'}\n")
+    simple = httpserver.url_for("/simple").rstrip("/") + "/"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
+    env.update(HOME=str(tmp_path / "home"), XDG_CONFIG_HOME=str(tmp_path / "home" / ".config"),
+               XDG_CONFIG_DIRS=str(tmp_path / "xdg"), PIP_INDEX_URL=simple, UV_DEFAULT_INDEX=simple,
+               PIP_DISABLE_PIP_VERSION_CHECK="1", UV_NO_CACHE="1", TORCH_INSTALL_DEFAULT_INDEX="none",
+               TORCH_INSTALL_CACHE_DIR=str(tmp_path / "cache"),
+               PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    python = make_venv(tmp_path / "env", with_pip=installer == "pip")
+    done = subprocess.run([sys.executable, "-m", "torch_install", "install", "torch", "requests", "--python",
+                           str(python), "--index-base", httpserver.url_for("/whl").rstrip("/"), "--installer",
+                           installer], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr + done.stdout
+    code = "import importlib.metadata as m; print(m.version('torch'), m.version('requests'))"
+    versions = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert versions == ["2.14.1+cpu", "2.32.5"]

@@ -186,9 +186,9 @@ def test_the_options_of_a_written_out_file_go_with_what_rides_along(tmp_path: Pa
     """)
     assert main(["plan", *CPU_LINUX, "-r", path, "--format", "pip"]) == 0
     assert capsys.readouterr().out.strip() == (
-        "python -m pip install torch==2.15.0+cpu --index-url https://download.pytorch.org/whl/cpu && "
-        "python -m pip install -e ./mine 'numpy<2' --extra-index-url https://mirror.example/simple "
-        "--find-links ./wheels torch==2.15.0+cpu")
+        "python -m pip install torch==2.15.0+cpu --index-url https://download.pytorch.org/whl/cpu --find-links ./wheels"
+        " && python -m pip install -e ./mine 'numpy<2' --extra-index-url https://mirror.example/simple "
+        "--find-links ./wheels torch==2.15.0+cpu")  # a wheelhouse may hold the build too: both steps read it
 
 
 def test_torch_given_as_a_source_url_is_refused_naming_the_line(tmp_path: Path,

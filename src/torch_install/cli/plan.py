@@ -85,7 +85,12 @@ def request_from_args(args: argparse.Namespace) -> Request:
     from ..project.gather import gather, request_of
     from ..resolver.variants import is_variant
 
-    found = gather(args.packages, args.requirement, args.constraint, args.project, args.extra, args.group)
+    configured, where = _pip_constraints(args)
+    found = gather(args.packages, args.requirement, [*args.constraint, *configured], args.project, args.extra,
+                   args.group)
+    if configured:
+        found.notes.append(f"pip's configured constraints ({where}): {', '.join(configured)} bound the choice, and "
+                           "each step is given them")
     if args.variant is not None and not is_variant(args.variant):
         raise InputError(f"--variant {args.variant!r}: not a variant id like cu128, rocm6.4, xpu or cpu")
     base = index_base_from(args.index_base, allow_insecure=args.allow_insecure_index)
@@ -95,6 +100,27 @@ def request_from_args(args: argparse.Namespace) -> Request:
     mirrors = vendor_mirrors(args.vendor_index, allow_insecure=args.allow_insecure_index)
     return request._replace(vendor_build=args.vendor_build, vendor_indexes=mirrors) \
         if args.vendor_build or mirrors else request
+
+
+def _pip_constraints(args: argparse.Namespace) -> tuple[list[str], str]:
+    """The constraint files pip reads of its own accord here (``PIP_CONSTRAINT``, pip.conf's ``constraint``), for a
+    plan of this machine (not of a --target profile or an image): they bound the choice as ``-c`` would. One that
+    cannot be read is one warning (pip would refuse to install with it). torch-install's own pin is left out: an
+    install replaces it."""
+    if getattr(args, "target", None) or getattr(args, "for_container", None):
+        return [], ""
+    from ..environment.pip_config import configured_constraints
+
+    files, where = configured_constraints(os.environ)
+    if files:
+        from ..environment.pin import CONSTRAINTS_FILE
+
+        files = [f for f in files if os.path.basename(f) != CONSTRAINTS_FILE]
+    readable = [f for f in files if os.path.isfile(f)]
+    for missing in (f for f in files if f not in readable):
+        common.warn(f"pip's configured constraint file {missing} ({where}) cannot be read: not used (pip refuses to "
+                    "install while it is missing)")
+    return readable, where
 
 
 def _indent(text: str) -> int:

@@ -143,6 +143,28 @@ def configured(option: str, environ: Mapping[str, str], files: list[Path] | None
     return found.get("install") or found.get("global")
 
 
+def configured_constraints(environ: Mapping[str, str], prefix: str | None = None) -> tuple[list[str], str]:
+    """(the constraint files ``pip install`` reads of its own accord, where they are set): ``PIP_CONSTRAINT``, else
+    pip's configuration files' ``constraint`` (split on whitespace, as pip splits a list option)."""
+    files = pip_config_files(environ, prefix)
+    if environ.get("PIP_CONSTRAINT") is None and not any(_mentions(path, b"onstraint") for path in files):
+        return [], ""  # the common case, told without a parser: no file names a constraint
+    setting = configured("constraint", environ, files)
+    if setting is None:
+        return [], ""
+    return setting.value.split(), setting.where
+
+
+def _mentions(path: Path, word: bytes) -> bool:
+    """Whether the file at ``path`` holds ``word`` (case aside from its first letter), read up to 1 MiB; a file
+    that cannot be read holds nothing (``read_options`` says the same of it)."""
+    try:
+        with open(path, "rb") as file:
+            return word in file.read(1 << 20).lower()
+    except OSError:
+        return False
+
+
 # -- editing one option of one file ---------------------------------------------------------------------------
 
 class _Option:

@@ -103,7 +103,21 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
                                "packages with them (the chosen build and what it needs come from its index, checked "
                                "with --hashes), and 'plan --format requirements --hashes' writes a file that keeps "
                                "them; a pip or uv command line cannot carry them")
+    if found.options:
+        _index_options(found)
     return found
+
+
+def _index_options(found: Gathered) -> None:
+    """A note for each index option of the files: it serves the packages that ride along, not the chosen build
+    (one of the PyTorch index that names another build is left out where the plan is made: ``builder.py``)."""
+    from .uv_sources import variant_index
+
+    for option in found.options:
+        if option.option in ("--index-url", "--extra-index-url") and option.value and not variant_index(option.value):
+            found.notes.append(f"{option.origin}: {option.option} {option.value}: the packages of your index come "
+                               "from there; the chosen build comes from the PyTorch index (--index-base names a "
+                               "mirror of it)")
 
 
 def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], found: Gathered,
@@ -143,12 +157,13 @@ _TORCH_BUILD_STARTS = ("nvidia-", "triton", "pytorch-triton", "cuda-")  # where 
 
 def _torch_build_lines(entries: list[Wanted]) -> list[Wanted]:
     """The lines of a compiled lock that are its torch build's own: packages a torch build brings, which the
-    lock's annotations say only the torch family (or other such packages) needs, or (unannotated) any."""
+    lock's annotations (``# via torch``) say only the torch family (or other such packages) needs. A line without
+    annotations is the user's own (``nvidia-ml-py``, ``triton``, ``cuda-python`` written by hand): it stays."""
     build = {w.name for w in entries if w.name and w.name.startswith(_TORCH_BUILD_STARTS)
              and re.match(_TORCH_BUILD, w.name)}
     owners = {*PACKAGES, *build}
-    return [w for w in entries if w.name in build and not w.editable and
-            (not w.via or all(parent.lower().replace("_", "-") in owners for parent in w.via))]
+    return [w for w in entries if w.name in build and not w.editable and w.via
+            and all(parent.lower().replace("_", "-") in owners for parent in w.via)]
 
 
 def _name_of_argument(text: str) -> str | None:

@@ -161,25 +161,37 @@ def ride_along_args(plan: Plan) -> list[str]:
             raise Inexpressible(f"{wanted.origin}: {wanted.text} has --hash options, which a command line cannot "
                                 "carry")
         args += ["-e", wanted.text] if wanted.editable else [wanted.text]
-    for option in request.options:
-        if option.file not in given and option.option in RIDE_ALONG_OPTIONS:
-            args += [option.option, *([option.value] if option.value is not None else [])]
-    for source in passthrough(plan):
-        args += ["-c" if source.constraint else "-r", source.path]
+    args += file_options(plan, RIDE_ALONG_OPTIONS, given)
+    args += [arg for source in passthrough(plan) if not source.constraint for arg in ("-r", source.path)]
     for picked in plan.choice.companions:
         if picked.kind in ("default", "find-links", "url"):
             args.append(picked.requirement)
             if picked.url:
                 args += ["--find-links", picked.url]
     if not args and not family_extras(plan):
-        return []
-    return [*args, *pins_for_ride_along(plan), *request.installer_options]
+        return []  # constraint files alone install nothing
+    constraints = [arg for source in passthrough(plan) if source.constraint for arg in ("-c", source.path)]
+    return [*args, *constraints, *pins_for_ride_along(plan), *request.installer_options]
 
 
 # Options of a requirements file that carry over to the command of the packages riding along (the others --
-# --require-hashes, --no-binary … -- only mean something beside the file's own lines)
+# --require-hashes, --no-binary … -- only mean something beside the file's own lines), and those the chosen build's
+# step takes too (an offline install from local wheels takes the build from them; an index names the others')
 RIDE_ALONG_OPTIONS = ("--index-url", "--extra-index-url", "--no-index", "--find-links", "--trusted-host", "--pre",
                       "--prefer-binary", "--only-binary", "--no-binary")
+BUILD_STEP_OPTIONS = ("--no-index", "--find-links", "--trusted-host")
+
+
+def file_options(plan: Plan, names: Sequence[str], given: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The arguments of the options lines of the project's files named ``names``, each once (a file given to the
+    installer as it is, in ``given``, carries its own)."""
+    out: list[str] = []
+    seen: set[tuple[str, str | None]] = set()
+    for option in plan.request.options:
+        if option.file not in given and option.option in names and (option.option, option.value) not in seen:
+            seen.add((option.option, option.value))
+            out += [option.option, *([option.value] if option.value is not None else [])]
+    return out
 
 
 def source_build_args(plan: Plan) -> list[str]:
@@ -190,7 +202,8 @@ def source_build_args(plan: Plan) -> list[str]:
     sources = [p.requirement for p in plan.choice.companions if p.kind == "source"]
     if not sources:
         return []
-    return ["--no-build-isolation", *sources, *pins_for_ride_along(plan), *plan.request.installer_options]
+    return ["--no-build-isolation", *sources, *file_options(plan, RIDE_ALONG_OPTIONS), *pins_for_ride_along(plan),
+            *plan.request.installer_options]
 
 
 # installer options naming an index: the step of a build from the PyTorch index keeps its own (--find-links and
@@ -220,7 +233,8 @@ def install_steps(plan: Plan, installer: str = "pip") -> list[list[str]]:
     if plan.choice is None:
         return []
     options = plan.request.installer_options
-    first = [*install_args(plan, installer), *(torch_step_options(options) if plan.choice.index_url else options)]
+    first = [*install_args(plan, installer), *file_options(plan, BUILD_STEP_OPTIONS),
+             *(torch_step_options(options) if plan.choice.index_url else options)]
     return [step for step in (first, ride_along_args(plan), source_build_args(plan)) if step]
 
 
