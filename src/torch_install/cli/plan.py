@@ -193,11 +193,10 @@ def run(args: argparse.Namespace) -> int:
         for line in warning_lines(plan):
             common.warn(line)
     elif getattr(args, "indent", None) is not None:  # --format json, indented as asked
-        import json
-
+        from ..render.json_text import indented
         from ..render.plan import plan_document
 
-        common.write(json.dumps(plan_document(plan), indent=args.indent))
+        common.write(indented(plan_document(plan), args.indent))
     else:
         common.write(render(plan, args.format))
     return exit_code(plan.choice is not None, bool(plan.warnings), args.strict)

@@ -33,7 +33,11 @@ def machine_name(machine: Machine, index: int) -> str:
 def render_fleet(result: FleetPlan, fmt: str, indent: int | None = None) -> str:
     """Every target answered in format ``fmt`` (``indent``: the JSON's, None for one line)."""
     if fmt == "json":
-        return json.dumps(fleet_document(result), indent=indent)  # one line: the C encoder
+        if indent is None:
+            return json.dumps(fleet_document(result))  # one line
+        from .json_text import indented
+
+        return indented(fleet_document(result), indent)
     if fmt == "dockerfile":
         if result.plan is not None:
             return render_plan(image_plan(result), fmt)

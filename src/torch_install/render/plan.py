@@ -6,8 +6,6 @@ line (``display.one_line``). Commands come from ``resolver.commands``, the plan'
 
 from __future__ import annotations
 
-import json
-
 from ..display import one_line
 from ..machine import DRIVER_FROM_CUDA_VERSION, Gpu
 from ..resolver.plan import Plan
@@ -48,8 +46,10 @@ def _command(plan: Plan, installer: str) -> str:
 
 
 def render_json(plan: Plan) -> str:
-    """The documented Plan JSON (docs/plan-json.md)."""
-    return json.dumps(plan_document(plan), indent=2)
+    """The documented Plan JSON (docs/plan-json.md), indented by 2."""
+    from .json_text import indented
+
+    return indented(plan_document(plan))
 
 
 def plan_document(plan: Plan) -> dict[str, Any]:
