@@ -221,8 +221,16 @@ def test_the_embedded_table_is_what_the_build_script_makes_of_the_captured_facts
     out = tmp_path / "companions.json"
     subprocess.run([sys.executable, str(ROOT / "scripts" / "build_companions.py"), "-o", str(out)], check=True,
                    capture_output=True)
-    assert json.loads(out.read_text()) == json.loads(
-        (ROOT / "src" / "torch_install" / "resolver" / "data" / "companions.json").read_text())
+    data = ROOT / "src" / "torch_install" / "resolver" / "data"
+    assert json.loads(out.read_text()) == json.loads((data / "companions.json").read_text())
+    assert (tmp_path / "companion-names.json").read_text() == (data / "companion-names.json").read_text()
+
+
+def test_the_names_file_names_the_tables_packages() -> None:
+    """A plan reads only the names to know whether it needs the table: they are the table's."""
+    from torch_install.resolver.companion_facts import load_packages, table_names
+
+    assert table_names() == set(load_packages()) and "xformers" in table_names()
 
 
 def test_a_decoupled_torchaudio_goes_with_a_newer_torch_as_the_file_asks(tmp_path: Path,

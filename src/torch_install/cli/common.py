@@ -54,11 +54,10 @@ def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | No
 
     matrix = load_matrix()
     if request is not None and request.requirements:
-        from ..resolver.companion_facts import load_packages
+        from ..resolver.companion_facts import load_packages, table_names
 
-        table = load_packages()
-        if any(wanted.name in table for wanted in request.requirements):  # else the search never asks it
-            matrix = matrix._replace(packages=table)
+        if not table_names().isdisjoint(wanted.name for wanted in request.requirements):  # else never asked
+            matrix = matrix._replace(packages=load_packages())
     if not getattr(args, "online", False):
         return matrix
     from ..index.learn import online_matrix

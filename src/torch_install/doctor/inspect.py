@@ -26,12 +26,12 @@ VERSION_PY_FIELDS = ("__version__", "debug", "git_version", "rocm")  # and each 
 
 
 def _wanted(name: str) -> bool:
-    from ..resolver.companion_facts import load_packages
+    from ..resolver.companion_facts import table_names
     from ..resolver.vendor_builds import load_vendor_builds
 
     prefixes = tuple(p for row in vendors.VENDORS for p in row.runtime_prefixes)
     vendor = {r for index in load_vendor_builds().indexes.values() for r in index.runtime}  # names, "prefix-"
-    return (name in PACKAGES or name in OTHER_DISTRIBUTIONS or name in load_packages() or name.startswith(prefixes)
+    return (name in PACKAGES or name in OTHER_DISTRIBUTIONS or name in table_names() or name.startswith(prefixes)
             or name in vendor or name.startswith(tuple(r for r in vendor if r.endswith("-"))))
 
 

@@ -118,13 +118,13 @@ def _done_before(plan: Plan | None, steps: Sequence[Step], failed: int) -> str:
 
 def _commit(interpreter: Interpreter, plan: Plan, matrix: Matrix | None, followed: Followed | None) -> list[str]:
     """Verify what is installed and write the pin for it; the lines to say."""
-    from ..resolver.companion_facts import load_packages
+    from ..resolver.companion_facts import table_names
     from ..resolver.pins import kept_pins, unguarded
     from ..resolver.request import PACKAGES
     from . import guard
     from . import pin as pins
 
-    present = guard.snapshot(interpreter.site_packages, {*PACKAGES, *load_packages()})
+    present = guard.snapshot(interpreter.site_packages, {*PACKAGES, *table_names()})
     wanted = kept_pins(plan, {name: dist.version for name, dist in present.items()}, matrix)
     if not wanted:
         torch = plan.choice.packages.get("torch") if plan.choice else ""

@@ -109,6 +109,15 @@ def load_packages() -> Mapping[str, Package]:
 
 
 @lru_cache(maxsize=1)
+def table_names() -> frozenset[str]:
+    """The names of the embedded table's packages, read from the small file its generator writes beside it: a
+    request whose other packages are none of them need not read the table."""
+    from ..package_data import load_json
+
+    return frozenset(load_json("resolver/data/companion-names.json")["names"])
+
+
+@lru_cache(maxsize=1)
 def _load() -> Mapping[str, Package]:
     from ..package_data import load_json
 
