@@ -80,7 +80,7 @@ def digest(seed: str) -> str:
 
 
 NAMES = st.sampled_from(["torch", "numpy", "Pillow", "typing_extensions", "zope.interface", "nvidia-cublas-cu12",
-                         "a", "x1", "pkg-via"])
+                         "a", "x1", "pkg-via", "Zope._-Interface", "a__b", "x" + "1" * 20])
 VERSIONS = st.sampled_from(["2.9.1", "1.26.4", "0.24.1+cpu", "1.0.post1", "2.0rc1", "1!2.0", "3.0.dev2", "10"])
 NOTES = st.lists(st.sampled_from(["    # via", "    # via torch", "    #   -r requirements.in", "    #   numpy",
                                   "    # a note", "    #"]), max_size=3)

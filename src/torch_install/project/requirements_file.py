@@ -18,14 +18,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from itertools import accumulate, count, islice, repeat
+from itertools import accumulate, chain, count, repeat
 from operator import add
 
 from ..display import excerpt
 from ..errors import InputError
 from ..records import Record
 from ..resolver.plan import FileOption, Wanted
-from ..versions import has_long_number
+from ..versions import MAX_DIGITS, has_long_number
 from .bounds import MAX_DEPTH, MAX_FILE, ReadBudget
 from .requirement_name import _RELEASE, _SUFFIXES, URL, requirement_name
 
@@ -332,7 +332,8 @@ def _lock_entries(text: str, path: str, constraint: bool, top: str
     if not names or header is None or not re.fullmatch(_BETWEEN, "\n".join(betweens[1:])):
         return None
     named, released = "\n".join(names) + "\n", "\n".join(versions) + "\n"
-    if ".\n" in named or "-\n" in named or "_\n" in named or has_long_number(named) or has_long_number(released):
+    if ".\n" in named or "-\n" in named or "_\n" in named or _long_number(names, named) \
+            or _long_number(versions, released):
         return None  # a name ending so is no name; a long number is an error the line reading names
     plain = not released.encode("ascii").translate(None, b"0123456789.\n") and ".." not in released \
         and ".\n" not in released and "\n." not in released  # releases only: "2.9.1"
@@ -346,13 +347,16 @@ def _lock_entries(text: str, path: str, constraint: bool, top: str
     if "\n\n" in digits or digits.endswith("\n") or values.count(":") != values.count("\n") \
             or digits.encode("ascii").translate(None, _HEX_BYTES + b"\n"):
         return None
-    vias = _annotations(notes)
-    keys = re.sub(r"[-_.]+", "-", named).lower().split("\n")  # canonical_name of each
-    # the line of entry k: the line feeds of every piece before it, and of the k matches before it (each begins at
-    # the line feed before its head, which no piece holds)
-    feeds = accumulate(map(str.count, pieces, repeat("\n")))
-    origins = map((path.replace("%", "%%") + ":%d").__mod__, map(add, islice(feeds, 0, None, 5), count(1)))
+    vias, note_lines = _annotations(notes)
+    keys = _canonical_names(named).split("\n")
     hashes = [tuple(part.split(_HASH_PART)[1:]) for part in hash_parts]
+    # the line of entry k: the line feeds of the pieces before it (names and versions hold none; a hash part one a
+    # hash, a note one a line), and of the k matches before it (each begins at the line feed before its head,
+    # which no piece holds)
+    between_lines = {between: between.count("\n") for between in set(betweens)}
+    feeds = accumulate(map(add, map(between_lines.__getitem__, betweens),
+                           chain((0,), map(add, map(len, hashes), map(note_lines.__getitem__, notes)))))
+    origins = map((path.replace("%", "%%") + ":%d").__mod__, map(add, feeds, count(1)))
     # tuple.__new__: a Wanted is its tuple of fields, made here without a Python frame for each
     fields = zip(map("==".join, zip(names, versions, strict=True)), keys, origins, hashes, repeat(False),
                  repeat(constraint), map(vias.__getitem__, notes), repeat(top))
@@ -372,9 +376,11 @@ def _header_options(header: str) -> list[tuple[int, str]] | None:
     return options
 
 
-def _annotations(notes: list[str]) -> dict[str, tuple[str, ...]]:
-    """What the line reading makes of each distinct block of "# via" lines under an entry (read once each)."""
+def _annotations(notes: list[str]) -> tuple[dict[str, tuple[str, ...]], dict[str, int]]:
+    """What the line reading makes of each distinct block of "# via" lines under an entry (read once each), and
+    the lines of each."""
     vias: dict[str, tuple[str, ...]] = {}
+    lines_of: dict[str, int] = {}
     for note in notes:
         if note not in vias:
             lines = _Lines()
@@ -382,7 +388,23 @@ def _annotations(notes: list[str]) -> dict[str, tuple[str, ...]]:
             for line in note[1:].split("\n") if note else ():
                 lines.feed(0, line)
             vias[note] = lines.end()[0][2]
-    return vias
+            lines_of[note] = note.count("\n")
+    return vias, lines_of
+
+
+def _long_number(parts: list[str], joined: str) -> bool:
+    """``has_long_number(joined)``, the join of ``parts``, looked for only where a part is long enough to hold one."""
+    return max(map(len, parts), default=0) > MAX_DIGITS and has_long_number(joined)
+
+
+def _canonical_names(named: str) -> str:
+    """``canonical_name`` of each line of ``named``, on the whole text at once: runs of "-", "_" and "." become one
+    "-" (with replacements where there is no run, as nearly always), and the text is lower-cased."""
+    if "_" in named or "." in named:
+        named = named.replace("_", "-").replace(".", "-")
+        if "--" in named:
+            named = re.sub("-{2,}", "-", named)
+    return named.lower()
 
 
 def _without_comment(line: str) -> str:
