@@ -7,13 +7,14 @@ and concurrent installs (real pip, real venvs), pip configurations under `--pin`
 credentials planted in every input channel and written in every alphabet a URL can hold, narrow output encodings,
 output that cannot be written (a full disk, a closed descriptor, a reader that leaves), project input (includes
 and include-groups that nest, fan out and loop; long blank runs, continuations and values; malformed TOML),
-special files named as input or as `--merge` targets, and the valid and invalid TOML forms `--merge` meets. For
-each class it prints the inputs tried, raw tracebacks (and "Exception ignored" blocks), internal errors (exit 3
-"internal error"), hangs (past the run's limit), data lost (a file written outside its place, a torch that no
-longer imports, a user's configuration line gone or pip unable to read it, a special file replaced, a merged
-file that is no longer TOML or lost what the user wrote), secrets printed (a planted password in any output) and
-the largest peak memory of a run. Every run is a fresh `python -m torch_install` process; `--max-runs` and
-`--budget-seconds` bound the whole attack (runs past the budget are counted as skipped).
+special files named as input or as `--merge` targets, and the valid and invalid TOML forms `--merge` meets (the
+README's merge flow among them, run twice). For each class it prints the inputs tried, raw tracebacks (and
+"Exception ignored" blocks), internal errors (exit 3 "internal error"), hangs (past the run's limit), data lost (a
+file written outside its place, a torch that no longer imports, a user's configuration line gone or pip unable to
+read it, a special file replaced, a merged file that is no longer TOML or lost what the user wrote), secrets
+printed (a planted password in any output) and the largest peak memory of a run. Every run is a fresh `python -m
+torch_install` process; `--max-runs` and `--budget-seconds` bound the whole attack (runs past the budget are
+counted as skipped).
 
     python scripts/attack_rerun.py [--quick] [--only CLASS …] [--max-runs N] [--budget-seconds S] [--json FILE]
 """
@@ -73,6 +74,7 @@ class Budget:
 
 
 BUDGET = Budget()
+LAST_RSS = [0]  # the peak memory (KiB) of the last run started, which Tally.add counts unless told another
 NOISE = ("Traceback (most recent call last)", "Exception ignored in")
 
 
@@ -82,9 +84,11 @@ class Tally:
     def __init__(self) -> None:
         self.rows: dict[str, list[int]] = {}
 
-    def add(self, area: str, rc: int | None, err: str, lost: bool = False, out: str = "", rss_kib: int = 0,
+    def add(self, area: str, rc: int | None, err: str, lost: bool = False, out: str = "", rss_kib: int | None = None,
             secrets: tuple[str, ...] = (SECRET,)) -> None:
+        """One run's findings; ``rss_kib``: its peak memory (default: that of the last run measured)."""
         row = self.rows.setdefault(area, [0] * len(self.COLUMNS))
+        rss_kib = LAST_RSS[0] if rss_kib is None else rss_kib
         if rc == SKIPPED:
             row[7] += 1
             return
@@ -136,10 +140,11 @@ sys.exit(done.returncode)
 """
 
 
-def run_measured(argv: list[str], env: dict[str, str], limit: float = LIMIT, command: list[str] | None = None
-                 ) -> tuple[int | None, str, str, int]:
-    """One command (``python -m torch_install ARGV``, or ``command`` as given); (exit code, None for a hang or
-    SKIPPED past the budget, stderr, stdout, its peak RSS in KiB)."""
+def run_measured(argv: list[str], env: dict[str, str], limit: float = LIMIT, command: list[str] | None = None,
+                 cwd: Path | None = None) -> tuple[int | None, str, str, int]:
+    """One command (``python -m torch_install ARGV``, or ``command`` as given; in ``cwd``); (exit code, None for a
+    hang or SKIPPED past the budget, stderr, stdout, its peak RSS in KiB)."""
+    LAST_RSS[0] = 0
     if not BUDGET.spend():
         return SKIPPED, "", "", 0
     with tempfile.TemporaryDirectory() as scratch:
@@ -148,11 +153,11 @@ def run_measured(argv: list[str], env: dict[str, str], limit: float = LIMIT, com
                                                                            *argv])]
         try:
             done = subprocess.run(command, capture_output=True, env=env, timeout=limit, stdin=subprocess.DEVNULL,
-                                  start_new_session=True)
+                                  start_new_session=True, cwd=cwd)
         except subprocess.TimeoutExpired:
             return None, "hang", "", 0
         try:
-            rss = int(Path(rss_file).read_text())
+            rss = LAST_RSS[0] = int(Path(rss_file).read_text())
         except (OSError, ValueError):
             rss = 0
         return (done.returncode, done.stderr.decode("utf-8", "replace"), done.stdout.decode("utf-8", "replace"),
@@ -161,10 +166,10 @@ def run_measured(argv: list[str], env: dict[str, str], limit: float = LIMIT, com
 
 def attack(tally: Tally, area: str, argv: list[str], env: dict[str, str], lost: Callable[[], bool] | None = None,
            limit: float = LIMIT, command: list[str] | None = None, secrets: tuple[str, ...] = (SECRET,),
-           codes: tuple[int, ...] | None = None) -> tuple[int | None, str, str]:
+           codes: tuple[int, ...] | None = None, cwd: Path | None = None) -> tuple[int | None, str, str]:
     """One run counted in ``area``: its peak memory, whether ``lost()`` says data was lost after it, and (with
     ``codes``) an exit code outside them counted as lost too (a wrong answer)."""
-    rc, err, out, rss = run_measured(argv, env, limit, command)
+    rc, err, out, rss = run_measured(argv, env, limit, command, cwd)
     wrong = codes is not None and rc not in (*codes, None, SKIPPED, 3)
     tally.add(area, rc, err, (rc != SKIPPED and lost is not None and lost()) or wrong, out, rss, secrets)
     return rc, err, out
@@ -746,7 +751,12 @@ def concurrent_installs(tally: Tally, env: dict[str, str], work: Path) -> None:
         index.close()
 
 
-def pin_configurations(tally: Tally, env: dict[str, str], work: Path) -> None:
+# with --quick: the spellings pip reads otherwise than a hand-written INI reader would
+QUICK_PIN_CASES = ("indented key", "tab-indented key", "text after the header", "spaced header",
+                   "every key indented", "PIP_CONFIG_FILE with [global] constraint")
+
+
+def pin_configurations(tally: Tally, env: dict[str, str], work: Path, quick: bool) -> None:
     """`install --pin` over pip configurations users have: afterwards pip still works there, every line the user
     wrote is still there, a symlinked pip.conf's target is untouched, and a later install of another build works."""
     wheels = work / "pin-wheels"
@@ -780,6 +790,8 @@ def pin_configurations(tally: Tally, env: dict[str, str], work: Path) -> None:
     (work / "g.conf").write_text(f"[global]\nconstraint = {mine}\n")
     try:
         for name, (directory, text, extra) in cases.items():
+            if quick and name not in QUICK_PIN_CASES:
+                continue
             print(f"    --pin: {name}", file=sys.stderr)
             where = work / directory
             venv.EnvBuilder(with_pip=True).create(where)
@@ -950,6 +962,7 @@ TOML_VALID = {
     "empty index array": '[project]\nname = "x"\n[tool.uv]\nindex = []\n',
     "dotted keys": 'project.name = "x"\ntool.uv.index = []\n',
     "inline tool.uv": '[project]\nname = "x"\n[tool]\nuv = { sources = {} }\n',
+    "inline tool.uv with an index list": '[project]\nname = "x"\n[tool]\nuv = { index = [] }\n',
     "the user's own PyTorch index": '[project]\nname = "x"\ndependencies = ["xformers"]\n[[tool.uv.index]]\nname = '
                                     '"pytorch-cu124"\nurl = "https://download.pytorch.org/whl/cu124"\nexplicit = true\n'
                                     '[tool.uv.sources]\nxformers = { index = "pytorch-cu124" }\n',
@@ -968,7 +981,6 @@ TOML_INVALID = {
     "tool.uv.index of integers": '[project]\nname = "x"\n[tool.uv]\nindex = [1, 2]\n',
     "tool.uv.sources a string": '[project]\nname = "x"\n[tool.uv]\nsources = "x"\n',
     "tool.uv.sources an array": '[project]\nname = "x"\n[tool.uv]\nsources = []\n',
-    "inline uv index": '[project]\nname = "x"\n[tool]\nuv = { index = [] }\n',
     "not TOML": '[project\nname = "x"\n', "nested 50,000": '[project]\nname = "x"\nx = ' + "[" * 50_000 + "]" * 50_000,
     "a number of 5,000 digits": '[project]\nname = "x"\nx = ' + "9" * 5000 + "\n",
     "dependencies a string": '[project]\nname = "x"\ndependencies = "torch"\n',
@@ -1025,6 +1037,36 @@ def toml_forms(tally: Tally, env: dict[str, str], work: Path) -> None:
     attack(tally, area, argv, env, moved_or_doubled, codes=(0,))
     first = own.read_bytes()
     attack(tally, area, argv, env, lambda: own.read_bytes() != first, codes=(0,))
+    readme_flow(tally, env, work)
+
+
+def readme_flow(tally: Tally, env: dict[str, str], work: Path) -> None:
+    """The README's merge flow as it is written there, in the project and on this machine, twice: the first run
+    keeps every requirement where the project has it (each once), the second leaves the file byte for byte."""
+    import tomllib
+
+    area = "12 --merge TOML forms"
+    project = work / "merge-readme-flow"
+    project.mkdir()
+    own = project / "pyproject.toml"
+    own.write_text('[project]\nname = "x"\nversion = "1"\ndependencies = ["torch>=2.8", "torchvision", '
+                   '"transformers"]\n[project.optional-dependencies]\nspeed = ["xformers"]\n')
+    argv = ["plan", "--project", ".", "--extra", "speed", "--format", "pyproject", "--merge", "pyproject.toml"]
+
+    def names(requirements: list[str]) -> list[str]:
+        return [requirement.split("=")[0].split(">")[0].split("<")[0].strip() for requirement in requirements]
+
+    def moved_or_doubled() -> bool:
+        try:
+            project = tomllib.loads(own.read_text())["project"]
+        except (tomllib.TOMLDecodeError, KeyError):
+            return True
+        return (names(project.get("dependencies", [])) != ["torch", "torchvision", "transformers"]
+                or names(project.get("optional-dependencies", {}).get("speed", [])) != ["xformers"])
+
+    attack(tally, area, argv, env, moved_or_doubled, codes=(0, 1), cwd=project)
+    first = own.read_bytes()
+    attack(tally, area, argv, env, lambda: own.read_bytes() != first, codes=(0, 1), cwd=project)
 
 
 def special_files(tally: Tally, env: dict[str, str], work: Path) -> None:
@@ -1209,7 +1251,7 @@ def main() -> int:
             classes.update(doctor_envs=lambda: doctor_envs(tally, env, work),
                            installs=lambda: installs(tally, env, work),
                            concurrent_installs=lambda: concurrent_installs(tally, env, work),
-                           pin_configurations=lambda: pin_configurations(tally, env, work),
+                           pin_configurations=lambda: pin_configurations(tally, env, work, args.quick),
                            special_files=lambda: special_files(tally, env, work),
                            unwritable_output=lambda: unwritable_output(tally, env, work))
         unknown = set(args.only) - set(classes)
