@@ -42,20 +42,14 @@ class Gathered:
             raise InputError(f"{wanted.origin}: -e {excerpt(wanted.text, 80)}: an editable {wanted.name}; "
                              f"torch-install chooses {wanted.name}'s wheel (give a version range or a wheel, or "
                              "install it yourself)")
-        if requirement_is_location(wanted.text):  # a wheel names its build (resolver/references.py); else refused
-            from ..resolver.references import reference_of
+        from ..resolver.references import could_be_reference, reference_of
 
+        if could_be_reference(wanted.text):  # a wheel names its build; any other location is refused
             reference_of(wanted.text, wanted.origin)
         if wanted.hashes:
             self.notes.append(f"{wanted.origin}: the hashes of {wanted.name}'s line are for one build and not used "
                               "(the chosen build's come with --hashes)")
         (self.constraints if wanted.constraint else self.family).append(wanted.text)
-
-
-def requirement_is_location(text: str) -> bool:
-    """A requirement that is a URL or path (``name @ URL`` too) rather than a version range."""
-    head = text.split(";", 1)[0]
-    return "://" in head or head.strip().startswith((".", "/", "~")) or " @ " in head or "@ " in head
 
 
 def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), constraint_files: Sequence[str] = (),
