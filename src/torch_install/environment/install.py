@@ -42,6 +42,9 @@ from .interpreter import MARKER, Interpreter
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
+    from threading import Thread
+    from typing import IO, TextIO
+
     from .lock import Lock
 
 
@@ -314,11 +317,16 @@ def _run_passing_on_interrupts(argv: list[str], environ: dict[str, str] | None =
         group = {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
     sys.stdout.flush()  # what torch-install printed comes before the installer's output
     sys.stderr.flush()
+    # an installer given a credential may print it (pip's "Collecting torch@ https://user:pass@…"): its output is
+    # then read through a pipe and written on redacted, line by line; else it has this terminal, progress bars too
+    piped = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} if carries_secret(argv) else {}
     try:
         child = subprocess.Popen(argv, stdin=subprocess.DEVNULL if posix else None, env=environ,  # type: ignore[call-overload]
-                                 pass_fds=lock.fds if lock is not None else (), **group)
+                                 pass_fds=lock.fds if lock is not None else (), **group, **piped)
     except OSError as exc:
         raise EnvironmentFailure(f"cannot run {argv[0]}: {exc.strerror or exc}") from None
+    passing = [_pass_on_redacted(child.stdout, sys.stdout), _pass_on_redacted(child.stderr, sys.stderr)] \
+        if piped else []
     if lock is not None:
         lock.holder("installer", child.pid)
     received: list[int] = []
@@ -338,7 +346,50 @@ def _run_passing_on_interrupts(argv: list[str], environ: dict[str, str] | None =
     previous = {s: signal.signal(s, on_interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         returncode = child.wait()
+        for thread in passing:
+            thread.join()
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
     return returncode, bool(received)
+
+
+STEP_FILE_LIMIT = 1 << 20  # a file a step reads that is larger is not searched for credentials (it is no step file)
+
+
+def carries_secret(argv: Sequence[str]) -> bool:
+    """Whether a credential is on the command line or in a small file it names (a step's requirements or
+    constraints file): what the installer may print back."""
+    from ..display import redact
+
+    for arg in argv:
+        if redact(arg) != arg:
+            return True
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            if os.path.isfile(arg) and os.path.getsize(arg) <= STEP_FILE_LIMIT:
+                with open(arg, encoding="utf-8") as file:
+                    text = file.read()
+                if redact(text) != text:
+                    return True
+    return False
+
+
+def _pass_on_redacted(source: IO[bytes] | None, target: TextIO) -> Thread:
+    """A thread writing each line of the child's pipe ``source`` on to ``target`` with its credentials masked."""
+    import threading
+
+    from ..display import redact
+
+    def pass_on() -> None:
+        writing = True
+        for raw in source or ():  # read to the end, even where the output is gone: the child never blocks
+            if writing:
+                try:
+                    target.write(redact(raw.decode("utf-8", "replace")))
+                    target.flush()
+                except (OSError, ValueError):  # a full disk, a closed stream: what the product prints says so
+                    writing = False
+
+    thread = threading.Thread(target=pass_on, daemon=True)
+    thread.start()
+    return thread
