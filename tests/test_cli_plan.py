@@ -348,3 +348,15 @@ def test_text_mode_writes_the_warnings_on_stderr_and_exits_0(capsys: pytest.Capt
     assert "torch-install: warning: [driver-unknown] NVIDIA driver version unknown" in err
     assert main(["plan", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--gpu", "rtx 4090",
                  "--strict"]) == 1
+
+
+def test_a_hashed_locks_find_links_and_no_index_reach_the_builds_step(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A lock's ``--no-index``/``--find-links`` lines reach the build's own step as they reach plan's command."""
+    lock = tmp_path / "requirements.txt"
+    digest = "sha256:" + "0" * 64
+    lock.write_text(f"--no-index\n--find-links {tmp_path}/wheels\ntorch==2.9.1 --hash={digest}\n"
+                    f"filelock==3.20.0 --hash={digest}\n")
+    assert main(["install", "--dry-run", "--offline", "--variant", "cpu", "-r", str(lock)]) == 0
+    steps = [line for line in capsys.readouterr().out.splitlines() if " install " in line]
+    assert "--no-deps" in steps[0] and f"--no-index --find-links {tmp_path}/wheels" in steps[0]

@@ -26,8 +26,10 @@ from ..records import Record
 from ..resolver.commands import INSTALLERS, installer_argv
 from ..resolver.plan import Plan
 from ..resolver.steps import (
+    BUILD_STEP_OPTIONS,
     Inexpressible,
     family_extras,
+    file_options,
     install_args,
     install_steps,
     passthrough,
@@ -173,7 +175,8 @@ def hashed_steps(plan: Plan, interpreter: Interpreter, installer: str, directory
     pins = requirement_lines(plan)
     index = install_args(plan, installer)[len(pins):]  # the pre-release switch and the build's index
     options = plan.request.installer_options
-    own = [*index, *(torch_step_options(options) if plan.choice.index_url else options)]
+    own = [*index, *file_options(plan, BUILD_STEP_OPTIONS), *(torch_step_options(options) if plan.choice.index_url
+                                                              else options)]
     locked = {w.name: w for w in plan.request.requirements if w.name and not w.constraint and not w.editable}
     steps: list[list[str]] = []
     if build is not None:
