@@ -5,6 +5,7 @@ that include each other named in one note; dependency groups follow ``include-gr
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -359,6 +360,9 @@ def test_a_profile_of_another_machine_is_not_bound_by_this_ones_pip(
     monkeypatch.setenv("PIP_CONSTRAINT", str(cap))
     (tmp_path / "t.json").write_text('{"os": "linux", "arch": "x86_64", "python": "3.12"}')
     assert plan(capsys, "--target", str(tmp_path / "t.json"))["choice"]["torch"] == "2.15.0"
+    other = "macos" if sys.platform.startswith("linux") else "linux"  # another OS than this one: not this pip's
+    assert plan(capsys, "--os", other, "--arch", "arm64" if other == "macos" else "x86_64", "--python", "3.12"
+                )["choice"]["torch"] == "2.15.0"
     pin = tmp_path / "venv" / "torch-install-constraints.txt"  # torch-install's own pin: an install replaces it
     pin.parent.mkdir()
     pin.write_text("torch==2.9.1+cpu\n")

@@ -104,10 +104,10 @@ def request_from_args(args: argparse.Namespace) -> Request:
 
 def _pip_constraints(args: argparse.Namespace) -> tuple[list[str], str]:
     """The constraint files pip reads of its own accord here (``PIP_CONSTRAINT``, pip.conf's ``constraint``), for a
-    plan of this machine (not of a --target profile or an image): they bound the choice as ``-c`` would. One that
-    cannot be read is one warning (pip would refuse to install with it). torch-install's own pin is left out: an
-    install replaces it."""
-    if getattr(args, "target", None) or getattr(args, "for_container", None):
+    plan of this machine (not of a --target profile, an image, a captured tree or another OS or architecture):
+    they bound the choice as ``-c`` would. One that cannot be read is one warning (pip would refuse to install with
+    it). torch-install's own pin is left out: an install replaces it."""
+    if not _plans_this_machine(args):
         return [], ""
     from ..environment.pip_config import configured_constraints
 
@@ -121,6 +121,17 @@ def _pip_constraints(args: argparse.Namespace) -> tuple[list[str], str]:
         common.warn(f"pip's configured constraint file {missing} ({where}) cannot be read: not used (pip refuses to "
                     "install while it is missing)")
     return readable, where
+
+
+def _plans_this_machine(args: argparse.Namespace) -> bool:
+    """Whether the plan is for this machine's own Python environments: no --target, --for-container or --sysroot,
+    and an --os or --arch given only as this machine's."""
+    if getattr(args, "target", None) or getattr(args, "for_container", None) or getattr(args, "sysroot", None):
+        return False
+    if not (getattr(args, "os", None) or getattr(args, "arch", None)):
+        return True
+    here, asked = targets.platform_here(args), targets.target_flag_values(args)
+    return all(asked.get(name) in (None, getattr(here, name)) for name in ("os", "arch"))
 
 
 def _indent(text: str) -> int:
