@@ -181,3 +181,24 @@ def test_candidates_end_after_a_few_builds() -> None:
     with pytest.raises(NoBuild, match=f"cannot install any of the {CANDIDATES} builds tried"):
         verified_plan(plan, CPU, matrix, "pip", check)
     assert len(asked) == CANDIDATES
+
+
+@pytest.mark.parametrize("users", ["", "/mine.txt"])
+def test_the_check_sets_the_environments_own_pin_aside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       users: str) -> None:
+    """pip's check runs without the pin an install replaces, the user's constraint files kept; where the pin was
+    the only one, an empty file stands in (pip ignores an option set empty, and would read the files' value)."""
+    import os
+
+    from torch_install.environment.pin import constraints_path
+
+    for name in [n for n in os.environ if n.startswith("PIP_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "home" / ".config"))
+    monkeypatch.setenv("XDG_CONFIG_DIRS", str(tmp_path / "xdg"))
+    (tmp_path / "pip.conf").write_text(f"[install]\nconstraint = {users} {constraints_path(str(tmp_path))}\n")
+    environ = verify._without_our_pin(str(tmp_path))
+    assert environ is not None and environ["PIP_CONSTRAINT"] == (users or os.devnull)
+    (tmp_path / "pip.conf").write_text("[install]\nconstraint = /mine.txt\n")
+    assert verify._without_our_pin(str(tmp_path)) is None

@@ -192,7 +192,9 @@ def _without_our_pin(prefix: str) -> dict[str, str] | None:
     ours = {constraints_path(prefix), config_value(constraints_path(prefix))}
     if setting is None or not ours & set(setting.value.split()):
         return None
-    return {**os.environ, "PIP_CONSTRAINT": " ".join(v for v in setting.value.split() if v not in ours)}
+    rest = " ".join(v for v in setting.value.split() if v not in ours)
+    # pip ignores an option set empty, the files' value then stands: an empty file in its place
+    return {**os.environ, "PIP_CONSTRAINT": rest or os.devnull}
 
 
 def _run(argv: list[str], label: str, own_index: bool = False, environ: dict[str, str] | None = None
