@@ -4,8 +4,9 @@ Instruction counts do not move with the machine's load, so two versions of the c
 noisy machine where wall times vary by ±20 ms. Usage: ``python bench/bench_instructions.py [--src DIR ...]``:
 each ``--src`` is a ``src`` directory (another checkout's) measured beside this one. Needs valgrind.
 
-A plan of a hashed lock of 2,000 packages (``uv pip compile --generate-hashes`` shape: torch, torchvision and numpy,
-then packages of two hashes and a "# via" each) is also given as its ratio to the plain plan of the same target.
+Plans of hashed locks (``uv pip compile --generate-hashes`` shape: torch, torchvision and numpy, then packages of two
+hashes and a "# via" each, five lines a package) of 2,000 lines (400 packages) and of 2,000 packages (10,017 lines),
+in JSON and text, are also given as their ratios to the plain plan of the same target.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "sysroots" / "nvidia-8xh100"
 RTX_4090 = {"vendor": "nvidia", "name": "GeForce RTX 4090", "pci_id": "10de:2684", "compute_capability": "8.9"}
 PLAIN = "plan --target F --format json"
-LOCKED = "plan -r <2,000-line lock> (same)"
+LOCKS = {"plan -r <2,000-line lock> (same)": 397, "plan -r <2,000-package lock> (same)": 2000}  # -> packages
+TEXT = " --format text"
 TARGET = {"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.39", "nvidia_driver": "570.133.07",
           "gpus": [RTX_4090]}
 
@@ -67,7 +69,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "target.json"
         target.write_text(json.dumps(TARGET))
-        lock = hashed_lock(Path(tmp) / "requirements.txt", 2000)
+        locks = {name: hashed_lock(Path(tmp) / f"requirements-{n}.txt", n) for name, n in LOCKS.items()}
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
             "--version": [*CLI, "--version"],
@@ -78,8 +80,12 @@ def main() -> int:
             "plan F torch numpy": [*CLI, "plan", "--target", str(target), "torch", "numpy"],
             "plan F torch xformers (the table)": [*CLI, "plan", "--target", str(target), "torch", "xformers"],
             "plan F torch==2.9.1+cu128": [*CLI, "plan", "--target", str(target), "torch==2.9.1+cu128"],
-            LOCKED: [*CLI, "plan", "--target", str(target), "-r", str(lock), "--format", "json"],
+            PLAIN + TEXT: [*CLI, "plan", "--target", str(target), "--format", "text"],
         }
+        for name, lock in locks.items():
+            for fmt in ("json", "text"):
+                commands[name + (TEXT if fmt == "text" else "")] = [*CLI, "plan", "--target", str(target), "-r",
+                                                                    str(lock), "--format", fmt]
         print(f"{'command':34}" + "".join(f"{str(s)[-28:]:>30}" for s in sources))
         base: dict[Path, int] = {}
         counts: dict[tuple[str, Path], int] = {}
@@ -92,8 +98,11 @@ def main() -> int:
                 base.setdefault(src, count)
                 cells.append(f"{count / 1e6:10.1f} M ({count / base[src]:4.2f}x)")
             print(f"{name:34}" + "".join(f"{c:>30}" for c in cells))
-        ratios = (counts[LOCKED, src] / counts[PLAIN, src] for src in sources)
-        print(f"{'2,000-line lock / plain plan':34}" + "".join(f"{r:29.2f}x" for r in ratios))
+        for name in LOCKS:
+            for fmt in ("", TEXT):
+                ratios = (counts[name + fmt, src] / counts[PLAIN + fmt, src] for src in sources)
+                label = name.split("<")[1].split(">")[0] + (" (text)" if fmt else " (json)")
+                print(f"{label + ' / plain plan':34}" + "".join(f"{r:29.2f}x" for r in ratios))
     return 0
 
 

@@ -5,9 +5,10 @@ Each figure is given in CPU (user + system of the command and the children it wa
 in instructions (valgrind callgrind, ``PYTHONHASHSEED=0``: the load does not move them), each with its ratio to
 ``python -c pass`` and to uv's nearest command measured in the same run:
 
-* start-up: ``plan --target F --format json``, the same GPU given by name, a plan with other packages, ``doctor
-  --python`` of another environment; beside uv's own accelerator detection and index choice (``uv pip install
-  torch --torch-backend=auto --dry-run --offline``, its cache warm);
+* start-up: ``plan --target F --format json``, the same GPU given by name, a plan with other packages, a plan of
+  a 2,000-line hashed lock (400 packages, ``bench_instructions.hashed_lock``) in JSON and text, ``doctor --python``
+  of another environment; beside uv's own accelerator detection and index choice (``uv pip install torch
+  --torch-backend=auto --dry-run --offline``, its cache warm);
 * a loopback torch page of 10,000 and 100,000 files, HTML and PEP 691 JSON: cold (empty cache), warm (within the
   cache's TTL: no request) and revalidated (TTL 0: a conditional request the server answers 304, without reading
   the page); beside uv reading the same page cold. The per-file cost is the slope between the two sizes; the
@@ -45,6 +46,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
+from bench_instructions import hashed_lock
 from console import CLI
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -298,6 +300,7 @@ def main() -> None:
         site = next((venv / "lib").glob("python*/site-packages"))
         for item in (ROOT / "tests" / "fixtures" / "site-packages" / "healthy-2.9.1-cu128").iterdir():
             (shutil.copytree if item.is_dir() else shutil.copy)(item, site / item.name)
+        lock = hashed_lock(work / "requirements.txt", 397)  # 2,002 lines
         empty = work / "empty-venv"  # the interpreter uv plans for
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(empty)], check=True)
         cheap = {
@@ -307,6 +310,9 @@ def main() -> None:
             "by PCI id": [*CLI, "plan", "--target", str(work / "by-pci-id.json"), "--format", "json"],
             "others": [*CLI, "plan", "torch", "torchvision", "transformers", "numpy<2", "--target",
                        str(work / "target.json"), "--format", "json"],
+            "lock": [*CLI, "plan", "--target", str(work / "target.json"), "-r", str(lock), "--format", "json"],
+            "plan text": [*CLI, "plan", "--target", str(work / "target.json")],
+            "lock text": [*CLI, "plan", "--target", str(work / "target.json"), "-r", str(lock)],
             "doctor": [*CLI, "doctor", "--python", str(venv / "bin" / "python")],
         }
         if uv:
@@ -335,11 +341,17 @@ def main() -> None:
         for name, label in (("plan", "plan --target F --format json"),
                             ("by name", "the same, GPU by name"), ("by PCI id", "the same, GPU by PCI id"),
                             ("others", "plan torch torchvision transformers numpy<2"),
+                            ("lock", "plan -r <2,000-line hashed lock> (json)"),
+                            ("lock text", "the same, text"),
                             ("doctor", "doctor --python VENV (torch 2.9.1 metadata)")):
             report.line(label, median(samples[name], "cpu"), paired(samples[name], samples["floor"]),
                         count.get(name))
         print(f"  {'':<44} other packages: {paired(samples['others'], samples['plan']):.2f}x the plain plan's CPU "
               "(paired)" + (f", {count['others'] / count['plan']:.3f}x its instructions" if counting else ""))
+        print(f"  {'':<44} 2,000-line lock: {paired(samples['lock'], samples['plan']):.2f}x (json), "
+              f"{paired(samples['lock text'], samples['plan text']):.2f}x (text) the plain plan's CPU (paired)"
+              + (f", {count['lock'] / count['plan']:.3f}x / {count['lock text'] / count['plan text']:.3f}x its "
+                 "instructions" if counting else ""))
         if counting:
             print(f"  {'':<44} GPU by name: {count['by name'] / count['by PCI id']:.3f}x the plan by PCI id "
                   "in instructions")
