@@ -168,6 +168,18 @@ def test_the_users_constraint_and_comments_stay(index: str, tmp_path: Path, pip_
     assert would() == "Would install userpkg-1.0"  # the user's constraint still in force
 
 
+def test_its_own_pin_alone_in_force_follows_a_later_install(index: str, tmp_path: Path, pip_env: dict[str, str],
+                                                              make_venv) -> None:
+    """With no constraint of the user's in force, the resolver's check before the install leaves the pin out too."""
+    (tmp_path / "xdg" / "pip" / "pip.conf").write_text("[global]\ntimeout = 30\n")
+    python = make_venv(tmp_path / "env")
+    assert _torch_install(python, index, pip_env, f"torch=={TORCH.split('+')[0]}", "--pin").returncode == 0
+    other = _torch_install(python, index, pip_env, "torch==2.14.1")
+    assert other.returncode == 0, other.stderr
+    assert "the pin follows the new build: torch 2.13.0+cpu -> 2.14.1+cpu" in other.stderr
+    assert _installed(python, "torch") == "2.14.1+cpu"
+
+
 def test_an_install_that_installs_nothing_pins_nothing(index: str, tmp_path: Path, pip_env: dict[str, str],
                                                        make_venv) -> None:
     python = make_venv(tmp_path / "env")
