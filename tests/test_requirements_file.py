@@ -291,3 +291,12 @@ def test_what_packaging_refuses_the_fast_path_leaves_to_it(text: str) -> None:
 
     with pytest.raises(InputError):
         requirement_name(text, "test")
+
+
+def test_a_pin_a_constraint_rules_out_names_the_constraint(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No release fits the pin and a -c line (or pip's configured constraint) together: the error says the
+    constraint, not only the pin, which the matrix holds."""
+    cap = write(tmp_path / "cap.txt", "torch<=2.14.1\n")
+    assert main(["plan", *CPU_LINUX, "torch==2.15.0+cpu", "-c", cap]) == 2
+    err = capsys.readouterr().err
+    assert "torch==2.15.0+cpu (constraints: torch<=2.14.1): no torch release" in err, err

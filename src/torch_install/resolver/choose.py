@@ -211,6 +211,8 @@ class Search:
         open_ = [r for r in self.matrix.releases if self.matches(r, bound=False)]
         wanted = [r for r in open_ if self.matches(r)] if self.bound else open_
         asked = ", ".join([*self.request.packages, *(b.text for b in self.bound)])
+        if self.request.constraints:  # -c lines and pip's configured constraints bound the family too: say them
+            asked += f" (constraints: {', '.join(self.request.constraints)})"
         if not open_ and self.vendor_has_it():  # a release only a vendor's own index has: its builds decide
             self.plan.newest = None
             return []
