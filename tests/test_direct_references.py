@@ -148,18 +148,6 @@ def test_an_editable_or_source_torch_is_one_input_error(tmp_path: Path, capsys: 
     assert f"{tmp_path / 'r.txt'}:1:" in err and "not a wheel file" in err and len(err.splitlines()) == 1
 
 
-def _env(tmp_path: Path, simple: str) -> dict[str, str]:
-    import os
-    import sys
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
-    return {**env, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
-            "XDG_CONFIG_DIRS": str(tmp_path / "xdg"), "PIP_INDEX_URL": simple, "UV_DEFAULT_INDEX": simple,
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_CACHE": "1", "TORCH_INSTALL_DEFAULT_INDEX": "none",
-            "TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"),
-            "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("installer", ["pip", "uv"])
 def test_install_takes_the_users_wheel_with_real_pip_and_uv(httpserver, tmp_path: Path, make_venv,
@@ -170,7 +158,7 @@ def test_install_takes_the_users_wheel_with_real_pip_and_uv(httpserver, tmp_path
     import subprocess
     import sys
 
-    from wheels import build_wheel, serve_wheels
+    from wheels import build_wheel, installer_env, serve_wheels
 
     default, pytorch, files = (tmp_path / d for d in ("default", "pytorch", "files"))
     for d in (default, pytorch, files):
@@ -187,8 +175,8 @@ def test_install_takes_the_users_wheel_with_real_pip_and_uv(httpserver, tmp_path
     python = make_venv(tmp_path / "env", with_pip=installer == "pip")
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", f"torch @ {url}", "torchvision", "numpy",
                            "--python", str(python), "--index-base", httpserver.url_for("/whl").rstrip("/"),
-                           "--installer", installer], capture_output=True, text=True, env=_env(tmp_path, simple),
-                          cwd=tmp_path, timeout=300)
+                           "--installer", installer], capture_output=True, text=True,
+                          env=installer_env(tmp_path, simple), cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr + done.stdout
     # torch-install's own lines (the plan, the commands it runs) are redacted, and so is what the installer prints
     # (pip's "Collecting torch@ URL" line)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wheels import build_wheel, serve_wheels
+from wheels import build_wheel, installed_versions, installer_env, serve_wheels
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")]
 
@@ -39,21 +39,6 @@ def indexes(httpserver, tmp_path: Path) -> tuple[str, str]:
     return httpserver.url_for("/simple").rstrip("/") + "/", httpserver.url_for("/whl").rstrip("/")
 
 
-def _env(tmp_path: Path, simple: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
-    return {**env, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
-            "XDG_CONFIG_DIRS": str(tmp_path / "xdg"), "PIP_INDEX_URL": simple, "UV_DEFAULT_INDEX": simple,
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_CACHE": "1", "TORCH_INSTALL_DEFAULT_INDEX": "none",
-            "TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"),
-            "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])}  # uv of the venv
-
-
-def _installed(python: Path) -> dict[str, str]:
-    code = "import importlib.metadata as m; print('\\n'.join(f'{d.name}=={d.version}' for d in m.distributions()))"
-    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout
-    return dict(line.split("==", 1) for line in out.split())
-
-
 @pytest.mark.parametrize("installer", ["pip", "uv"])
 def test_the_family_vllm_requires_comes_from_the_builds_index_in_its_step(
         indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str) -> None:
@@ -61,12 +46,12 @@ def test_the_family_vllm_requires_comes_from_the_builds_index_in_its_step(
     python = make_venv(tmp_path / "env", with_pip=installer == "pip")
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", "vllm==0.34.0", "--python", str(python),
                            "--variant", "cpu", "--index-base", base, "--installer", installer],
-                          capture_output=True, text=True, env=_env(tmp_path, simple), cwd=tmp_path)
+                          capture_output=True, text=True, env=installer_env(tmp_path, simple), cwd=tmp_path)
     assert done.returncode == 0, done.stderr + done.stdout
     build = next(line for line in done.stdout.splitlines() if f"--index-url {base}/cpu" in line
                  or f"--default-index {base}/cpu" in line)
     assert "torchvision==0.29.0+cpu torchaudio==2.11.0+cpu" in build  # the build's own step
-    installed = _installed(python)
+    installed = installed_versions(python)
     assert installed["torch"] == "2.14.0+cpu" and installed["vllm"] == "0.34.0"
     assert installed["torchvision"] == "0.29.0+cpu" and installed["torchaudio"] == "2.11.0+cpu"
 
@@ -78,7 +63,7 @@ def test_a_hashed_lock_of_vllm_keeps_every_hash_and_the_builds_family(
     the default index's builds): the family comes from the build's index in its own step, with the index's hashes;
     vLLM, which depends on torch, and the rest come with the lock's hashes, and a tampered one stops the install."""
     simple, base = indexes
-    env = _env(tmp_path, simple)
+    env = installer_env(tmp_path, simple)
     (tmp_path / "requirements.in").write_text("vllm==0.34.0\n")
     subprocess.run([str(Path(sys.executable).parent / "uv"), "pip", "compile", "requirements.in", "--generate-hashes",
                     "-o", "requirements.txt", "--quiet"], cwd=tmp_path, env=env, check=True)
@@ -97,6 +82,6 @@ def test_a_hashed_lock_of_vllm_keeps_every_hash_and_the_builds_family(
     lock_step = done.stderr.split("requirements.txt, which the command reads:\n", 1)[1]
     vllm = next(line for line in lock_step.splitlines() if line.startswith("vllm==0.34.0"))
     assert "--hash=sha256:" in vllm  # the lock's own hash of it
-    installed = _installed(python)
+    installed = installed_versions(python)
     assert installed["torchvision"] == "0.29.0+cpu" and installed["torchaudio"] == "2.11.0+cpu"
     assert installed["vllm"] == "0.34.0" and installed["numpy"] == "2.1.0"

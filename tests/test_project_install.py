@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wheels import build_wheel, serve_wheels
+from wheels import build_wheel, installed_versions, installer_env, serve_wheels
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")]
 
@@ -43,21 +43,6 @@ def indexes(httpserver, tmp_path: Path) -> tuple[str, str]:
     return httpserver.url_for("/simple").rstrip("/") + "/", httpserver.url_for("/whl").rstrip("/")
 
 
-def _env(tmp_path: Path, simple: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
-    return {**env, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
-            "XDG_CONFIG_DIRS": str(tmp_path / "xdg"), "PIP_INDEX_URL": simple, "UV_DEFAULT_INDEX": simple,
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_CACHE": "1", "TORCH_INSTALL_DEFAULT_INDEX": "none",
-            "TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"),
-            "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])}  # uv of the venv
-
-
-def _installed(python: Path) -> dict[str, str]:
-    code = "import importlib.metadata as m; print('\\n'.join(f'{d.name}=={d.version}' for d in m.distributions()))"
-    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout
-    return dict(line.split("==", 1) for line in out.split())
-
-
 def _compiled_lock(tmp_path: Path, env: dict[str, str]) -> Path:
     uv = str(Path(sys.executable).parent / "uv")
     (tmp_path / "requirements.in").write_text("torch==2.9.1\ntorchvision\nnumpy<2\nrequests\n")
@@ -72,14 +57,14 @@ def _compiled_lock(tmp_path: Path, env: dict[str, str]) -> Path:
 def test_a_uv_compiled_lock_installs_the_chosen_build_and_the_rest_with_its_hashes(
         indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str) -> None:
     simple, base = indexes
-    env = _env(tmp_path, simple)
+    env = installer_env(tmp_path, simple)
     lock = _compiled_lock(tmp_path, env)
     python = make_venv(tmp_path / "env", with_pip=installer == "pip")
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
                            "--variant", "cpu", "--index-base", base, "--installer", installer],
                           capture_output=True, text=True, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr + done.stdout
-    installed = _installed(python)
+    installed = installed_versions(python)
     assert installed["torch"] == "2.9.1+cpu" and installed["torchvision"] == "0.24.1+cpu"
     assert installed["numpy"] == "1.26.4" and installed["pillow"] == "11.3.0" and installed["sympy"] == "1.14.0"
     assert installed["requests"] == "2.32.5"
@@ -94,7 +79,7 @@ def test_a_tampered_hash_in_the_lock_is_refused_by_the_installer(indexes: tuple[
     """Every package of the lock keeps its hash, torch's own dependencies (filelock) too: the build's step
     installs the family alone (``--no-deps``), and the lock's packages come in the next step with their hashes."""
     simple, base = indexes
-    env = _env(tmp_path, simple)
+    env = installer_env(tmp_path, simple)
     lock = _compiled_lock(tmp_path, env)
     text = lock.read_text().splitlines()
     at = next(i for i, line in enumerate(text) if line.startswith(f"{package}==")) + 1
@@ -105,11 +90,11 @@ def test_a_tampered_hash_in_the_lock_is_refused_by_the_installer(indexes: tuple[
                            "--variant", "cpu", "--index-base", base, "--installer", installer],
                           capture_output=True, text=True, env=env)
     assert done.returncode == 3, done.stderr + done.stdout
-    assert package not in _installed(python)
+    assert package not in installed_versions(python)
     said = done.stdout + done.stderr
     assert ("THESE PACKAGES DO NOT MATCH THE HASHES" if installer == "pip" else "Hash mismatch") in said
     assert "step 2 of 2 failed; step 1 had installed the chosen build (torch 2.9.1+cpu" in done.stderr
-    assert set(_installed(python)) - {"pip", "setuptools"} == {"torch", "torchvision"}  # the family alone
+    assert set(installed_versions(python)) - {"pip", "setuptools"} == {"torch", "torchvision"}  # the family alone
 
 
 @pytest.mark.parametrize("installer", ["pip", "uv"])
@@ -119,7 +104,7 @@ def test_the_builds_step_installs_the_family_with_the_indexs_hashes(indexes: tup
     what it needs that the lock does not pin) installs with the index's own hashes, ``--no-deps``; the lock's
     packages install with theirs."""
     simple, base = indexes
-    env = _env(tmp_path, simple)
+    env = installer_env(tmp_path, simple)
     lock = _compiled_lock(tmp_path, env)
     python = make_venv(tmp_path / "env", with_pip=installer == "pip")
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
@@ -132,7 +117,7 @@ def test_the_builds_step_installs_the_family_with_the_indexs_hashes(indexes: tup
     listed = [line.split(" ")[0] for line in files.splitlines()[:3]]
     assert listed == ["torch==2.9.1+cu126", "torchvision==0.24.1+cu126", "nvidia-cublas-cu12==12.6.4.1"]
     assert all(" --hash=sha256:" in line for line in files.splitlines()[:3])
-    installed = _installed(python)
+    installed = installed_versions(python)
     assert installed["torch"] == "2.9.1+cu126" and installed["nvidia-cublas-cu12"] == "12.6.4.1"
     assert installed["filelock"] == "3.20.0" and installed["requests"] == "2.32.5"
 
@@ -143,7 +128,7 @@ def test_without_the_check_the_lock_still_installs_with_its_hashes(indexes: tupl
     their hashes; then the build again, the lock's versions as constraints, which brings only what the lock does
     not pin (the cu126 build's CUDA library)."""
     simple, base = indexes
-    env = _env(tmp_path, simple)
+    env = installer_env(tmp_path, simple)
     lock = _compiled_lock(tmp_path, env)
     python = make_venv(tmp_path / "env")
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
@@ -154,5 +139,5 @@ def test_without_the_check_the_lock_still_installs_with_its_hashes(indexes: tupl
     assert steps[0].endswith(f"install torch==2.9.1+cu126 torchvision==0.24.1+cu126 --no-deps --index-url {base}/cu126")
     assert steps[1].endswith("--require-hashes") and "locked-versions.txt" in steps[2]
     assert "Successfully installed filelock-3.20.0" in done.stdout  # with its hash, in the lock's step
-    installed = _installed(python)
+    installed = installed_versions(python)
     assert installed["nvidia-cublas-cu12"] == "12.6.4.1" and installed["numpy"] == "1.26.4"

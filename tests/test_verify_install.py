@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wheels import build_wheel, serve_wheels
+from wheels import build_wheel, installed_versions, installer_env, serve_wheels
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(os.name != "posix", reason="POSIX venv layout")]
 
@@ -36,21 +36,6 @@ def indexes(httpserver, tmp_path: Path) -> tuple[str, str]:
     return httpserver.url_for("/simple").rstrip("/") + "/", httpserver.url_for("/whl").rstrip("/")
 
 
-def _env(tmp_path: Path, simple: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
-    return {**env, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
-            "XDG_CONFIG_DIRS": str(tmp_path / "xdg"), "PIP_INDEX_URL": simple, "UV_DEFAULT_INDEX": simple,
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_CACHE": "1", "TORCH_INSTALL_DEFAULT_INDEX": "none",
-            "TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"),
-            "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])}  # uv of the venv
-
-
-def _installed(python: Path) -> dict[str, str]:
-    code = "import importlib.metadata as m; print('\\n'.join(f'{d.name}=={d.version}' for d in m.distributions()))"
-    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout
-    return dict(line.split("==", 1) for line in out.split())
-
-
 def _torch_install(env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "torch_install", *argv], capture_output=True, text=True, env=env)
 
@@ -60,14 +45,14 @@ def test_a_package_that_pins_an_older_torch_moves_the_plan_before_anything_runs(
         indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str) -> None:
     simple, base = indexes
     python = make_venv(tmp_path / "env", with_pip=installer == "pip")
-    done = _torch_install(_env(tmp_path, simple), "install", "serve-kit", "--python", str(python), "--variant", "cpu",
-                          "--index-base", base, "--installer", installer)
+    done = _torch_install(installer_env(tmp_path, simple), "install", "serve-kit", "--python", str(python),
+                          "--variant", "cpu", "--index-base", base, "--installer", installer)
     assert done.returncode == 0, done.stderr + done.stdout
     moved = next(line for line in done.stderr.splitlines() if "the next candidate" in line)
     assert moved.startswith(f"torch-install: warning: {installer}'s resolver cannot install torch 2.15.0+cpu: ")
     assert "serve-kit" in moved and moved.endswith("the next candidate: torch 2.14.1+cpu (torch==2.14.1)")
     assert "torch 2.14.1, variant cpu" in done.stdout.splitlines()[0] or "torch 2.14.1" in done.stderr
-    installed = _installed(python)
+    installed = installed_versions(python)
     assert installed["torch"] == "2.14.1+cpu" and installed["serve-kit"] == "1.0"
 
 
@@ -76,20 +61,20 @@ def test_a_conflict_outside_the_family_stops_the_install_in_one_line(
         indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str) -> None:
     simple, base = indexes
     python = make_venv(tmp_path / "env", with_pip=installer == "pip")
-    done = _torch_install(_env(tmp_path, simple), "install", "needs-numpy2", "numpy<2", "--python", str(python),
-                          "--variant", "cpu", "--index-base", base, "--installer", installer)
+    done = _torch_install(installer_env(tmp_path, simple), "install", "needs-numpy2", "numpy<2", "--python",
+                          str(python), "--variant", "cpu", "--index-base", base, "--installer", installer)
     assert done.returncode == 4, done.stderr + done.stdout
     error = done.stderr.strip().splitlines()[-1]
     assert error.startswith(f"torch-install: error: {installer}'s resolver cannot install the plan (torch "
                             "2.15.0+cpu): ") and "needs-numpy2" in error and "numpy" in error
-    assert "torch" not in _installed(python)  # nothing ran
+    assert "torch" not in installed_versions(python)  # nothing ran
     assert done.stdout == ""  # no step was printed
 
 
 def test_plan_verify_checks_with_pip_for_this_python(indexes: tuple[str, str], tmp_path: Path) -> None:
     simple, base = indexes
-    done = _torch_install(_env(tmp_path, simple), "plan", "serve-kit", "--variant", "cpu", "--index-base", base,
-                          "--verify", "--format", "pip")
+    done = _torch_install(installer_env(tmp_path, simple), "plan", "serve-kit", "--variant", "cpu", "--index-base",
+                          base, "--verify", "--format", "pip")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"python -m pip install torch==2.14.1+cpu --index-url {base}/cpu")
     assert "pip's resolver cannot install torch 2.15.0+cpu" in done.stderr
@@ -97,7 +82,7 @@ def test_plan_verify_checks_with_pip_for_this_python(indexes: tuple[str, str], t
 
 def test_plan_verify_checks_a_target_with_uv(indexes: tuple[str, str], tmp_path: Path) -> None:
     simple, base = indexes
-    done = _torch_install(_env(tmp_path, simple), "plan", "serve-kit", "--os", "linux", "--arch", "x86_64",
+    done = _torch_install(installer_env(tmp_path, simple), "plan", "serve-kit", "--os", "linux", "--arch", "x86_64",
                           "--python", "3.12", "--index-base", base, "--verify", "--installer", "uv", "--format", "uv")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"uv pip install torch==2.14.1+cpu --default-index {base}/cpu")

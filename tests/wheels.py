@@ -69,3 +69,27 @@ def uv_env(tmp_path: Path, default_index: str) -> dict[str, str]:
     env.update(UV_DEFAULT_INDEX=default_index, UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_PYTHON=sys.executable,
                UV_PYTHON_DOWNLOADS="never", UV_NO_CONFIG="1")
     return env
+
+
+def installer_env(tmp_path: Path, default_index: str) -> dict[str, str]:
+    """The environment of a test's torch-install run with real pip or uv: none of the machine's pip or uv settings
+    or configuration files, ``default_index`` as both installers' index, no uv cache, the test's own cache, and
+    this interpreter's directory first on PATH (its uv)."""
+    import os
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_", "VIRTUAL_ENV"))}
+    return {**env, "HOME": str(tmp_path / "home"), "XDG_CONFIG_HOME": str(tmp_path / "home" / ".config"),
+            "XDG_CONFIG_DIRS": str(tmp_path / "xdg"), "PIP_INDEX_URL": default_index,
+            "UV_DEFAULT_INDEX": default_index, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "UV_NO_CACHE": "1",
+            "TORCH_INSTALL_DEFAULT_INDEX": "none", "TORCH_INSTALL_CACHE_DIR": str(tmp_path / "cache"),
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])}
+
+
+def installed_versions(python: Path) -> dict[str, str]:
+    """name -> version of every distribution the interpreter ``python`` sees."""
+    import subprocess
+
+    code = "import importlib.metadata as m; print('\\n'.join(f'{d.name}=={d.version}' for d in m.distributions()))"
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout
+    return dict(line.split("==", 1) for line in out.split())
