@@ -52,8 +52,8 @@ _PLAIN_CLAUSE = re.compile(r"[ \t]*(>=|<=|==|!=|<|>)[ \t]*([0-9]{1,9}(?:\.[0-9]{
 _PLAIN_RELEASE = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,3}\Z")
 
 
-def _plain_key(release: str) -> tuple[int, ...]:
-    """A plain release as PEP 440 compares it: trailing zeros do not count (3.10 == 3.10.0)."""
+def plain_release_key(release: str) -> tuple[int, ...]:
+    """A plain release ("3.10", "2.9.0") as PEP 440 compares it: trailing zeros do not count (2.9 == 2.9.0)."""
     numbers = list(map(int, release.split(".")))
     while len(numbers) > 1 and numbers[-1] == 0:
         numbers.pop()
@@ -71,8 +71,8 @@ def python_allowed(requires_python: str, python: str) -> bool:
     anything else (wildcards, ``~=``, pre-releases) is packaging's to decide."""
     clauses = [_PLAIN_CLAUSE.match(part) for part in requires_python.split(",")] if requires_python.strip() else []
     if _PLAIN_RELEASE.match(python) and all(clauses):
-        key = _plain_key(python)
-        return all(_COMPARE[c[1]](key, _plain_key(c[2])) for c in clauses if c)
+        key = plain_release_key(python)
+        return all(_COMPARE[c[1]](key, plain_release_key(c[2])) for c in clauses if c)
     from packaging.specifiers import SpecifierSet
 
     return SpecifierSet(requires_python).contains(python, prereleases=True)

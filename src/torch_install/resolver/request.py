@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from .. import vendors
 from ..errors import InputError
 from ..records import Record
-from ..versions import release_part
+from ..versions import plain_release_key, release_part
 from .variants import is_variant, variant_kind
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -63,26 +63,18 @@ class ExactRelease:
 
     def __init__(self, release: str) -> None:
         self.release = release
-        self._key = _release_key(release)
+        self._key = plain_release_key(release)
 
     def contains(self, version: str, prereleases: bool | None = None) -> bool:
         public = version.split("+", 1)[0]  # PEP 440: a local label matches a pin that has none
         if public and release_part(public) == public:  # a plain release: 2.9.1
-            return _release_key(public) == self._key
+            return plain_release_key(public) == self._key
         from packaging.specifiers import SpecifierSet
 
         return SpecifierSet(f"=={self.release}").contains(version, prereleases=prereleases)
 
     def __str__(self) -> str:
         return f"=={self.release}"
-
-
-def _release_key(release: str) -> tuple[int, ...]:
-    """A release number as PEP 440 compares it: trailing zeros do not count (2.9 == 2.9.0)."""
-    numbers = [int(n) for n in release.split(".")]
-    while len(numbers) > 1 and numbers[-1] == 0:
-        numbers.pop()
-    return tuple(numbers)
 
 
 class Pin(Record):
