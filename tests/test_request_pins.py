@@ -30,7 +30,7 @@ MACHINES = {  # every vendor, several platforms
     "macos": ["--os", "macos", "--arch", "arm64"],
 }
 REQUESTS = {"family": ["torch", "torchvision", "numpy"], "older": ["torch<2.10", "torchaudio", "numpy"],
-            "xformers": ["torch", "xformers", "numpy"]}
+            "xformers": ["torch", "xformers", "numpy"], "family alone": ["torch", "torchvision"]}
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -91,9 +91,11 @@ def test_every_format_the_product_writes_reads_back_to_the_same_plan(
                          "pyproject": ["--project", str(tmp_path / fmt)]}[fmt]
     for installer in ("pip", "uv"):
         readings[installer] = requirements_of(first["commands"][installer])
+    steps = first["commands"]["pip"].count(" && ")
     for fmt, argv in readings.items():
         again = plan(capsys, *target, *argv)
         assert build(again) == expected, (fmt, argv)
+        assert again["commands"]["pip"].count(" && ") == steps, (fmt, again["commands"]["pip"])  # no step more
 
 
 @pytest.mark.parametrize(("argv", "torch", "variant", "gpu"), [

@@ -161,15 +161,17 @@ def ride_along_args(plan: Plan) -> list[str]:
             raise Inexpressible(f"{wanted.origin}: {wanted.text} has --hash options, which a command line cannot "
                                 "carry")
         args += ["-e", wanted.text] if wanted.editable else [wanted.text]
-    args += file_options(plan, RIDE_ALONG_OPTIONS, given)
-    args += [arg for source in passthrough(plan) if not source.constraint for arg in ("-r", source.path)]
+    options = file_options(plan, RIDE_ALONG_OPTIONS, given)
+    files = [arg for source in passthrough(plan) if not source.constraint for arg in ("-r", source.path)]
+    picked_args: list[str] = []
     for picked in plan.choice.companions:
         if picked.kind in ("default", "find-links", "url"):
-            args.append(picked.requirement)
+            picked_args.append(picked.requirement)
             if picked.url:
-                args += ["--find-links", picked.url]
-    if not args and not family_extras(plan):
-        return []  # constraint files alone install nothing
+                picked_args += ["--find-links", picked.url]
+    if not (args or files or picked_args or family_extras(plan)):
+        return []  # options and constraint files alone install nothing
+    args += [*options, *files, *picked_args]
     constraints = [arg for source in passthrough(plan) if source.constraint for arg in ("-c", source.path)]
     return [*args, *constraints, *pins_for_ride_along(plan), *request.installer_options]
 
