@@ -81,3 +81,13 @@ def test_a_request_read_without_packaging_reads_as_packaging_reads_it(texts: lis
     if fast is not None and slow is not None:
         assert fast[0] == slow[0] and fast[2] == slow[2], (texts, fast, slow)
         assert set(fast[1]) - {"torchaudio"} == set(slow[1]) - {"torchaudio"}, (texts, fast, slow)
+
+
+@equivalence(400)
+@given(st.text(alphabet="aZ09_-.²ıK", min_size=1, max_size=12))
+def test_a_name_is_canonical_as_packaging_makes_it(name: str) -> None:
+    from packaging.utils import canonicalize_name
+
+    from torch_install.resolver.request import canonical_name
+
+    assert canonical_name(name) == canonicalize_name(name), name

@@ -68,7 +68,7 @@ def image_hints(probe: Probe) -> list[ImageHint]:
             hints.append(ImageHint("cuda", cuda, f"${name}={value}"))
             break
     rocm_env = probe.env("ROCM_VERSION")
-    rocm_match = re.match(r"^\s*([0-9]+\.[0-9]+(?:\.[0-9]+)?)", rocm_env or "")
+    rocm_match = re.match(r"^\s*([0-9]+\.[0-9]+(?:\.[0-9]+)?)", rocm_env) if rocm_env else None
     if rocm_match:
         hints.append(ImageHint("rocm", rocm_match.group(1), f"$ROCM_VERSION={rocm_env}"))
     else:

@@ -232,7 +232,8 @@ def _python_with_patch(data: dict[str, Any]) -> dict[str, Any]:
     """``"python": "3.14.1"`` (or "3.13.1t", as copied from ``python -VV``) is python "3.14" with python_full
     "3.14.1"."""
     value = data.get("python")
-    found = re.fullmatch(f"({PYTHON_PATCH})(t?)", value) if isinstance(value, str) else None
+    found = (re.fullmatch(f"({PYTHON_PATCH})(t?)", value)  # "3.12" has no patch release to split off
+             if isinstance(value, str) and value.count(".") == 2 else None)
     if not found:
         return data
     minor = ".".join(found[1].split(".")[:2])
@@ -291,7 +292,8 @@ def _windows_driver_version(data: dict[str, Any]) -> dict[str, Any]:
     """A profile whose ``nvidia_driver`` is a Windows driver file version ("32.0.15.6094", as Device Manager shows
     it) with the NVIDIA driver version it stands for ("560.94"), saying so in ``sources``."""
     value = data.get("nvidia_driver")
-    if not isinstance(value, str) or not re.fullmatch(r"[0-9]{2}\.[0-9]\.[0-9]{2}\.[0-9]{4}", value):
+    if (not isinstance(value, str) or value.count(".") != 3  # "570.133.07" has no fourth part
+            or not re.fullmatch(r"[0-9]{2}\.[0-9]\.[0-9]{2}\.[0-9]{4}", value)):
         return data
     driver = nvidia_driver_of_file_version(value)
     if driver is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_NUMBER = re.compile(r"[0-9]+")
+_NUMBER = r"[0-9]+"  # patterns are compiled at their first use (re caches them): start-up pays for those it uses
 MAX_DIGITS = 18  # more digits than any real version part, size or count has; below Python's int-conversion limit
 
 
@@ -18,7 +18,7 @@ MAX_DIGITS = 18  # more digits than any real version part, size or count has; be
 def numeric_key(version: str) -> tuple[int, ...]:
     """The numbers of a version, in order, as a sort key: "550.54.15" -> (550, 54, 15), "rocm6.2.4" -> (6, 2, 4),
     "7.1.1-38" -> (7, 1, 1, 38). Anything that is not a digit only separates numbers."""
-    return tuple(int(x) if len(x) <= MAX_DIGITS else 10**MAX_DIGITS for x in _NUMBER.findall(version))
+    return tuple(int(x) if len(x) <= MAX_DIGITS else 10**MAX_DIGITS for x in re.findall(_NUMBER, version))
 
 
 def has_long_number(text: str) -> bool:
@@ -33,13 +33,13 @@ def small_int(text: str, digits: int = MAX_DIGITS) -> int | None:
     return int(text) if 0 < len(text) <= digits and text.isascii() and text.isdigit() else None
 
 
-_RELEASE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+_RELEASE = r"[0-9]+(?:\.[0-9]+)*"
 
 
 def release_part(version: str) -> str:
     """The first run of dotted numbers of a version: "6.4.0rc1" -> "6.4.0", "7.1.0-38" -> "7.1.0",
     "rocm6.2.4" -> "6.2.4"; "" when there is none."""
-    found = _RELEASE.search(version)
+    found = re.search(_RELEASE, version)
     return found.group() if found else ""
 
 
@@ -48,8 +48,8 @@ def release_numbers(version: str) -> tuple[int, ...]:
     return numeric_key(release_part(version))
 
 
-_PLAIN_CLAUSE = re.compile(r"[ \t]*(>=|<=|==|!=|<|>)[ \t]*([0-9]{1,9}(?:\.[0-9]{1,9}){0,3})[ \t]*\Z")
-_PLAIN_RELEASE = re.compile(r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,3}\Z")
+_PLAIN_CLAUSE = r"[ \t]*(>=|<=|==|!=|<|>)[ \t]*([0-9]{1,9}(?:\.[0-9]{1,9}){0,3})[ \t]*\Z"
+_PLAIN_RELEASE = r"[0-9]{1,9}(?:\.[0-9]{1,9}){0,3}\Z"
 
 
 def plain_release_key(release: str) -> tuple[int, ...]:
@@ -69,8 +69,8 @@ def python_allowed(requires_python: str, python: str) -> bool:
     """Whether a Requires-Python specifier (">=3.9", "<3.15,>=3.10") admits the Python ``python`` ("3.12",
     "3.12.3"), as PEP 440 reads it. Plain releases compared by plain bounds are read here, on every plan;
     anything else (wildcards, ``~=``, pre-releases) is packaging's to decide."""
-    clauses = [_PLAIN_CLAUSE.match(part) for part in requires_python.split(",")] if requires_python.strip() else []
-    if _PLAIN_RELEASE.match(python) and all(clauses):
+    clauses = [re.match(_PLAIN_CLAUSE, part) for part in requires_python.split(",")] if requires_python.strip() else []
+    if re.match(_PLAIN_RELEASE, python) and all(clauses):
         key = plain_release_key(python)
         return all(_COMPARE[c[1]](key, plain_release_key(c[2])) for c in clauses if c)
     from packaging.specifiers import SpecifierSet

@@ -33,6 +33,8 @@ CHANNELS = ("stable", "test", "nightly")
 
 def canonical_name(name: str) -> str:
     """A project name as PEP 503 compares it: 'Torch_Vision' -> 'torch-vision'."""
+    if name.isascii() and name.isalnum():  # most names ("torch", "numpy"): nothing to replace
+        return name.lower()
     return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 
@@ -132,7 +134,7 @@ def _plain_request(texts: tuple[str, ...]) -> tuple[dict[str, Versions], list[Pi
     pins: list[Pin] = []
     for text in texts:
         spec: Versions = ANY
-        if re.match(_BARE_NAME, text):
+        if (text.isascii() and text.isalnum()) or re.match(_BARE_NAME, text):
             name = canonical_name(text)
         elif exact := re.match(_EXACT_RELEASE, text):
             name, spec = canonical_name(exact[1]), ExactRelease(exact[2])
