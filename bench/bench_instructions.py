@@ -4,6 +4,9 @@ Instruction counts do not move with the machine's load, so two versions of the c
 noisy machine where wall times vary by ±20 ms. Usage: ``python bench/bench_instructions.py [--src DIR ...]``:
 each ``--src`` is a ``src`` directory (another checkout's) measured beside this one. Needs valgrind.
 
+Beside them, what the interpreter needs before any of the product's code: ``import re`` (every console script pip
+writes starts with it) and ``import re, argparse, json`` (what a command that parses flags and writes JSON imports).
+
 Plans of hashed locks (``uv pip compile --generate-hashes`` shape: torch, torchvision and numpy, then packages of two
 hashes and a "# via" each, five lines a package) of 2,000 lines (400 packages) and of 2,000 packages (10,017 lines),
 in JSON and text, are also given as their ratios to the plain plan of the same target.
@@ -72,6 +75,9 @@ def main() -> int:
         locks = {name: hashed_lock(Path(tmp) / f"requirements-{n}.txt", n) for name, n in LOCKS.items()}
         commands = {
             "python -c pass": [sys.executable, "-c", "pass"],
+            # what the interpreter alone needs: the console script's own import of re; argparse and json too
+            "python -c 'import re'": [sys.executable, "-c", "import re"],
+            "python -c 'import re, argparse, json'": [sys.executable, "-c", "import re, argparse, json"],
             "--version": [*CLI, "--version"],
             "--help": [*CLI, "--help"],
             "detect --json --sysroot <8xH100>": [*CLI, "detect", "--json", "--sysroot", str(FIXTURE)],
@@ -86,7 +92,7 @@ def main() -> int:
             for fmt in ("json", "text"):
                 commands[name + (TEXT if fmt == "text" else "")] = [*CLI, "plan", "--target", str(target), "-r",
                                                                     str(lock), "--format", fmt]
-        print(f"{'command':34}" + "".join(f"{str(s)[-28:]:>30}" for s in sources))
+        print(f"{'command':40}" + "".join(f"{str(s)[-28:]:>30}" for s in sources))
         base: dict[Path, int] = {}
         counts: dict[tuple[str, Path], int] = {}
         for name, argv in commands.items():
@@ -97,12 +103,12 @@ def main() -> int:
                 count = counts[name, src] = instructions(argv, env)
                 base.setdefault(src, count)
                 cells.append(f"{count / 1e6:10.1f} M ({count / base[src]:4.2f}x)")
-            print(f"{name:34}" + "".join(f"{c:>30}" for c in cells))
+            print(f"{name:40}" + "".join(f"{c:>30}" for c in cells))
         for name in LOCKS:
             for fmt in ("", TEXT):
                 ratios = (counts[name + fmt, src] / counts[PLAIN + fmt, src] for src in sources)
                 label = name.split("<")[1].split(">")[0] + (" (text)" if fmt else " (json)")
-                print(f"{label + ' / plain plan':34}" + "".join(f"{r:29.2f}x" for r in ratios))
+                print(f"{label + ' / plain plan':40}" + "".join(f"{r:29.2f}x" for r in ratios))
     return 0
 
 

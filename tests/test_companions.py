@@ -342,3 +342,26 @@ def test_a_files_pages_and_indexes_of_another_build_are_left_out_with_a_note(
            "not those for torch 2.7.1+cpu: left out of the commands" in plan["notes"]
     assert f"{file}:2: --find-links https://data.pyg.org/whl/torch-2.7.0+cu118.html is where the builds for torch " \
            "2.7+cu118 are, not those for torch 2.7.1+cpu: left out of the commands" in plan["notes"]
+
+
+def test_a_bare_name_or_a_pinned_release_is_bound_as_packaging_reads_it() -> None:
+    """The requirements read without packaging ("xformers", "vllm==0.7.3") bind the releases, pin and label that
+    the same requirement read by packaging binds (an extra sends it there)."""
+    from torch_install.machine import Machine
+    from torch_install.resolver.companion_facts import load_packages
+    from torch_install.resolver.companions import bound_requirements
+    from torch_install.resolver.plan import Wanted
+    from torch_install.resolver.request import plain_requirement
+
+    packages = load_packages()
+    machine = Machine(os="linux", arch="x86_64", python="3.12")
+    compared = 0
+    for name, package in packages.items():
+        for pinned in [None, *(r.version for r in package.releases)]:
+            plain, parsed = (f"{name}{extra}{'' if pinned is None else '==' + pinned}" for extra in ("", "[x]"))
+            fast, slow = (bound_requirements((Wanted(text, name, "command line"),), machine, packages)
+                          for text in (plain, parsed))
+            assert [(b.matching, b.exact, b.label, b.label_unread) for b in fast] == \
+                [(b.matching, b.exact, b.label, b.label_unread) for b in slow], plain
+            compared += bool(fast) and plain_requirement(plain) is not None
+    assert compared > 200

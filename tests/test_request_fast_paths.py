@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 
@@ -15,13 +15,20 @@ from torch_install.resolver.matrix import load_matrix
 from torch_install.resolver.request import ExactRelease, parse_request
 
 RELEASE = st.lists(st.integers(0, 12), min_size=1, max_size=4).map(lambda n: ".".join(map(str, n)))
-SUFFIX = st.sampled_from(["", "", "rc1", "a2", ".post1", ".dev0", "+cu128", "+cpu", ".0", ".0.0", "rc1+cu128"])
+SUFFIX = st.sampled_from(["", "", "rc1", "a2", ".post1", ".dev0", "+cu128", "+cpu", ".0", ".0.0", "rc1+cu128",
+                          "rc1.post2", "a1.dev0", ".post1.dev3", "b2.post0.dev1", ".post0+cpu",  # normalized
+                          "-1", "-post1", ".r1", "c1", "pre2", "-dev", "RC1", "_post2", "alpha1", ".0-1"])  # not
+PREFIX = st.sampled_from(["", "", "", "v", "0!", "1!"])
 
 
 @equivalence(800)
-@given(RELEASE, RELEASE, SUFFIX)
-def test_a_pinned_release_matches_what_packaging_matches(pinned: str, release: str, suffix: str) -> None:
-    version = release + suffix
+@given(RELEASE, RELEASE, SUFFIX, PREFIX)
+@example("2.9.1", "2.9.1", ".post1", "")
+@example("2.9.1", "2.9.1", "", "0!")
+@example("2.9.1", "2.9.1", "", "v")
+@example("2.9", "2.9.0", "-0", "")
+def test_a_pinned_release_matches_what_packaging_matches(pinned: str, release: str, suffix: str, prefix: str) -> None:
+    version = prefix + release + suffix
     assert ExactRelease(pinned).contains(version, prereleases=True) == \
         SpecifierSet(f"=={pinned}").contains(version, prereleases=True), (pinned, version)
 

@@ -62,6 +62,14 @@ def test_other_packages_are_planned_without_packagings_parser(tmp_path: Path) ->
     assert sorted(modules.intersection(HEAVY)) == []
 
 
+@pytest.mark.parametrize("packages", [["xformers"], ["vllm==0.7.3"], ["torch", "torchao", "torch-scatter"]],
+                         ids=" ".join)
+def test_packages_of_the_companion_table_are_planned_without_packaging(packages: list[str], tmp_path: Path) -> None:
+    modules = imported(["plan", *packages, "--target", profile(tmp_path), "--format", "json"])
+    assert "torch_install.resolver.companions" in modules
+    assert sorted(modules.intersection(HEAVY)) == []
+
+
 def test_a_warm_online_plan_imports_no_http_client(httpserver, tmp_path: Path) -> None:
     rows = [parse_row("cu134 torch-2.16.0+cu134-cp312-cp312-manylinux_2_28_x86_64.whl >=3.11")]
     tag = '"page-1"'

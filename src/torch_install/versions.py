@@ -65,14 +65,15 @@ _COMPARE = {">=": tuple.__ge__, "<=": tuple.__le__, "==": tuple.__eq__, "!=": tu
 
 
 @lru_cache(maxsize=1024)
-def python_allowed(requires_python: str, python: str) -> bool:
-    """Whether a Requires-Python specifier (">=3.9", "<3.15,>=3.10") admits the Python ``python`` ("3.12",
-    "3.12.3"), as PEP 440 reads it. Plain releases compared by plain bounds are read here, on every plan;
-    anything else (wildcards, ``~=``, pre-releases) is packaging's to decide."""
-    clauses = [re.match(_PLAIN_CLAUSE, part) for part in requires_python.split(",")] if requires_python.strip() else []
-    if re.match(_PLAIN_RELEASE, python) and all(clauses):
-        key = plain_release_key(python)
+def specifier_allows(specifier: str, version: str) -> bool:
+    """Whether a specifier (a Requires-Python ">=3.9", "<3.15,>=3.10"; a package's "torch==2.5.1") admits
+    ``version`` ("3.12", "2.5.1"), pre-releases included, as PEP 440 reads it. Plain releases compared by plain
+    bounds are read here, on every plan; anything else (wildcards, ``~=``, pre-releases, local labels) is
+    packaging's to decide, and a specifier it cannot read raises its ``InvalidSpecifier`` (a ``ValueError``)."""
+    clauses = [re.match(_PLAIN_CLAUSE, part) for part in specifier.split(",")] if specifier.strip() else []
+    if re.match(_PLAIN_RELEASE, version) and all(clauses):
+        key = plain_release_key(version)
         return all(_COMPARE[c[1]](key, plain_release_key(c[2])) for c in clauses if c)
     from packaging.specifiers import SpecifierSet
 
-    return SpecifierSet(requires_python).contains(python, prereleases=True)
+    return SpecifierSet(specifier).contains(version, prereleases=True)

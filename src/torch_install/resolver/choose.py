@@ -33,7 +33,7 @@ from types import MappingProxyType
 from .. import vendors
 from ..errors import InputError
 from ..machine import Gpu, Machine
-from ..versions import numeric_key
+from ..versions import numeric_key, specifier_allows
 from .builder import PlanBuilder
 from .matrix import Matrix, Release, version_key
 from .plan import Plan, Request
@@ -407,7 +407,7 @@ class Search:
                                f"({facts.torch or facts.built_for}) is {facts.confidence}: docs/companions.md says "
                                "from what")
             if facts is not None and facts.built_for and not facts.torch and \
-                    not _allows(facts.built_for, release.version):
+                    not specifier_allows(facts.built_for, release.version):
                 self.plan.warn("built-for-another-torch", f"{b.text} ({b.origin}): {b.package.name} {found.version} is "
                                                           f"built for torch{facts.built_for} and declares no torch "
                                                           f"requirement: with torch {release.version} its compiled "
@@ -805,12 +805,6 @@ def _preference(chosen: Verdict, other: Verdict) -> str:
     if chosen.env == {} and other.env:
         return "no override needed"
     return "newer"
-
-
-def _allows(spec: str, version: str) -> bool:
-    from packaging.specifiers import SpecifierSet
-
-    return SpecifierSet(spec).contains(version, prereleases=True)
 
 
 def _needed_by(requirements: Sequence[Wanted], names: set[str]) -> set[str]:

@@ -22,6 +22,7 @@ from types import MappingProxyType
 
 from ..errors import InputError
 from ..records import Record
+from ..versions import specifier_allows
 from .companion_facts import HARD_KINDS, CompanionRelease, Package, Pick
 from .variants import cuda_version, is_variant
 
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from ..machine import Machine
     from .matrix import Release
     from .references import WheelReference
-    from .request import AnyVersion
+    from .request import AnyVersion, ExactRelease, Versions
 
 
 def _minor_key(minor: str) -> tuple[int, ...]:
@@ -49,11 +50,9 @@ def _minor(version: str) -> str:
 def _contains(spec: str, version: str) -> bool:
     if not spec:
         return True
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     try:
-        return SpecifierSet(spec).contains(version.split("+")[0], prereleases=True)
-    except InvalidSpecifier:
+        return specifier_allows(spec, version.split("+")[0])
+    except ValueError:  # packaging's InvalidSpecifier: a declared requirement no installer reads allows nothing
         return False
 
 
@@ -95,15 +94,20 @@ def built_for_label(label: str) -> BuiltFor | None:
 def python_fits(release: CompanionRelease, python: str | None) -> bool:
     """Whether a release has a wheel (or allows, by its Requires-Python) the Python ``python`` ("3.12", "3.13t");
     an unknown Python or release fits."""
+    return _python_fits(release.requires_python, release.pythons, python)
+
+
+@lru_cache(maxsize=4096)  # the search asks it of every release for every torch it tries; releases share their tags
+def _python_fits(requires_python: str, pythons: tuple[str, ...], python: str | None) -> bool:
     if not python or not re.fullmatch(r"[0-9]+\.[0-9]+t?", python):
         return True
     free = python.endswith("t")
     number = tuple(int(x) for x in python.rstrip("t").split("."))
-    if release.requires_python and not _contains(release.requires_python, ".".join(map(str, number))):
+    if requires_python and not _contains(requires_python, ".".join(map(str, number))):
         return False
-    if not release.pythons:
+    if not pythons:
         return True
-    for tag in release.pythons:
+    for tag in pythons:
         found = re.fullmatch(r"(cp|py)([0-9])([0-9]*)(t?)(-abi3)?", tag)
         if not found:
             continue
@@ -123,7 +127,7 @@ class Bound(Record):
 
     text: str
     origin: str
-    spec: SpecifierSet | AnyVersion
+    spec: SpecifierSet | AnyVersion | ExactRelease
     package: Package
     python: str | None = None
     exact: str | None = None  # the version the requirement pins (a yanked release is taken only so)
@@ -445,9 +449,22 @@ def build_of_url(url: str, packages: Mapping[str, Package], index_base: str) -> 
     return None
 
 
+def _both(first: Any, second: Any) -> Any:
+    """The specifier two requirements on one package make together (a ``-c`` constraint beside a requirement)."""
+    from packaging.specifiers import SpecifierSet
+
+    return SpecifierSet(str(first)) & SpecifierSet(str(second))
+
+
 def read_label(spec: Any) -> tuple[Any, str | None, BuiltFor | None, bool]:
     """(the specifier with a pinned release's local label read off, the version it pins exactly, the build the
     label names, whether it has a label this does not read)."""
+    from .request import AnyVersion, ExactRelease
+
+    if isinstance(spec, AnyVersion):
+        return spec, None, None, False
+    if isinstance(spec, ExactRelease):  # a plain release, no label: what packaging reads of "==2.9.1" too
+        return spec, spec.release, None, False
     from packaging.specifiers import SpecifierSet
     from packaging.version import InvalidVersion, Version
 
@@ -476,34 +493,40 @@ def bound_requirements(requirements: tuple[Any, ...], machine: Machine | None,
     wanted = [w for w in requirements if w.name in packages and not packages[w.name].needs_nothing]
     if not wanted:
         return []
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.specifiers import SpecifierSet
-
     from ..markers import applies
     from .references import reference_of, shown
+    from .request import plain_requirement
 
     specs: dict[str, Any] = {}
     texts: dict[str, tuple[str, str]] = {}
     references: dict[str, WheelReference] = {}
+    spec: Versions
     for w in wanted:
         if w.editable or machine is not None and not applies(w.text, machine, w.origin):
             continue
-        try:
-            req = Requirement(w.text)
-        except InvalidRequirement:
-            req = None  # a bare URL or path
-        if req is None or req.url:  # a wheel's file name says its release (and what its label says it is for)
-            try:
-                reference = reference_of(w.text, w.origin)
-            except InputError:
-                reference = None
-            if reference is None or w.constraint:
-                continue  # a source tree, an sdist, a VCS URL: installed as given, not chosen
-            references[w.name] = reference
-            spec = SpecifierSet(f"=={reference.version}")
+        plain = plain_requirement(w.text)
+        if plain is not None and plain[2] is None:  # "xformers", "xformers==0.0.29": read without packaging
+            spec = plain[1]
         else:
-            spec = req.specifier
-        specs[w.name] = specs[w.name] & spec if w.name in specs else spec
+            from packaging.requirements import InvalidRequirement, Requirement
+            from packaging.specifiers import SpecifierSet
+
+            try:
+                req = Requirement(w.text)
+            except InvalidRequirement:
+                req = None  # a bare URL or path
+            if req is None or req.url:  # a wheel's file name says its release (and what its label says it is for)
+                try:
+                    reference = reference_of(w.text, w.origin)
+                except InputError:
+                    reference = None
+                if reference is None or w.constraint:
+                    continue  # a source tree, an sdist, a VCS URL: installed as given, not chosen
+                references[w.name] = reference
+                spec = SpecifierSet(f"=={reference.version}")
+            else:
+                spec = req.specifier
+        specs[w.name] = _both(specs[w.name], spec) if w.name in specs else spec
         if not w.constraint:
             texts.setdefault(w.name, (w.text, w.origin))
     python = machine.python if machine is not None else None
@@ -511,6 +534,8 @@ def bound_requirements(requirements: tuple[Any, ...], machine: Machine | None,
     for name in texts:
         spec, exact, label, unread = read_label(specs[name])
         if name in references and unread:  # the user's own build: its label need name nothing this reads
+            from packaging.specifiers import SpecifierSet
+
             spec, unread = SpecifierSet(f"=={references[name].public}"), False
         matching = tuple(r for r in packages[name].releases if spec.contains(r.version, prereleases=True)
                          and (r.yanked is None or r.version == exact))

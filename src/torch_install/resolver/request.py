@@ -59,6 +59,11 @@ _LABEL = r"[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*"
 _EXACT_RELEASE = (rf"[ \t]*({NAME})[ \t]*==[ \t]*([0-9]{{1,9}}(?:\.[0-9]{{1,9}}){{0,4}})(?:\+({_LABEL}))?[ \t]*\Z")
 
 
+# A pre-, post- or development release written as PEP 440 normalizes it (no epoch, no other spelling)
+_SUFFIXED_RELEASE = (r"[0-9]+(?:\.[0-9]+)*"
+                     r"(?:(?:a|b|rc)[0-9]+(?:\.post[0-9]+)?(?:\.dev[0-9]+)?|\.post[0-9]+(?:\.dev[0-9]+)?|\.dev[0-9]+)")
+
+
 class ExactRelease:
     """``==2.9.1``: the specifier of a pinned release (the doctor's fixes plan with one), read without packaging.
     A version that is not a plain release (a pre-release, a post-release) is left to packaging's rule."""
@@ -71,6 +76,8 @@ class ExactRelease:
         public = version.split("+", 1)[0]  # PEP 440: a local label matches a pin that has none
         if public and release_part(public) == public:  # a plain release: 2.9.1
             return plain_release_key(public) == self._key
+        if re.fullmatch(_SUFFIXED_RELEASE, public):  # 0.6.6.post1, 2.10.0rc1: never a plain release
+            return False
         from packaging.specifiers import SpecifierSet
 
         return SpecifierSet(f"=={self.release}").contains(version, prereleases=prereleases)
@@ -127,21 +134,29 @@ def _label_variant(text: str, label: str) -> str:
     return variant
 
 
+def plain_requirement(text: str) -> tuple[str, AnyVersion | ExactRelease, str | None] | None:
+    """(canonical name, specifier, local label or None) of a requirement that is a bare name ("xformers") or a
+    pinned release ("torch==2.9.1", "torch==2.9.1+cu128"), read without packaging; None for any other (packaging
+    reads it)."""
+    if (text.isascii() and text.isalnum()) or re.match(_BARE_NAME, text):
+        return canonical_name(text), ANY, None
+    if exact := re.match(_EXACT_RELEASE, text):
+        return canonical_name(exact[1]), ExactRelease(exact[2]), exact[3]
+    return None
+
+
 def _plain_request(texts: tuple[str, ...]) -> tuple[dict[str, Versions], list[Pin]] | None:
     """Each requirement's name and specifier, and the pins with a local label, when every one is a bare name or a
     pinned release, given once; else None (packaging reads them)."""
     out: dict[str, Versions] = {}
     pins: list[Pin] = []
     for text in texts:
-        spec: Versions = ANY
-        if (text.isascii() and text.isalnum()) or re.match(_BARE_NAME, text):
-            name = canonical_name(text)
-        elif exact := re.match(_EXACT_RELEASE, text):
-            name, spec = canonical_name(exact[1]), ExactRelease(exact[2])
-            if exact[3]:
-                pins.append(Pin(text.strip(), name, exact[2], _label_variant(text, exact[3])))
-        else:
+        plain = plain_requirement(text)
+        if plain is None:
             return None
+        name, spec, label = plain
+        if label and isinstance(spec, ExactRelease):
+            pins.append(Pin(text.strip(), name, spec.release, _label_variant(text, label)))
         if name in out:
             return None  # two requirements on one name: packaging combines them
         out[name] = spec

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import vendors
 from ..machine import Gpu, Machine
 from ..records import Record
-from ..versions import numeric_key, python_allowed, release_numbers
+from ..versions import numeric_key, release_numbers, specifier_allows
 from .matrix import CudaArch, GpuDriverLast, Matrix, Release, os_of
 from .plan import Need
 from .variants import cuda_version, rocm_version, variant_kind
@@ -475,7 +475,7 @@ def companion_blocker(matrix: Matrix, release: Release, name: str, version: str,
                                              f"{', '.join(tags)})")
     if facts.requires_python and (machine.python_full or python):
         asked = machine.python_full or (python or "").rstrip("t")
-        if not python_allowed(facts.requires_python, asked):
+        if not specifier_allows(facts.requires_python, asked):
             return Blocker("python-unsupported", f"{which} requires Python {facts.requires_python}, found {asked}")
     floors = facts.macos.get(platform, {})
     need = floors.get(python or "") or floors.get("*")

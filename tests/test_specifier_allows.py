@@ -1,4 +1,4 @@
-"""``versions.python_allowed`` reads a Requires-Python specifier as packaging does, for every specifier and Python
+"""``versions.specifier_allows`` reads a Requires-Python specifier as packaging does, for every specifier and Python
 version: plain bounds on its own path, the rest through packaging."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from packaging.specifiers import SpecifierSet
 
 from lanes import equivalence
-from torch_install.versions import python_allowed
+from torch_install.versions import specifier_allows
 
 releases = st.lists(st.integers(0, 16), min_size=1, max_size=4).map(lambda parts: ".".join(map(str, parts)))
 clause = st.tuples(st.sampled_from([">=", "<=", "==", "!=", "<", ">", "~=", "==="]), releases,
@@ -33,13 +33,13 @@ def valid(spec: str) -> bool:
 @example("!=3.14.1,>=3.10", "3.14.1")
 @example("==3.10", "3.10.0")
 @example("", "3.12")
-def test_python_allowed_reads_a_specifier_as_packaging_does(spec: str, python: str) -> None:
+def test_specifier_allows_reads_a_specifier_as_packaging_does(spec: str, python: str) -> None:
     if valid(spec):
-        assert python_allowed(spec, python) is SpecifierSet(spec).contains(python, prereleases=True)
+        assert specifier_allows(spec, python) is SpecifierSet(spec).contains(python, prereleases=True)
 
 
 def test_the_common_bounds() -> None:
-    assert python_allowed("<3.15,>=3.10", "3.14")
-    assert not python_allowed("<3.15,>=3.10", "3.15")
-    assert not python_allowed(">=3.10", "3.9.18")
-    assert python_allowed(">=3.10", "3.10.0")
+    assert specifier_allows("<3.15,>=3.10", "3.14")
+    assert not specifier_allows("<3.15,>=3.10", "3.15")
+    assert not specifier_allows(">=3.10", "3.9.18")
+    assert specifier_allows(">=3.10", "3.10.0")
