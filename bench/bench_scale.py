@@ -5,10 +5,11 @@ Each figure is given in CPU (user + system of the command and the children it wa
 in instructions (valgrind callgrind, ``PYTHONHASHSEED=0``: the load does not move them), each with its ratio to
 ``python -c pass`` and to uv's nearest command measured in the same run:
 
-* start-up: ``plan --target F --format json``, the same GPU given by name, a plan with other packages, a plan of
-  a 2,000-line hashed lock (400 packages, ``bench_instructions.hashed_lock``) in JSON and text, ``doctor --python``
-  of another environment; beside uv's own accelerator detection and index choice (``uv pip install torch
-  --torch-backend=auto --dry-run --offline``, its cache warm);
+* start-up: ``plan --target F --format json``, the same GPU given by name, a plan with other packages, one with
+  a package of the companion table (xformers), a plan of a 2,000-line hashed lock (400 packages,
+  ``bench_instructions.hashed_lock``) in JSON and text, ``doctor --python`` of another environment; beside uv's
+  own accelerator detection and index choice (``uv pip install torch --torch-backend=auto --dry-run --offline``,
+  its cache warm);
 * a loopback torch page of 10,000 and 100,000 files, HTML and PEP 691 JSON: cold (empty cache), warm (within the
   cache's TTL: no request) and revalidated (TTL 0: a conditional request the server answers 304, without reading
   the page); beside uv reading the same page cold. The per-file cost is the slope between the two sizes; the
@@ -310,6 +311,7 @@ def main() -> None:
             "by PCI id": [*CLI, "plan", "--target", str(work / "by-pci-id.json"), "--format", "json"],
             "others": [*CLI, "plan", "torch", "torchvision", "transformers", "numpy<2", "--target",
                        str(work / "target.json"), "--format", "json"],
+            "table": [*CLI, "plan", "torch", "xformers", "--target", str(work / "target.json"), "--format", "json"],
             "lock": [*CLI, "plan", "--target", str(work / "target.json"), "-r", str(lock), "--format", "json"],
             "plan text": [*CLI, "plan", "--target", str(work / "target.json")],
             "lock text": [*CLI, "plan", "--target", str(work / "target.json"), "-r", str(lock)],
@@ -341,6 +343,7 @@ def main() -> None:
         for name, label in (("plan", "plan --target F --format json"),
                             ("by name", "the same, GPU by name"), ("by PCI id", "the same, GPU by PCI id"),
                             ("others", "plan torch torchvision transformers numpy<2"),
+                            ("table", "plan torch xformers (the companion table)"),
                             ("lock", "plan -r <2,000-line hashed lock> (json)"),
                             ("lock text", "the same, text"),
                             ("doctor", "doctor --python VENV (torch 2.9.1 metadata)")):
