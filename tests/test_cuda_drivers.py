@@ -43,7 +43,9 @@ def test_every_row_names_its_confidence_and_resolvable_sources() -> None:
     ("12.4.1", "550.54.15", "12.4.1", "source-file"), ("12.4", "550.54.14", "12.4.0", "source-file"),
     ("12.6.9", "560.35.05", "12.6.3", "source-file"), ("12.1.1", "530.30.02", "12.1.1", "source-file"),
     ("13.0.2", "580.95.05", "13.0.2", "source-file"), ("11.8", "520.61.05", "11.8.0", "source-file"),
-    ("13.3.0", "610.43.02", "13.3.0", "secondary"), ("11.4.3", "470.42.01", "11.4.0", "secondary"),
+    ("13.3.0", "610.43.02", "13.3.0", "secondary"), ("11.4.3", "470.82.01", "11.4.3", "source-file"),
+    ("11.4.0", "470.42.01", "11.4.0", "source-file"), ("11.6.1", "510.47.03", "11.6.1", "source-file"),
+    ("11.1", "455.23", "11.1.0", "source-file"), ("11.1.1", "455.32", "11.1.1", "source-file"),
     ("10.2.89", "440.33", "10.2.0", "source-file"),
 ])
 def test_minimum_driver_of_a_toolkit(cuda: str, driver: str, release: str, confidence: str) -> None:
@@ -61,10 +63,11 @@ def test_cuda_13_3_image_driver_is_labelled_secondary() -> None:
     assert target.sources["nvidia_driver"].startswith("minimum Linux driver of CUDA 13.3.0 (secondary; base-image hint")
 
 
-def test_cuda_11_4_image_gets_the_ga_driver_with_its_label() -> None:
+def test_cuda_11_4_update_image_gets_its_own_release_driver() -> None:
+    # NVIDIA's Table 3: CUDA 11.4 Update 3 needs >= 470.82.01; the GA's 470.42.01 does not run it natively
     target = target_from_hints([ImageHint("cuda", "11.4.3", "$CUDA_VERSION=11.4.3")], PLATFORM)
-    assert (target.cuda_driver_api, target.nvidia_driver) == ("11.4", "470.42.01")
-    assert "(secondary; base-image hint" in target.sources["nvidia_driver"]
+    assert (target.cuda_driver_api, target.nvidia_driver) == ("11.4", "470.82.01")
+    assert target.sources["nvidia_driver"].startswith("minimum Linux driver of CUDA 11.4.3 (base-image hint")
     assert not any("no driver known" in n for n in target.notes)
 
 
