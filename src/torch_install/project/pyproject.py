@@ -2,7 +2,8 @@
 ``optional-dependencies`` chosen with ``--extra``, and PEP 735 ``[dependency-groups]`` chosen with ``--group``
 (``{include-group = "…"}`` followed, each group once, at most ``MAX_DEPTH`` deep). Every problem is an InputError
 naming the file and the table or line: invalid TOML, arrays nested too deep to read, numbers too long to convert,
-tables that are not tables."""
+tables that are not tables. A poetry project (no ``[project]`` table, a ``[tool.poetry.dependencies]`` one) is read
+as poetry reads it (``poetry.py``)."""
 
 from __future__ import annotations
 
@@ -114,8 +115,13 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
     path = pyproject_path(directory)
     document = load_toml(path, budget)
     project = document.get("project")
+    if project is None:
+        from .poetry import is_poetry, read_poetry
+
+        if is_poetry(document):
+            return read_poetry(path, document, extras, groups, notes if notes is not None else [])
     if not isinstance(project, dict):
-        raise InputError(f"--project: {path} has no [project] table (PEP 621)")
+        raise InputError(f"--project: {path} has no [project] table (PEP 621) nor [tool.poetry.dependencies]")
     wanted = _strings(path, "project.dependencies", project.get("dependencies", []))
     optional = project.get("optional-dependencies", {})
     if not isinstance(optional, dict):
