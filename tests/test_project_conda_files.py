@@ -71,10 +71,52 @@ def test_a_pixi_manifest_gives_its_tables_targets_and_chosen_features(tmp_path: 
     read = read_pixi(str(path), ["speed"])
     assert [(w.name, w.text) for w in read.wanted] == [
         ("torch", "torch>=2.10,<2.13"), ("transformers", "transformers[torch]>=4"),
-        ("torchvision", "torchvision"), ("accelerate", "accelerate")]
+        ("torchvision", "torchvision ; (sys_platform == 'linux' and platform_machine == 'x86_64')"),
+        ("accelerate", "accelerate")]
     assert any("build 'cuda*'" in n for n in read.notes)
     with pytest.raises(Exception, match="defines no such feature"):
         read_pixi(str(path), ["nope"])
+
+
+TARGETED = """\
+[workspace]
+channels = ["conda-forge"]
+platforms = [{ name = "linux-64-cuda", platform = "linux-64", cuda = "12.0" }, "linux-64", "osx-arm64"]
+
+[pypi-dependencies]
+torch = ">=2.5"
+
+[target.osx-arm64.pypi-dependencies]
+torch = "==2.2.0"
+numpy = "<2"
+
+[target."*-cuda".pypi-dependencies]
+torch = { version = ">=2.5", index = "https://download.pytorch.org/whl/cu124" }
+
+[target.win-64-gpu.pypi-dependencies]
+torch = "==2.0.0"
+"""
+
+
+@pytest.mark.parametrize(("profile", "torch", "variant"), [("linux-cuda-py312", "2.6.0", "cu124"),
+                                                           ("linux-cpu-py312", "2.15.0", "cpu")])
+def test_a_targets_entries_hold_on_its_platform_in_place_of_the_workspaces(
+        tmp_path: Path, profile: str, torch: str, variant: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A macOS target's torch pin is not Linux's; a named platform with cuda = "12.0" holds where the machine's
+    driver runs CUDA 12 (pixi selects the first listed platform the machine can use), the plain one elsewhere."""
+    (tmp_path / "pixi.toml").write_text(TARGETED, encoding="utf-8")
+    read = read_pixi(str(tmp_path / "pixi.toml"))
+    assert [w.text for w in read.wanted][:3] == [
+        "torch>=2.5 ; ((sys_platform != 'darwin') or (platform_machine != 'arm64')) and ((sys_platform != 'linux') "
+        "or (platform_machine != 'x86_64'))",
+        "torch==2.2.0 ; (sys_platform == 'darwin' and platform_machine == 'arm64')",
+        "numpy<2 ; (sys_platform == 'darwin' and platform_machine == 'arm64')"]
+    assert any("target.win-64-gpu: a target (win-64-gpu) this tool does not read as a platform" in n
+               for n in read.notes)
+    target = Path(__file__).parent / "fixtures" / "projects-corpus" / "profiles" / f"{profile}.json"
+    assert main(["plan", "--project", str(tmp_path), "--offline", "--target", str(target), "--format", "json"]) == 0
+    choice = json.loads(capsys.readouterr().out)["choice"]
+    assert (choice["torch"], choice["variant"]) == (torch, variant)
 
 
 def test_a_pixi_manifest_in_toml_1_1_is_read_as_pixi_reads_it_and_a_pyproject_is_not(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def conda_range(spec: str) -> str | None:
     return ",".join(parts)
 
 
-def _family(conda_name: str, version: str, build: str | None, origin: str, read: Read) -> None:
+def _family(conda_name: str, version: str, build: str | None, origin: str, read: Read, where: str = "") -> None:
     name = FAMILY[conda_name]
     pep440 = conda_range(version)
     if pep440 is None:
@@ -96,7 +96,7 @@ def _family(conda_name: str, version: str, build: str | None, origin: str, read:
     if build:
         read.notes.append(f"{origin}: {conda_name}'s build {build!r} is conda-forge's; torch-install chooses the "
                           "build for the machine")
-    read.wanted.append(Wanted(text=f"{name}{pep440}", name=name, origin=origin))
+    read.wanted.append(Wanted(text=f"{name}{pep440}{where}", name=name, origin=origin))
 
 
 def _matchspec(text: str, origin: str) -> tuple[str, str, str | None]:
@@ -174,7 +174,10 @@ def _pip_line(line: str, origin: str, read: Read) -> None:
 
 def read_pixi(path: str, features: Sequence[str] = ()) -> Read:
     """A pixi manifest's torch family and PyPI requirements: the workspace's tables, every target's, and those of
-    the features named (``--extra``)."""
+    the features named (``--extra``). A target's entries hold on its platform (``linux-64``, ``osx``, ``unix``, or
+    a platform the workspace names, ``{ name = "linux-64-cuda", platform = "linux-64", cuda = "12" }``, which pixi
+    selects where the machine runs that CUDA and no platform listed before it is selected), and there in place of
+    the workspace's entry for the same package; a target that is no platform read here is left out, with a note."""
     from .pyproject import load_toml
 
     document = load_toml(path, toml_1_1=True)
@@ -188,49 +191,106 @@ def read_pixi(path: str, features: Sequence[str] = ()) -> Read:
             raise InputError(f"--extra {feature}: {path} defines no such feature (has: "
                              f"{', '.join(sorted(feature_tables)) or 'none'})")
         tables.append((f"feature.{feature}.", feature_tables[feature]))
-    seen: set[str] = set()
+    named = _named_platforms(path, document)
+    seen: set[tuple[str, str]] = set()
     left: list[str] = []
     for where, table in tables:
         targets = table.get("target", {}) if isinstance(table, dict) else {}
-        scopes = [(where, table), *((f"{where}target.{name}.", t) for name, t in
-                                    (targets.items() if isinstance(targets, dict) else ()))]
-        for scope, body in scopes:
+        scopes = [(where, table, None), *((f"{where}target.{name}.", t, name) for name, t in
+                                          (targets.items() if isinstance(targets, dict) else ()))]
+        for scope, body, target in scopes:
             if not isinstance(body, dict):
                 raise InputError(f"--project: {path}: {scope.rstrip('.')} is not a table")
+            holds = _target_holds(str(target), named) if target is not None else [("", "")]
+            if not holds:
+                if any(body.get(kind) for kind in ("dependencies", "pypi-dependencies")):
+                    read.notes.append(f"{path}: {scope.rstrip('.')}: a target ({target}) this tool does not read as "
+                                      "a platform: its entries are left out")
+                continue
+            marker = " or ".join(f"({m})" for m, _ in holds) if target is not None else ""
             for kind in ("dependencies", "pypi-dependencies"):
                 entries = body.get(kind, {})
                 if not isinstance(entries, dict):
                     raise InputError(f"--project: {path}: {scope}{kind} is not a table")
                 for name, value in entries.items():
                     origin = f"{path}: {scope}{kind}.{name}"
-                    _pixi_entry(kind, str(name), value, origin, read, seen, left)
+                    _pixi_entry(kind, str(name), value, origin, read, seen, left, marker)
                     if kind == "pypi-dependencies" and isinstance(value, dict) and "index" in value:
-                        _pixi_build(canonical_name(str(name)), str(value["index"]), scope, origin, read)
-    targeted = {(b.name, b.marker) for b in read.builds if b.marker}
-    read.builds = [b._replace(unless=tuple(m for n, m in targeted if n == b.name)) if b.marker is None else b
-                   for b in read.builds]  # a target's index stands for the workspace's on its platform
+                        _pixi_build(canonical_name(str(name)), str(value["index"]), scope, origin, read, holds)
+    _targets_in_place(read)
     if left:
         read.notes.append(f"{path}: its other conda packages ({', '.join(dict.fromkeys(left))}) are the "
                           "workspace's own")
     return read
 
 
-def _pixi_build(name: str, url: str, scope: str, origin: str, read: Read) -> None:
-    """The build a family package's pixi index names (``…/whl/cu124``), for its target's platform."""
+def _named_platforms(path: str, document: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The workspace's named platforms: name -> (its marker, the CUDA range pixi selects it in: its own ``cuda``
+    and none of the same platform listed before it); one never selected (after one without ``cuda``) is left out."""
+    workspace = document.get("workspace", document.get("project", {}))
+    platforms = workspace.get("platforms", []) if isinstance(workspace, dict) else []
+    if not isinstance(platforms, list):
+        raise InputError(f"--project: {path}: workspace.platforms is not a list")
+    out: dict[str, tuple[str, str]] = {}
+    before: dict[str, list[str]] = {}  # platform -> the CUDA of each listed before ("" for one without)
+    for entry in platforms:
+        platform = entry if isinstance(entry, str) else str(entry.get("platform", "")) if isinstance(entry, dict) \
+            else ""
+        cuda = str(entry.get("cuda", "")) if isinstance(entry, dict) else ""
+        marker = _pixi_marker(platform)
+        earlier = before.setdefault(platform, [])
+        if marker is not None and "" not in earlier and isinstance(entry, dict) and entry.get("name"):
+            below = min(earlier, key=lambda v: tuple(int(p) for p in re.findall(r"[0-9]+", v))) if earlier else ""
+            out[str(entry["name"])] = (marker, ",".join(([f">={cuda}"] if cuda else []) +
+                                                        ([f"<{below}"] if below else [])))
+        earlier.append(cuda)
+    return out
+
+
+def _target_holds(target: str, named: dict[str, tuple[str, str]]) -> list[tuple[str, str]]:
+    """Where a target's tables hold: (marker, CUDA range) for each platform it names; [] for none read here."""
+    import fnmatch
+
+    marker = _pixi_marker(target)
+    if marker is not None:
+        return [(marker, "")]
+    return [held for name, held in named.items() if fnmatch.fnmatchcase(name, target)]
+
+
+def _targets_in_place(read: Read) -> None:
+    """A target's entry for a package stands for the workspace's (or a feature's) on the target's platform: the
+    latter holds where no target's does; so for the family's builds."""
+    from ..markers import negated
+
+    targeted: dict[str, list[str]] = {}
+    for w in read.wanted:
+        if w.origin.count("target.") and ";" in w.text and w.name:
+            targeted.setdefault(w.name, []).append(w.text.split(";", 1)[1].strip())
+    for i, w in enumerate(read.wanted):
+        if w.name in targeted and ";" not in w.text:
+            opposite = negated(" or ".join(f"({m})" for m in targeted[w.name]))
+            if opposite is not None:
+                read.wanted[i] = w._replace(text=f"{w.text} ; {opposite}")
+    plain = {(b.name, b.marker) for b in read.builds if b.marker and not b.cuda}
+    read.builds = [b._replace(unless=tuple(m for n, m in plain if n == b.name)) if b.marker is None else b
+                   for b in read.builds]
+
+
+def _pixi_build(name: str, url: str, scope: str, origin: str, read: Read, holds: list[tuple[str, str]]) -> None:
+    """The build a family package's pixi index names (``…/whl/cu124``), where its target holds."""
     from .uv_sources import variant_index
 
     if name not in FAMILY.values():
         return
     found = variant_index(url)
-    target = re.search(r"target\.([^.]+)\.$", scope)
-    marker = _pixi_marker(target.group(1)) if target else None
-    if found is None or (target and marker is None):
-        what = "a URL that names no build of the PyTorch index" if found is None else \
-            f"a target ({target.group(1) if target else ''}) this tool does not read as a platform"
-        read.notes.append(f"{origin}: index {url}: {what}; the plan chooses the build for the machine")
+    if found is None:
+        read.notes.append(f"{origin}: index {url}: a URL that names no build of the PyTorch index; the plan chooses "
+                          "the build for the machine")
         return
     table = f"{os.path.basename(origin.rsplit(': ', 1)[0])} [{scope}pypi-dependencies]"
-    read.builds.append(BuildSource(name, found[2], url, f"{table} {name} = {{ index = \"{url}\" }}", marker))
+    for marker, cuda in holds:
+        read.builds.append(BuildSource(name, found[2], url, f"{table} {name} = {{ index = \"{url}\" }}",
+                                       marker or None, cuda=cuda))
 
 
 def _pixi_marker(target: str) -> str | None:
@@ -242,7 +302,10 @@ def _pixi_marker(target: str) -> str | None:
                                     if machine else "")
 
 
-def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen: set[str], left: list[str]) -> None:
+def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen: set[tuple[str, str]], left: list[str],
+                marker: str = "") -> None:
+    """One entry of a pixi table, as a requirement holding where ``marker`` does (everywhere: "")."""
+    where = f" ; {marker}" if marker else ""
     if isinstance(value, str):
         version, extras, location = value, [], None
     elif isinstance(value, dict):
@@ -257,10 +320,10 @@ def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen:
     if kind == "dependencies":
         if conda_name in FAMILY:
             key = FAMILY[conda_name]
-            if key not in seen:
-                seen.add(key)
+            if (key, marker) not in seen:
+                seen.add((key, marker))
                 spec, _, build = version.partition(" ")
-                _family(conda_name, spec, build or None, origin, read)
+                _family(conda_name, spec, build or None, origin, read, where)
         else:
             left.append(name)
         return
@@ -268,13 +331,15 @@ def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen:
     if canonical in FAMILY.values():
         if location:
             raise InputError(f"--project: {origin}: a path or URL for {canonical}; torch-install chooses its wheel")
-        if canonical not in seen:
-            seen.add(canonical)
-            read.wanted.append(Wanted(text=f"{canonical}{'' if version == '*' else version}", name=canonical,
+        if (canonical, marker) not in seen:
+            seen.add((canonical, marker))
+            read.wanted.append(Wanted(text=f"{canonical}{'' if version == '*' else version}{where}", name=canonical,
                                       origin=origin))
         return
     extra = f"[{','.join(extras)}]" if extras else ""
     text = f"{name}{extra} @ {location}" if location and "://" in location else location if location else \
         f"{name}{extra}{'' if version == '*' else version}"
+    if where and not (location and "://" not in location):  # a path takes no marker
+        text += where
     read.wanted.append(Wanted(text=text, name=canonical, origin=origin, editable=bool(
         isinstance(value, dict) and value.get("editable"))))

@@ -84,7 +84,8 @@ class BuildSource(Record):
     index_url: str  # "https://download.pytorch.org/whl/cu118"
     text: str  # what names it, in messages: '[tool.uv.sources] torch = { index = "pytorch-cu118" }'
     marker: str | None = None  # where it holds (None: everywhere) …
-    unless: tuple[str, ...] = ()  # … and none of these does (the markers of the sources it stands in for)
+    unless: tuple[str, ...] = ()  # … and none of these does (the markers of the sources it stands in for) …
+    cuda: str = ""  # … and the newest CUDA the machine's driver runs (0 without one) is in this PEP 440 range
 
 
 class RequirementsSource(Record):

@@ -278,7 +278,24 @@ def _configured(request: Request, machine: Machine | None) -> list[Pin]:
 
     return [Pin(b.text, b.name, "", b.variant, configured=True) for b in request.builds
             if machine is None or (b.marker is None or applies(f"x ; {b.marker}", machine, b.text))
-            and not any(applies(f"x ; {m}", machine, b.text) for m in b.unless)]
+            and not any(applies(f"x ; {m}", machine, b.text) for m in b.unless) and _runs_cuda(machine, b.cuda)]
+
+
+def _runs_cuda(machine: Machine, cuda: str) -> bool:
+    """Whether the newest CUDA the machine's NVIDIA driver runs ("0" without a driver) is in the range ``cuda``
+    (a pixi platform's ``cuda = "12"`` is ``>=12``)."""
+    if not cuda:
+        return True
+    from packaging.specifiers import SpecifierSet
+
+    from ..drivers import cuda_for_driver
+
+    found = "0"
+    if machine.cuda_driver_api:
+        found = machine.cuda_driver_api
+    elif machine.nvidia_driver:
+        found = (cuda_for_driver(machine.nvidia_driver, machine.os) or ("0",))[0]
+    return SpecifierSet(cuda).contains(found)
 
 
 def _reference(text: str, constraint: bool) -> WheelReference | None:
