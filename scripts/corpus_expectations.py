@@ -7,8 +7,9 @@ The corpus (``tests/fixtures/projects-corpus/<case>/``) holds real requirement f
 manifests and conda environments as their repositories have them, with a ``source.json`` naming where each file
 was read, how the project is handed to ``torch-install`` (``invoke``) and for which machines (``profiles``, files
 of ``profiles/``). For every case and profile this script reads the case's files with a reader of its own (pip's
-requirement-file syntax, PEP 621 and PEP 735 tables, pixi's ``pypi-dependencies``, an environment.yml's conda and
-pip lists; markers evaluated for the profile), then asks the default index (as pip finds it: ``PIP_INDEX_URL``,
+requirement-file syntax, PEP 621 and PEP 735 tables, a poetry project's ``[tool.poetry.dependencies]``, pixi's
+``pypi-dependencies`` with the targets of the machine's platform, an environment.yml's conda and pip lists;
+markers evaluated for the profile), then asks the default index (as pip finds it: ``PIP_INDEX_URL``,
 pip's configuration, else pip's default) for each named package: its PEP 691 project page (releases, files,
 Requires-Python, yanked flags) and the PEP 658 metadata of a wheel that installs on the profile, whose
 ``Requires-Dist`` lines on torch, torchvision and torchaudio are what the package declares. It writes, per case
@@ -75,6 +76,7 @@ class Profile:
     python: tuple[int, int]
     glibc: tuple[int, int]
     arch: str
+    cuda: bool  # an NVIDIA driver: pixi's platforms that need CUDA are selected
 
     @property
     def environment(self) -> dict[str, str]:
@@ -99,7 +101,7 @@ def load_profile(path: Path) -> Profile:
         raise SystemExit(f"{path}: only Linux profiles are read here")
     major, minor = (int(x) for x in data["python"].rstrip("t").split(".")[:2])
     g_major, g_minor = (int(x) for x in data["glibc"].split(".")[:2])
-    return Profile(path.stem, (major, minor), (g_major, g_minor), data["arch"])
+    return Profile(path.stem, (major, minor), (g_major, g_minor), data["arch"], bool(data.get("nvidia_driver")))
 
 
 # -- the project's files, read as their tools read them -------------------------------------------------------------
@@ -273,8 +275,70 @@ def load_toml(text: str, toml_1_1: bool = False) -> dict[str, Any]:
     return document
 
 
+def _poetry_range(text: str) -> str:
+    """A poetry version constraint as PEP 440 (poetry's dependency specification: ``^`` keeps the left-most
+    non-zero part, ``~`` the minor where one is written, a bare version is exact)."""
+    out = []
+    for clause in re.split(r"\s*,\s*|\s+(?=[<>=!~^0-9*])", re.sub(r"([<>=!~^])\s+", r"\1", text.strip())):
+        if clause in ("", "*"):
+            continue
+        found = re.fullmatch(r"([~^])([0-9][0-9.]*)(.*)", clause)
+        if found and not clause.startswith("~="):
+            parts = [int(p) for p in found[2].split(".")]
+            if found[1] == "^":
+                keep = next((i for i, p in enumerate(parts[:3]) if p), min(len(parts), 3) - 1)
+            else:
+                keep = 1 if len(parts) > 1 else 0
+            out += [f">={found[2]}{found[3]}", "<" + ".".join(map(str, [*parts[:keep], parts[keep] + 1]))]
+        elif re.match(r"[0-9]", clause):
+            out.append(f"=={clause}")
+        else:
+            out.append(clause)
+    return ",".join(out)
+
+
+def _poetry_wants(table: dict[str, Any], optional_ok: set[str], env: dict[str, str], where: str) -> list[Want]:
+    out = []
+    for name, value in table.items():
+        if name.lower() == "python":
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            item = {"version": item} if isinstance(item, str) else item
+            if item.get("optional") and canonicalize_name(name) not in optional_ok:
+                continue
+            if any(k in item for k in ("git", "path", "url")):
+                continue  # not a release of the default index
+            marker = [f"({item['markers']})"] if "markers" in item else []
+            if "platform" in item:
+                marker.append(f"sys_platform == '{item['platform']}'")
+            if "python" in item:
+                marker += [f"python_full_version {m[1]} '{m[2]}'" for m in
+                           re.finditer(r"(<=|>=|==|!=|<|>)([^,]+)", _poetry_range(item["python"]))]
+            extras = f"[{','.join(item['extras'])}]" if item.get("extras") else ""
+            text = f"{name}{extras}{_poetry_range(str(item.get('version', '*')))}"
+            found = want_of(text + (f"; {' and '.join(marker)}" if marker else ""), env, f"{where}.{name}")
+            if found is not None:
+                out.append(found)
+    return out
+
+
+def read_poetry(path: Path, data: dict[str, Any], extras: list[str], groups: list[str],
+                env: dict[str, str]) -> Project:
+    """A poetry project: [tool.poetry.dependencies] (optional ones where a chosen extra lists them) and the chosen
+    groups' dependencies."""
+    poetry = data["tool"]["poetry"]
+    named = {canonicalize_name(n.split("[")[0]) for e in extras for n in poetry.get("extras", {})[e]}
+    wants = _poetry_wants(poetry.get("dependencies", {}), named, env, f"{path.name} tool.poetry.dependencies")
+    for group in groups:
+        table = poetry["group"][group]["dependencies"]
+        wants += _poetry_wants(table, set(), env, f"{path.name} tool.poetry.group.{group}")
+    return Project(wants)
+
+
 def read_pyproject(path: Path, extras: list[str], groups: list[str], env: dict[str, str]) -> Project:
     data = load_toml(path.read_text(encoding="utf-8"))
+    if "project" not in data and "dependencies" in data.get("tool", {}).get("poetry", {}):
+        return read_poetry(path, data, extras, groups, env)
     table = data.get("project", {})
     optional = table.get("optional-dependencies", {})
     name = table.get("name", "")
@@ -286,22 +350,48 @@ def read_pyproject(path: Path, extras: list[str], groups: list[str], env: dict[s
     return Project(wants, _uv_sources(data, extras, groups, env))
 
 
-def read_pixi(path: Path, env: dict[str, str]) -> Project:
+def _pixi_targets(data: dict[str, Any], cuda: bool) -> set[str]:
+    """The target names whose tables apply on a Linux x86_64 machine (with or without a CUDA driver), as pixi
+    selects its platform: the first of ``platforms`` for linux-64 whose ``cuda`` (if any) the machine has."""
+    import fnmatch
+
+    workspace = data.get("workspace") or data.get("project") or {}
+    chosen = "linux-64"
+    for entry in workspace.get("platforms", []):
+        if isinstance(entry, dict) and entry.get("platform") == "linux-64" and (cuda or "cuda" not in entry):
+            chosen = entry.get("name", "linux-64")
+            break
+        if entry == "linux-64":
+            break
+    keys = set(data.get("target", {}))
+    return {k for k in keys if k in ("linux-64", "linux", "unix") or fnmatch.fnmatchcase(chosen, k)}
+
+
+def read_pixi(path: Path, env: dict[str, str], cuda: bool) -> Project:
+    """A pixi manifest's workspace tables, a target's entry in place of the workspace's where the target applies
+    (``_pixi_targets``)."""
     data = load_toml(path.read_text(encoding="utf-8"), toml_1_1=True)
     project = Project()
-    for name, value in data.get("pypi-dependencies", {}).items():
+    tables = [("", data), *((f"target.{k}.", data["target"][k]) for k in sorted(_pixi_targets(data, cuda)))]
+    pypi: dict[str, tuple[str, Any]] = {}
+    conda: dict[str, tuple[str, Any]] = {}
+    for scope, table in tables:
+        pypi.update({canonicalize_name(n): (f"{scope}pypi-dependencies {n}", v)
+                     for n, v in table.get("pypi-dependencies", {}).items()})
+        conda.update({n: (f"{scope}dependencies", v) for n, v in table.get("dependencies", {}).items()})
+    for name, (where, value) in pypi.items():
         spec = value if isinstance(value, str) else value.get("version", "*")
-        found = want_of(name if spec in ("*", "") else f"{name}{spec}", env, f"{path.name} pypi-dependencies")
+        found = want_of(name if spec in ("*", "") else f"{name}{spec}", env, f"{path.name} {where}")
         if found is not None:
             project.wants.append(found)
         index = PYTORCH_INDEX.match(value.get("index", "")) if isinstance(value, dict) else None
-        if index and canonicalize_name(name) in FAMILY:
-            project.variant[canonicalize_name(name)] = index.group(1)
-            project.variant["evidence"] = f"pypi-dependencies {name}: index {value['index']}"
-    for name, value in data.get("dependencies", {}).items():
+        if index and name in FAMILY:
+            project.variant[name] = index.group(1)
+            project.variant["evidence"] = f"{where}: index {value['index']}"
+    for name, (where, value) in conda.items():
         if name in CONDA_TORCH:
             spec = value if isinstance(value, str) else value.get("version", "*")
-            project.wants.append(Want(CONDA_TORCH[name], _conda_spec(spec), where=f"{path.name} dependencies"))
+            project.wants.append(Want(CONDA_TORCH[name], _conda_spec(spec), where=f"{path.name} {where}"))
     return project
 
 
@@ -323,7 +413,15 @@ def read_environment(path: Path, env: dict[str, str]) -> Project:
     project = Project()
     for item in data.get("dependencies", []):
         if isinstance(item, dict):
-            for line in item.get("pip", []):
+            for line in item.get("pip", []):  # conda hands these to pip as a requirements file
+                line = re.sub(r"(^|\s)#.*$", "", str(line)).strip()
+                nested = re.match(r"^(-r|--requirement|-c|--constraint)(?:\s+|=)(\S+)$", line)
+                if nested:
+                    project.wants += read_requirements(path.parent / nested.group(2), env,
+                                                       nested.group(1) in ("-c", "--constraint"))
+                    continue
+                if not line or line.startswith("-"):
+                    continue  # --extra-index-url, --find-links, -e …: where packages come from
                 found = want_of(line, env, f"{path.name} pip")
                 if found is not None:
                     project.wants.append(found)
@@ -335,7 +433,7 @@ def read_environment(path: Path, env: dict[str, str]) -> Project:
     return project
 
 
-def read_case(case: Path, source: dict[str, Any], env: dict[str, str]) -> Project:
+def read_case(case: Path, source: dict[str, Any], env: dict[str, str], cuda: bool) -> Project:
     invoke = list(source["invoke"])
     project = Project()
     extras = [invoke[i + 1] for i, a in enumerate(invoke) if a == "--extra"]
@@ -348,7 +446,7 @@ def read_case(case: Path, source: dict[str, Any], env: dict[str, str]) -> Projec
             if (folder / "pyproject.toml").is_file():
                 found = read_pyproject(folder / "pyproject.toml", extras, groups, env)
             elif (folder / "pixi.toml").is_file():
-                found = read_pixi(folder / "pixi.toml", env)
+                found = read_pixi(folder / "pixi.toml", env, cuda)
             else:
                 found = read_environment(folder / "environment.yml", env)
             project.wants += found.wants
@@ -645,7 +743,7 @@ def main(argv: list[str] | None = None) -> int:
         cases[folder.name] = {}
         for name in source["profiles"]:
             profile = profiles[name]
-            project = read_case(folder, source, profile.environment)
+            project = read_case(folder, source, profile.environment, profile.cuda)
             cases[folder.name][name] = answer(index, project, profile, evidence)
             print(f"{folder.name} {name}: torch {cases[folder.name][name]['torch'][-3:]} …", file=sys.stderr)
     torch_evidence = {name: {str(v): r.wheels[0]["filename"] for v, r in sorted(releases(index, "torch", p).items())
