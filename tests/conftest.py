@@ -10,6 +10,9 @@ few in the fast lane and their full count in the slow lane (``lanes.py``). ``TOR
 ones each run (and ``TORCH_INSTALL_FUZZ_SCALE=N`` draws N times as many in ``tests/test_fuzz.py``). An input a
 search finds goes in as an ``@example``.
 
+A test of the fast lane starts no process: one that does (a child Python, pip, uv, a venv) fails, naming what it
+started; it belongs in the slow lane (``@pytest.mark.slow``).
+
 Virtual environments come from one template per session (``make_venv``): building a venv with pip costs about
 2 s of ensurepip, copying the template a fraction of that.
 """
@@ -20,8 +23,9 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -47,6 +51,51 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if item.get_closest_marker("equivalence"):
                 item.add_marker(pytest.mark.slow)
+
+
+# ---- a fast test starts no process ------------------------------------------------------------------------------
+
+_fast_test: list[str] = []  # the fast test running now (its node id), while one is
+
+
+def _refused(start: Callable[..., Any], what: str) -> Callable[..., Any]:
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        if _fast_test:
+            pytest.fail(f"{_fast_test[0]} started a process ({what}): a fast test starts none (mark it slow)",
+                        pytrace=False)
+        return start(*args, **kwargs)
+
+    return refuse
+
+
+def _guard_process_starts() -> None:
+    """Every way this interpreter starts a process, refused while a fast test runs: subprocess (and asyncio's, which
+    is built on it), the fork and spawn calls, os.system, and the fork-exec multiprocessing calls directly."""
+    subprocess.Popen._execute_child = _refused(subprocess.Popen._execute_child, "subprocess")
+    for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system"):
+        if hasattr(os, name):
+            setattr(os, name, _refused(getattr(os, name), f"os.{name}"))
+    try:
+        import _posixsubprocess
+    except ImportError:  # Windows
+        return
+    _posixsubprocess.fork_exec = _refused(_posixsubprocess.fork_exec, "fork_exec")
+
+
+_guard_process_starts()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """A test not marked slow runs (its fixtures' setup and teardown too) with process starts refused."""
+    fast = item.get_closest_marker("slow") is None
+    if fast:
+        _fast_test.append(item.nodeid)
+    try:
+        yield
+    finally:
+        if fast:
+            _fast_test.clear()
 
 
 @pytest.fixture(scope="session")

@@ -138,6 +138,7 @@ def test_an_allowed_plain_http_mirror_is_trusted_in_the_commands(capsys: pytest.
     assert capsys.readouterr().out.strip().endswith(uv_tail)
 
 
+@pytest.mark.slow
 def test_the_doctors_fix_uses_the_mirror(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
                                         tmp_path: Path, make_venv) -> None:
     python = str(make_venv(tmp_path / "env", with_pip=False))

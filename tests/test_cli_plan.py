@@ -176,6 +176,7 @@ def run_cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.Complet
                           cwd=ROOT, env={**os.environ, **(env or {})}, timeout=60, check=False)
 
 
+@pytest.mark.slow
 def test_subprocess_contradiction_and_unknown_gpu() -> None:
     done = run_cli("--os", "macos", "--rocm", "6.4")
     assert done.returncode == 2 and done.stdout == ""
@@ -186,6 +187,7 @@ def test_subprocess_contradiction_and_unknown_gpu() -> None:
     assert "unknown GPU name 'Quadro Nonexistent 9'" in done.stderr
 
 
+@pytest.mark.slow
 def test_subprocess_bad_flag() -> None:
     done = run_cli("plan", "--channel", "beta")
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1
@@ -283,6 +285,7 @@ def test_forced_variant_and_nightly_channel(capsys: pytest.CaptureFixture[str], 
     assert data["gpu_accelerated"] is False
 
 
+@pytest.mark.slow
 def test_subprocess_plan_json() -> None:
     profile = json.dumps(RTX_4090)
     import tempfile
@@ -328,6 +331,7 @@ def test_install_names_what_it_leaves_out_of_the_commands(capsys: pytest.Capture
            "for torch 2.7+cu118 are, not those for torch 2.7.1+cpu: left out of the commands" in err.splitlines()
 
 
+@pytest.mark.slow
 def test_install_refuses_an_externally_managed_python(capsys: pytest.CaptureFixture[str]) -> None:
 
     candidates = [p for p in ("/usr/bin/python3",) if Path(p).is_file()]

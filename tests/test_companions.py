@@ -5,12 +5,12 @@ resolver/data/companions.json)."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from script_modules import script
 from torch_install.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,8 +219,7 @@ def test_a_package_the_table_does_not_know_rides_along_unchanged_and_is_named(
 
 def test_the_embedded_table_is_what_the_build_script_makes_of_the_captured_facts(tmp_path: Path) -> None:
     out = tmp_path / "companions.json"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_companions.py"), "-o", str(out)], check=True,
-                   capture_output=True)
+    assert script("build_companions").main(["-o", str(out)]) == 0
     data = ROOT / "src" / "torch_install" / "resolver" / "data"
     assert json.loads(out.read_text()) == json.loads((data / "companions.json").read_text())
     assert (tmp_path / "companion-names.json").read_text() == (data / "companion-names.json").read_text()

@@ -57,6 +57,7 @@ def test_plan_for_a_gpu_given_only_by_pci_id_picks_a_build_with_its_kernels(tmp_
     assert plan["machine"]["gpus"][0]["compute_capability"] == "6.1"
 
 
+@pytest.mark.slow
 def test_doctor_with_a_target_completes_the_gpu_and_sees_the_missing_kernels(tmp_path: Path, capsys) -> None:
     site = tmp_path / "site"
     (site / "torch").mkdir(parents=True)

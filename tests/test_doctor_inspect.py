@@ -30,6 +30,7 @@ def venv(tmp_path_factory, make_venv) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_python_flag_reads_another_venv_without_importing_torch(venv):
     installed = inspect_environment(query_interpreter(str(venv / "bin" / "python"), environ={}))
     interp = installed.interpreter
@@ -44,6 +45,7 @@ def test_python_flag_reads_another_venv_without_importing_torch(venv):
     assert installed.dist("nvidia-cublas-cu12").record_size() > 700_000_000
 
 
+@pytest.mark.slow
 def test_python_flag_sees_pythonpath_like_a_normal_start(venv, tmp_path):
     extra = tmp_path / "extra"
     shutil.copytree(FIXTURES / "cpu-2.9.1", extra)
@@ -52,6 +54,7 @@ def test_python_flag_sees_pythonpath_like_a_normal_start(venv, tmp_path):
     assert installed.packages["torch"] == str(extra / "torch")
 
 
+@pytest.mark.slow
 def test_cli_doctor_on_a_second_venv_with_a_target_machine(venv, tmp_path, capsys):
     target = tmp_path / "gtx1080.json"
     target.write_text(json.dumps({"os": "linux", "arch": "x86_64", "glibc": "2.35", "nvidia_driver": "570.133.07",
@@ -69,6 +72,7 @@ def test_cli_doctor_on_a_second_venv_with_a_target_machine(venv, tmp_path, capsy
     assert code == 1 and "Errors (1)" in text and "[gpu-arch-not-in-build]" in text and "fix:" in text
 
 
+@pytest.mark.slow
 def test_cli_doctor_target_without_gpus_says_unknown_not_none(venv, tmp_path, capsys):
     """A profile that leaves out ``gpus`` does not state the hardware: the report must not claim "no GPU"."""
     target = tmp_path / "platform-only.json"
@@ -81,6 +85,7 @@ def test_cli_doctor_target_without_gpus_says_unknown_not_none(venv, tmp_path, ca
     assert "no GPU found" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_cli_healthy_exit_zero_with_a_captured_sysroot(tmp_path, capsys):
     """A --sysroot tree supplies the hardware; no GPU there and a CPU torch: healthy."""
     root = tmp_path / "root"
@@ -198,6 +203,7 @@ def test_fixture_records_describe_their_files_and_git_versions_are_commits():
             assert "# example value" in text, f"{version_py}: an example hash must say so"
 
 
+@pytest.mark.slow
 def test_import_torch_failure_gets_a_reinstall_that_pip_will_not_skip(tmp_path, capsys, make_venv):
     """A torch whose import fails is reinstalled by the fix, forced, since its dist-info names the pinned version."""
     root = tmp_path / "env"

