@@ -7,6 +7,8 @@ the import a hook's caller makes of the code a registry row names (``vendors.Hoo
 from __future__ import annotations
 
 import ast
+import functools
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,19 @@ from hook_kinds import hook_kinds
 from torch_install import vendors
 
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_install"
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed source of one module, parsed once per run (the graph and each per-file rule read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _trees_dropped_after_the_module() -> Iterator[None]:
+    """The parsed sources live while this module's tests run, not for the rest of the run."""
+    yield
+    _tree.cache_clear()
 
 
 def _module_name(path: Path) -> str:
@@ -29,7 +44,7 @@ def _imports() -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
@@ -202,7 +217,7 @@ RESOLVER_FILES = sorted((PACKAGE / "resolver").glob("*.py"))
 def test_the_resolver_touches_no_file_system(path: Path) -> None:
     """Nothing in resolver/ reads a file, a directory or the working directory (``os.path.abspath`` included):
     no import of os, pathlib, io, shutil, subprocess …, and no name that reaches them."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     assert sorted({n for n in _outside_imports(tree) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS}) == []
     assert _file_system_uses(tree) == []
 
@@ -262,7 +277,7 @@ def _writes(tree: ast.AST) -> list[str]:
 def test_only_the_editor_writes_a_users_file(path: Path) -> None:
     """No module but those of FILE_WRITERS writes, renames or deletes a file (os.replace, open(…, "w"), …)."""
     relative = str(path.relative_to(PACKAGE))
-    writes = _writes(ast.parse(path.read_text(encoding="utf-8")))
+    writes = _writes(_tree(path))
     assert writes == [] or relative in FILE_WRITERS, writes
     assert writes or relative not in FILE_WRITERS  # a writer that no longer writes leaves the list
 
@@ -295,7 +310,7 @@ def test_the_torch_family_is_written_once(path: Path) -> None:
     """The family's members are listed in resolver/request.py alone (PACKAGES, COMPANIONS); conda's own package
     names (environment/conda_meta.py) are another list."""
     relative = str(path.relative_to(PACKAGE))
-    found = _family_literals(ast.parse(path.read_text(encoding="utf-8")))
+    found = _family_literals(_tree(path))
     assert found == [] or relative in ("resolver/request.py", "environment/conda_meta.py"), found
 
 
