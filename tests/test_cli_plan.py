@@ -92,6 +92,10 @@ def test_flag_overrides_target_and_can_create_contradiction(capsys: pytest.Captu
      "--nvidia-driver: '99999999999999999999999.1' is not plausible, expected an NVIDIA driver major from 100 to 999"),
     (["plan", "--variant", "cuda12"], "--variant 'cuda12': not a variant id"),
     (["plan", "torch>>2.7"], "package 'torch>>2.7': not a valid requirement"),
+    (["plan", "torch --index-url https://mirror.example/simple"],  # one argument, as pip refuses it too
+     "package 'torch --index-url https://mirror.example/simple': not a valid requirement: 'torch --index-url "
+     "https://mirror.example/simple' is not a requirement (Expected semicolon (after name with no version specifier) "
+     'or end) (installer options go after "--")'),
     (["plan", "--index-base", "ftp://mirror.example/whl"], "--index-base 'ftp://mirror.example/whl': not an http(s)"),
     (["plan", "--index-base", "http://mirror.example/whl"], "plain http is refused"),
     (["plan", "--format", "yaml"],

@@ -300,3 +300,19 @@ def test_a_pin_a_constraint_rules_out_names_the_constraint(tmp_path: Path, capsy
     assert main(["plan", *CPU_LINUX, "torch==2.15.0+cpu", "-c", cap]) == 2
     err = capsys.readouterr().err
     assert "torch==2.15.0+cpu (constraints: torch<=2.14.1): no torch release" in err, err
+
+
+def test_a_path_is_told_from_a_requirement_with_an_option_as_pip_tells_it(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A separator makes a path unless a blank is in it; a path with a blank is one where it is a directory."""
+    from torch_install.project.requirement_name import requirement_name
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my pkg").mkdir()
+    assert requirement_name("pkgs/foo", "x") is None
+    assert requirement_name("my pkg/", "x") is None
+    assert requirement_name("torch @ https://host.example/w/torch-2.7.1-cp312-cp312-linux_x86_64.whl", "x") == "torch"
+    with pytest.raises(InputError, match="is not a requirement"):
+        requirement_name("torch --index-url https://host.example/simple", "x")
+    with pytest.raises(InputError, match="is not a requirement"):
+        requirement_name("not a/dir here", "x")

@@ -171,8 +171,9 @@ def _name_of_argument(text: str) -> str | None:
 
         return requirement_name(text.strip(), f"package {text!r}")
     except InputError as exc:
+        hint = ' (installer options go after "--")' if " -" in text else ""
         raise InputError(str(exc).replace(f"package {text!r}: ", f"package {text!r}: not a valid requirement: ", 1)
-                         ) from None
+                         + hint) from None
 
 
 def request_of(found: Gathered, variant: str | None, channel: str, index_base: str,

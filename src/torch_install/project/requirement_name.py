@@ -50,7 +50,7 @@ def requirement_name(text: str, origin: str) -> str | None:
     is not one, or whose versions or markers hold a number longer than any version's, is an InputError naming
     ``origin``."""
     head, _, marker = text.partition(";")
-    location = bool(re.match(URL, text)) or text.startswith((".", "/", "~")) or os.sep in head.split("@", 1)[0] \
+    location = bool(re.match(URL, text)) or text.startswith((".", "/", "~")) or _path_like(head.split("@", 1)[0]) \
         or head.strip().endswith((".whl", ".tar.gz", ".zip"))
     check_digits(marker if location else text, text, origin)  # a URL's own digits are no version
     if location:
@@ -74,6 +74,13 @@ def requirement_name(text: str, origin: str) -> str | None:
     except InvalidRequirement as exc:
         raise InputError(f"{origin}: {excerpt(text, 80)!r} is not a requirement ({str(exc).splitlines()[0]})"
                          ) from None
+
+
+def _path_like(text: str) -> bool:
+    """Whether ``text`` (what comes before any "@") is a path as pip tells one: a separator in it, and no blank
+    unless it is a directory here ("torch --index-url https://…" is a requirement with an option, not a path)."""
+    text = text.strip()
+    return os.sep in text and (not any(c.isspace() for c in text) or os.path.isdir(text))
 
 
 def check_digits(part: str, text: str, origin: str) -> None:
