@@ -105,7 +105,9 @@ def test_mixed_gpus_use_highest_sm_and_say_so():
 
 
 def test_variant_property_lines_and_cpu_level():
-    assert x86_64_level({"sse2", "cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}) == 2
+    v2 = {"sse2", "cx16", "lahf_lm", "pni", "popcnt", "sse4_1", "sse4_2", "ssse3"}
+    assert x86_64_level(v2) == 2
+    assert x86_64_level(v2 - {"pni"}) == 1  # x86-64-v2 includes SSE3, which /proc/cpuinfo calls pni
     m = Machine(os="linux", arch="x86_64", gpus=(Gpu("amd", gfx="gfx942"),), rocm="6.4.1")
     lines = supported_properties(m, {"avx", "avx2"}).lines()
     assert lines == ["amd :: gfx_arch :: gfx942", "amd :: rocm_version :: 6.4", "x86_64 :: level :: v1"]
