@@ -19,6 +19,7 @@ Virtual environments come from one template per session (``make_venv``): buildin
 
 from __future__ import annotations
 
+import argparse
 import gc
 import os
 import shutil
@@ -34,6 +35,10 @@ from hypothesis import settings
 settings.register_profile("repeatable", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("explore" if os.environ.get("TORCH_INSTALL_EXPLORE") else "repeatable")
+
+# The command line run in this process (cli.main) reads its messages as the console script's does: without argparse's
+# search for a message catalogue on disk at each message (cli.console turns it off the same way).
+setattr(argparse, "_", str)  # noqa: B010 (argparse's own name for gettext)
 
 
 def pytest_configure(config: pytest.Config) -> None:
