@@ -26,6 +26,12 @@ MACHINES = {
 }
 
 
+def case_site(case: str) -> Path:
+    """The site-packages fixture ``case``, read where it is: the doctor writes no file (test_architecture.py's
+    rule of the writers), and a test that changes the tree takes ``copy_case``."""
+    return FIXTURES / case
+
+
 def copy_case(case: str, tmp_path: Path) -> Path:
     site = tmp_path / "site-packages"
     if case == "empty":

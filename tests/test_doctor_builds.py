@@ -6,11 +6,10 @@ generated wheels (``tests/site_packages.py``)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from doctor_cases import MACHINES, copy_case, interpreter
+from doctor_cases import MACHINES, case_site, interpreter
 from torch_install.doctor import Report, diagnose
 from torch_install.doctor.flavour import built_for, url_label
 from torch_install.doctor.inspect import inspect_environment
@@ -22,8 +21,8 @@ MATRIX = load_matrix()
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
-def doctor(case: str, tmp_path: Path, machine: str = "no-gpu") -> Report:
-    return diagnose(MACHINES[machine], inspect_environment(interpreter(copy_case(case, tmp_path))), MATRIX,
+def doctor(case: str, machine: str = "no-gpu") -> Report:
+    return diagnose(MACHINES[machine], inspect_environment(interpreter(case_site(case))), MATRIX,
                     environ={})
 
 
@@ -31,8 +30,8 @@ def mismatches(report: Report) -> dict[str, tuple[str, ...]]:
     return {f.title.split()[0]: f.evidence for f in report.findings if f.code == "companion-mismatch"}
 
 
-def test_the_default_indexs_cuda_torchvision_next_to_a_cpu_torch_is_found_and_reinstalled(tmp_path: Path) -> None:
-    report = doctor("cpu-2.15.0-torchvision-cu132", tmp_path)
+def test_the_default_indexs_cuda_torchvision_next_to_a_cpu_torch_is_found_and_reinstalled() -> None:
+    report = doctor("cpu-2.15.0-torchvision-cu132")
     found = mismatches(report)
     assert list(found) == ["torchvision"] and report.exit_code == 1
     assert found["torchvision"][0] == ("torchvision is a cu132 build, torch a cpu build (torchvision/version.py: "
@@ -42,9 +41,8 @@ def test_the_default_indexs_cuda_torchvision_next_to_a_cpu_torch_is_found_and_re
                                   f"--index-url {CPU_INDEX}")
 
 
-def test_pyg_libraries_of_another_variant_next_to_a_cpu_torch_are_found_and_taken_from_the_right_page(
-        tmp_path: Path) -> None:
-    report = doctor("cpu-2.7.1-pyg-cu118", tmp_path)
+def test_pyg_libraries_of_another_variant_next_to_a_cpu_torch_are_found_and_taken_from_the_right_page() -> None:
+    report = doctor("cpu-2.7.1-pyg-cu118")
     found = mismatches(report)
     assert sorted(found) == ["torch-scatter", "torch-sparse"]
     assert found["torch-scatter"][0] == ("torch-scatter is a cu118 build, torch a cpu build "
@@ -54,8 +52,8 @@ def test_pyg_libraries_of_another_variant_next_to_a_cpu_torch_are_found_and_take
                                   "torch-sparse==0.6.18 --find-links https://data.pyg.org/whl/torch-2.7.0+cpu.html")
 
 
-def test_a_package_installed_from_a_url_is_the_build_of_the_index_directory_it_came_from(tmp_path: Path) -> None:
-    site = copy_case("cpu-2.8.0-xformers-cu128-url", tmp_path)
+def test_a_package_installed_from_a_url_is_the_build_of_the_index_directory_it_came_from() -> None:
+    site = case_site("cpu-2.8.0-xformers-cu128-url")
     [info] = site.glob("xformers-*.dist-info")
     recorded = json.loads((info / "direct_url.json").read_text())  # pip's own PEP 610 record
     dist = read_dist(str(info), str(site), "xformers", "0.0.32.post2", "dist-info")
@@ -66,22 +64,22 @@ def test_a_package_installed_from_a_url_is_the_build_of_the_index_directory_it_c
                                            ".dist-info/direct_url.json: file://")
 
 
-def test_a_torchaudio_the_plan_chooses_with_its_torch_is_no_error(tmp_path: Path) -> None:
+def test_a_torchaudio_the_plan_chooses_with_its_torch_is_no_error() -> None:
     """vLLM's requirements pin torch==2.13.0 and torchaudio==2.11.0, a decoupled release the plan takes with it."""
     plan = resolve(MACHINES["no-gpu"]._replace(python="3.11"),
                    Request(packages=("torch==2.13.0", "torchaudio==2.11.0")), MATRIX)
     assert plan.choice is not None and plan.choice.packages == {"torch": "2.13.0+cpu", "torchaudio": "2.11.0+cpu"}
-    report = doctor("cpu-2.13.0-torchaudio-2.11.0", tmp_path)
+    report = doctor("cpu-2.13.0-torchaudio-2.11.0")
     assert not mismatches(report) and report.healthy
 
 
-def test_a_fix_for_another_reason_keeps_a_companion_version_the_plan_allows(tmp_path: Path) -> None:
+def test_a_fix_for_another_reason_keeps_a_companion_version_the_plan_allows() -> None:
     """The fix's plan asks for the installed torchaudio where it goes with the torch kept, so it never fights the
     pin that holds it."""
     from torch_install.doctor import default_planner
     from torch_install.doctor.fix import kept_companions
 
-    installed = inspect_environment(interpreter(copy_case("cpu-2.13.0-torchaudio-2.11.0", tmp_path)))
+    installed = inspect_environment(interpreter(case_site("cpu-2.13.0-torchaudio-2.11.0")))
     assert kept_companions(installed, MATRIX, "2.13.0") == ("torchaudio==2.11.0",)
     assert kept_companions(installed, MATRIX, "2.9.1") == ("torchaudio",)  # 2.11.0 is no companion of 2.9.1
     plan = default_planner(MACHINES["rtx4090-570"]._replace(python="3.11"), MATRIX)(
@@ -100,23 +98,23 @@ def test_a_url_names_the_build_by_its_files_label_or_its_index_directory(url: st
     assert url_label(url) == label
 
 
-def test_a_pure_wheel_has_no_build_to_match(tmp_path: Path) -> None:
-    site = copy_case("cpu-2.7.1-pyg-cu118", tmp_path)
+def test_a_pure_wheel_has_no_build_to_match() -> None:
+    site = case_site("cpu-2.7.1-pyg-cu118")
     [info] = site.glob("torch_scatter-*.dist-info")
     dist = read_dist(str(info), str(site), "torch-scatter", "2.1.2+pt27cu118", "dist-info")
     assert built_for(dist) is not None
     assert built_for(dist._replace(wheel_tags=("py3-none-any",))) is None
 
 
-def test_a_problem_the_fix_left_as_it_was_is_said(tmp_path: Path) -> None:
+def test_a_problem_the_fix_left_as_it_was_is_said() -> None:
     from torch_install.cli.doctor import _unchanged
 
-    before = doctor("cpu-2.15.0-torchvision-cu132", tmp_path / "a")
+    before = doctor("cpu-2.15.0-torchvision-cu132")
     assert _unchanged(before, before) == [
         "the fix changed nothing of this: [companion-mismatch] torchvision does not match the installed torch "
         "(torchvision is a cu132 build, torch a cpu build (torchvision/version.py: __version__ = '0.29.2+cu132'); "
         "torch build: torch/version.py: cuda = None, hip = None, xpu = None (__version__ = '2.15.0+cpu'))"]
-    assert _unchanged(before, doctor("cpu-2.13.0-torchaudio-2.11.0", tmp_path / "b")) == []
+    assert _unchanged(before, doctor("cpu-2.13.0-torchaudio-2.11.0")) == []
 
 
 def test_uv_installs_a_wrong_build_again_with_its_own_spelling() -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from doctor_cases import LINUX, RTX4090, codes, copy_case, interpreter, run
+from doctor_cases import LINUX, RTX4090, case_site, codes, copy_case, interpreter, run
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor.checks import wheel_glibc
 from torch_install.doctor.inspect import inspect_environment
@@ -101,14 +101,14 @@ def test_broken_install_is_diagnosed_and_its_fix_makes_it_healthy(tmp_path, case
     assert after.exit_code == 0 and after.fix is None
 
 
-def test_healthy_install_reports_no_problem(tmp_path):
-    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), "rtx4090-570")
+def test_healthy_install_reports_no_problem():
+    report = run(case_site("healthy-2.9.1-cu128"), "rtx4090-570")
     assert report.healthy and report.findings == () and report.fix is None
     assert report.torch is not None and (report.torch.version, report.torch.variant) == ("2.9.1", "cu128")
 
 
-def test_rocm_build_on_gfx1031_needs_the_override_and_is_healthy_with_it(tmp_path):
-    site = copy_case("rocm6.4-2.8.0", tmp_path)
+def test_rocm_build_on_gfx1031_needs_the_override_and_is_healthy_with_it():
+    site = case_site("rocm6.4-2.8.0")
     report = run(site, "rx6700xt")
     finding = next(f for f in report.findings if f.code == "rocm-gfx-not-in-build")
     assert finding.severity == "error" and finding.fix == "export HSA_OVERRIDE_GFX_VERSION=10.3.0"
@@ -119,8 +119,8 @@ def test_rocm_build_on_gfx1031_needs_the_override_and_is_healthy_with_it(tmp_pat
     assert not wrong.healthy and any("'11.0.0'" in e for f in wrong.findings for e in f.evidence)
 
 
-def test_companion_mismatch_names_both_version_and_flavour(tmp_path):
-    report = run(copy_case("cu121-2.4.0-torchvision-cu124", tmp_path), "rtx4090-570")
+def test_companion_mismatch_names_both_version_and_flavour():
+    report = run(case_site("cu121-2.4.0-torchvision-cu124"), "rtx4090-570")
     evidence = " | ".join(next(f for f in report.findings if f.code == "companion-mismatch").evidence)
     assert "requires torch==2.5.1 but torch is 2.4.0" in evidence
     assert "built for cu124, torch for cu121" in evidence
@@ -135,8 +135,8 @@ def test_same_version_other_flavour_mismatch_is_seen_where_pip_check_is_blind(tm
     assert "torchvision is a cpu build, torch a cu128 build" in report.findings[0].evidence[0]
 
 
-def test_driver_floor_comes_from_the_matrix(tmp_path):
-    site = copy_case("default-index-2.15.0-cu132", tmp_path)
+def test_driver_floor_comes_from_the_matrix():
+    site = case_site("default-index-2.15.0-cu132")
     new_driver = Machine(**LINUX, nvidia_driver="580.65.06", gpus=(RTX4090,))
     assert "cuda-build-driver-too-old" not in codes(run(site, new_driver))
     report = run(site, "rtx4090-550")
@@ -144,17 +144,17 @@ def test_driver_floor_comes_from_the_matrix(tmp_path):
     assert "nearest: 2.14.1" in report.fix.reason
 
 
-def test_cpu_wheel_on_gpu_machine_keeps_version_and_adds_no_force_when_labels_differ(tmp_path):
-    report = run(copy_case("cpu-2.9.1", tmp_path), "rtx4090-570")
+def test_cpu_wheel_on_gpu_machine_keeps_version_and_adds_no_force_when_labels_differ():
+    report = run(case_site("cpu-2.9.1"), "rtx4090-570")
     assert report.fix.reason == "keeps torch 2.9.1" and report.fix.flavour_change
     assert "--force-reinstall" not in report.fix.command  # 2.9.1+cpu -> 2.9.1+cu128: pip replaces it anyway
 
 
-def test_force_reinstall_only_when_pip_would_keep_the_wrong_flavour(tmp_path):
+def test_force_reinstall_only_when_pip_would_keep_the_wrong_flavour():
     from torch_install.doctor.fix import install_command, needs_force
     from torch_install.resolver.plan import Choice, Plan, Request
 
-    installed = inspect_environment(interpreter(copy_case("healthy-2.9.1-cu128", tmp_path)))
+    installed = inspect_environment(interpreter(case_site("healthy-2.9.1-cu128")))
     torch = run(Path(installed.interpreter.path[0]), "rtx4090-570").torch
     unlabelled = Plan(Machine(), Request(), Choice("cpu", "2.9.1", None, {"torch": "2.9.1"}), False)
     labelled = Plan(Machine(), Request(), Choice("cpu", "2.9.1", "https://download.pytorch.org/whl/cpu",
@@ -175,8 +175,8 @@ def test_cuda_libraries_left_behind_by_a_cpu_torch_are_info_only(tmp_path):
     assert "nvidia-cudnn-cu12" in report.findings[0].fix and "1.3 GB" in report.findings[0].title
 
 
-def test_visible_devices_minus_one_hides_the_gpu(tmp_path):
-    site = copy_case("healthy-2.9.1-cu128", tmp_path)
+def test_visible_devices_minus_one_hides_the_gpu():
+    site = case_site("healthy-2.9.1-cu128")
     for value in ("-1", ""):
         report = run(site, "rtx4090-570", environ={"CUDA_VISIBLE_DEVICES": value})
         assert codes(report) == ("visible-devices-hide-all",)
@@ -184,15 +184,15 @@ def test_visible_devices_minus_one_hides_the_gpu(tmp_path):
     assert run(site, "rtx4090-570", environ={"CUDA_VISIBLE_DEVICES": "0,1"}).healthy
 
 
-def test_python_without_matching_wheel_tag(tmp_path):
-    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), "rtx4090-570", version="3.12.4")
+def test_python_without_matching_wheel_tag():
+    report = run(case_site("healthy-2.9.1-cu128"), "rtx4090-570", version="3.12.4")
     finding = next(f for f in report.findings if f.code == "python-unsupported")
     assert "cp312" in finding.evidence[0] and "cp311-cp311-manylinux_2_28_x86_64" in finding.evidence[0]
 
 
-def test_glibc_older_than_the_wheel_tag(tmp_path):
+def test_glibc_older_than_the_wheel_tag():
     old = Machine(os="linux", arch="x86_64", glibc="2.27", nvidia_driver="570.133.07", gpus=(RTX4090,))
-    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), old)
+    report = run(case_site("healthy-2.9.1-cu128"), old)
     finding = next(f for f in report.findings if f.code == "glibc-too-old")
     assert "needs glibc ≥ 2.28" in finding.evidence[0] and "glibc 2.27" in finding.evidence[1]
 
@@ -218,7 +218,7 @@ def test_captured_machine_files(tmp_path):
     (root / "usr/local/cuda-12.4/lib64/libnvJitLink.so.12").write_text("")
     env = {"LD_LIBRARY_PATH": "/usr/local/cuda-12.4/lib64:/usr/local/cuda-12.4/lib64/stubs"}
     probe = Probe(root=root, env=env)
-    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), "rtx4090-570", environ=env, probe=probe)
+    report = run(case_site("healthy-2.9.1-cu128"), "rtx4090-570", environ=env, probe=probe)
     found = codes(report)
     assert found.count("nvidia-libs-shadowed") == 2 and "driver-library-mismatch" in found
     mismatch = next(f for f in report.findings if f.code == "driver-library-mismatch")
@@ -233,7 +233,7 @@ def test_wsl_without_the_windows_driver_libraries(tmp_path):
     root = tmp_path / "root"
     (root / "usr/lib/wsl/lib").mkdir(parents=True)
     wsl = Machine(**LINUX, wsl=True, gpus=(RTX4090,))
-    report = run(copy_case("healthy-2.9.1-cu128", tmp_path), wsl, probe=Probe(root=root, env={}))
+    report = run(case_site("healthy-2.9.1-cu128"), wsl, probe=Probe(root=root, env={}))
     finding = next(f for f in report.findings if f.code == "wsl-gpu-driver-missing")
     assert len(finding.evidence) == 2 and "Windows" in finding.fix
 
@@ -259,9 +259,9 @@ def test_binary_compatibility_rule(sm, ptx, cc, runs):
 
 
 @pytest.mark.parametrize("cc", ["5.0", "6.1", "7.0", "7.5", "8.6", "8.7", "9.0", "10.0", "12.0", "12.1"])
-def test_doctor_and_resolver_agree_on_kernels(tmp_path, cc):
+def test_doctor_and_resolver_agree_on_kernels(cc):
     """The doctor flags a GPU exactly when the resolver would reject the installed (release, variant) for it."""
-    site = copy_case("cu128-2.8.0", tmp_path)
+    site = case_site("cu128-2.8.0")
     gpu = Gpu("nvidia", "GPU", compute_capability=cc)
     machine = Machine(**LINUX, nvidia_driver="580.65.06", gpus=(gpu,))
     matrix = TEST_MATRIX
@@ -286,7 +286,7 @@ def test_wsl_with_the_windows_driver_is_healthy_and_without_libcuda_is_not(tmp_p
 
     tree = tmp_path / "wsl"
     shutil.copytree(Path(__file__).parent / "fixtures" / "sysroots" / "wsl2-nvidia", tree)
-    site = copy_case("cu128-2.8.0", tmp_path)
+    site = case_site("cu128-2.8.0")
     probe = Probe(root=tree)
     assert "wsl-gpu-driver-missing" not in codes(run(site, detect(probe), probe=probe))
     for lib in (tree / "usr/lib/wsl/lib").glob("libcuda.so*"):
@@ -296,10 +296,10 @@ def test_wsl_with_the_windows_driver_is_healthy_and_without_libcuda_is_not(tmp_p
     assert any("/usr/lib/wsl/lib has no libcuda.so" in e for e in finding.evidence)
 
 
-def test_the_text_report_keeps_its_values_in_one_column(tmp_path):
+def test_the_text_report_keeps_its_values_in_one_column():
     from torch_install.doctor.report import render_text
 
-    text = render_text(run(copy_case("cu121-2.4.0-torchvision-cu124", tmp_path), "rtx4090-570"))
+    text = render_text(run(case_site("cu121-2.4.0-torchvision-cu124"), "rtx4090-570"))
     head = text.split("\n\n")[0].splitlines()
     assert [line.split()[0] for line in head] == ["Python", "torch", "torchvision", "machine"]
     assert len({len(line) - len(line[len(line.split()[0]):].lstrip()) for line in head}) == 1, head

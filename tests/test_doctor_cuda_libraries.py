@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from doctor_cases import FIXTURES, codes, copy_case, interpreter, run
+from doctor_cases import FIXTURES, case_site, codes, copy_case, interpreter, run
 from lanes import equivalence
 from resolve_cases import TEST_MATRIX
 from torch_install.doctor import diagnose
@@ -111,9 +111,9 @@ def test_pins_follow_the_inspected_interpreters_markers(tmp_path):
     assert "nvidia-libs-missing" not in codes(diagnose(machine, arm, TEST_MATRIX, environ={}))
 
 
-def test_cuda_toolkit_pin_of_a_cu13_build_is_checked_too(tmp_path):
+def test_cuda_toolkit_pin_of_a_cu13_build_is_checked_too():
     """torch 2.15.0 from the default index pins ``cuda-toolkit[…]==13.2.2`` (any Linux arch)."""
-    report = run(copy_case("default-index-2.15.0-cu132", tmp_path), "rtx4090-570")
+    report = run(case_site("default-index-2.15.0-cu132"), "rtx4090-570")
     finding = next(f for f in report.findings if f.code == "nvidia-libs-missing")
     assert any(re.search(r"requires cuda-toolkit==13\.2\.2: not installed", e) for e in finding.evidence)
     assert not any("nvidia-cudnn-cu13" in e for e in finding.evidence)  # installed at its pin, files in place
@@ -190,7 +190,7 @@ def compat_tree(tmp_path: Path, conf: str | None = None) -> Path:
 def test_forward_compat_libcuda_on_ld_library_path_of_a_geforce_is_error_804(tmp_path):
     from torch_install.probe import Probe
 
-    site = copy_case(HEALTHY, tmp_path)
+    site = case_site(HEALTHY)
     root = compat_tree(tmp_path)
     env = {"LD_LIBRARY_PATH": "/usr/local/cuda-12.8/compat:/usr/local/nvidia/lib64"}
     report = run(site, "rtx4090-550", environ=env, probe=Probe(root=root, env=env))
@@ -209,7 +209,7 @@ def test_forward_compat_libcuda_on_ld_library_path_of_a_geforce_is_error_804(tmp
 def test_forward_compat_libcuda_in_ld_so_conf_names_the_file_and_line(tmp_path):
     from torch_install.probe import Probe
 
-    site = copy_case(HEALTHY, tmp_path)
+    site = case_site(HEALTHY)
     root = compat_tree(tmp_path, "/usr/local/cuda-12.8/compat\n")
     report = run(site, "rtx4090-550", probe=Probe(root=root, env={}))
     finding = next(f for f in report.findings if f.code == "cuda-compat-forward")
@@ -223,7 +223,7 @@ def test_forward_compat_is_fine_on_a_datacenter_gpu_or_when_not_newer(tmp_path):
     from torch_install.machine import Gpu, Machine
     from torch_install.probe import Probe
 
-    site = copy_case(HEALTHY, tmp_path)
+    site = case_site(HEALTHY)
     root = compat_tree(tmp_path, "/usr/local/cuda-12.8/compat\n")
     h100 = Machine(os="linux", arch="x86_64", glibc="2.35", nvidia_driver="550.54.15",
                    gpus=(Gpu("nvidia", "NVIDIA H100 80GB HBM3", "10de:2330", "9.0"),))
