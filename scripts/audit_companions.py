@@ -249,17 +249,19 @@ class Audit:
         out = set()
         keys = ("torch-version", "cuda-version", "cxx11_abi", "os", "python-version")
         values = [built[k] or (["FALSE"] if k == "cxx11_abi" else ["ubuntu-22.04"] if k == "os" else []) for k in keys]
+        # an exclude rule as (position in a combination, value); a key no combination has matches only None
+        rules = [[(keys.index(k), v) for k, v in rule.items() if k in keys] for rule in built["exclude"]
+                 if all(k in keys or v is None for k, v in rule.items())]
+        from_first = {torch: _numbers(torch)[:2] >= FIRST_MINOR for torch in values[0]}
         for combination in itertools.product(*values):
-            cell = dict(zip(keys, combination, strict=True))
-            if any(all(cell.get(k) == v for k, v in rule.items()) for rule in built["exclude"]):
-                continue
-            torch, cuda = cell["torch-version"], cell["cuda-version"]
-            if _numbers(torch)[:2] < FIRST_MINOR or "." not in cuda:
+            torch, cuda, abi, os_name, python = combination
+            if not from_first[torch] or "." not in cuda or \
+                    any(all(combination[i] == v for i, v in rule) for rule in rules):
                 continue
             major, minor = cuda.split(".")[:2]
             tag = major if built.get("cuda_tag") == "major" else major + minor
-            out.add((".".join(torch.split(".")[:2]), tag, cell["cxx11_abi"], cell["python-version"],
-                     "linux_aarch64" if "arm" in cell["os"] else "linux_x86_64"))
+            out.add((".".join(torch.split(".")[:2]), tag, abi, python,
+                     "linux_aarch64" if "arm" in os_name else "linux_x86_64"))
         return out
 
     def pyg(self, name: str) -> None:
