@@ -334,16 +334,20 @@ def test_every_class_the_audit_checks_has_a_mutation() -> None:
     assert {cls for cls, _, _ in MUTATIONS.values()} == set(audit_module().CLASSES)
 
 
-@pytest.mark.parametrize("fact", sorted(MUTATIONS))
-def test_the_audit_reports_a_changed_fact_of_every_class(fact: str, evidence) -> None:
-    import copy
-
+@pytest.fixture(scope="module")
+def shipped_text() -> tuple[str, str]:
+    """The shipped matrix and the tables the audit reads, as JSON text: each test reads its own copy of them."""
     from torch_install.package_data import load_json
+
+    return json.dumps(load_json("resolver/data/torch-matrix.json")), json.dumps(audit_module().read_tables())
+
+
+@pytest.mark.parametrize("fact", sorted(MUTATIONS))
+def test_the_audit_reports_a_changed_fact_of_every_class(fact: str, evidence, shipped_text: tuple[str, str]) -> None:
     from torch_install.resolver.matrix import matrix_from_dict
 
     module = audit_module()
-    data = copy.deepcopy(dict(load_json("resolver/data/torch-matrix.json")))
-    tables = copy.deepcopy(module.read_tables())
+    data, tables = (json.loads(text) for text in shipped_text)
     cls, change, expected = MUTATIONS[fact]
     assert module.audit(matrix_from_dict(data), evidence, tables, only=(cls,)) == []  # the class agrees before
     change(data, tables)
