@@ -368,7 +368,8 @@ def _default_build(ctx: Context, version: str, platform: str) -> str | None:
                "python_version": "3.12", "python_full_version": "3.12.0", "extra": ""}
         for line in re.findall(r"(?im)^Requires-Dist:\s*(.+)$", text):
             requirement, _, marker = line.partition(";")
-            m = re.match(r"(?:nvidia-cuda-runtime(?:-cu\d+)?|cuda-toolkit(?:\[[^\]]*\])?)\s*==\s*(\d+)\.(\d+)",
+            # "==12.8.90", or in torch 2.6 and older "(==12.4.127)"
+            m = re.match(r"(?:nvidia-cuda-runtime(?:-cu\d+)?|cuda-toolkit(?:\[[^\]]*\])?)\s*\(?\s*==\s*(\d+)\.(\d+)",
                          requirement.strip(), re.IGNORECASE)
             if m and (not marker.strip() or Marker(marker.strip()).evaluate(env)):
                 return f"cu{m[1]}{m[2]}"

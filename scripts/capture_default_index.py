@@ -49,7 +49,9 @@ def metadata_of() -> dict[str, tuple[str, ...]]:
     return {name: tuple(sorted(v)) for name, v in out.items()}
 
 
-PLATFORMS = ("win_amd64", "manylinux_2_28_x86_64", "manylinux_2_28_aarch64", r"macosx_[0-9]+_[0-9]+_arm64")
+# (torch 2.6 and older: Linux x86_64 wheels are manylinux1, and 2.5 and older Linux aarch64 ones manylinux2014)
+PLATFORMS = ("win_amd64", "manylinux_2_28_x86_64", "manylinux_2_28_aarch64", r"macosx_[0-9]+_[0-9]+_arm64",
+             "manylinux1_x86_64", "manylinux2014_aarch64")
 ACCEPT = "application/vnd.pypi.simple.v1+json"
 MAX_BYTES = 32 << 20
 

@@ -200,6 +200,11 @@ MUTATIONS = {
                                  "torch 2.10.0 macos_arm64 Python 3.13t"),
     "the default index's build": ("default-build", _set(["2.15.0", "pypi", "linux_x86_64"], "cu130"),
                                   "torch 2.15.0 linux_x86_64: the default index's build is cu130"),
+    # 2.6 and older: manylinux1 wheels, whose METADATA writes each pin in parentheses, "(==12.4.127)"
+    "an older release's default build": ("default-build", _set(["2.6.0", "pypi", "linux_x86_64"], "cu126"),
+                                         "torch 2.6.0 linux_x86_64: the default index's build is cu126"),
+    "an older aarch64 default build": ("default-build", _set(["2.4.1", "pypi", "linux_aarch64"], "cu124"),
+                                       "torch 2.4.1 linux_aarch64: the default index's build is cu124"),
     "a Linux CUDA variant": ("variants", _set(["2.14.1", "variants", "linux_x86_64"],
                                               [v for v in LINUX_2_14_1 if v != "cu132"]),
                              "torch 2.14.1 linux_x86_64: variants"),

@@ -186,11 +186,21 @@ def test_the_default_wheels_build_is_read_from_its_metadata_by_range_requests(re
 @pytest.mark.parametrize(("requires", "build"), [
     (['nvidia-cuda-runtime-cu12==12.8.90; platform_system == "Linux" and platform_machine == "x86_64"'], "cu128"),
     (["cuda-toolkit[cudart]==13.0.2; platform_system == \"Linux\""], "cu130"),
-    (["filelock", "sympy>=1.13.3"], "cpu")])
+    (["filelock", "sympy>=1.13.3"], "cpu"),
+    # torch 2.6.0's Linux x86_64 wheel on the default index writes its pins in parentheses
+    (['nvidia-cuda-runtime-cu12 (==12.4.127) ; platform_system == "Linux" and platform_machine == "x86_64"'], "cu124")])
 def test_the_build_a_wheels_pins_name(requires: list[str], build: str) -> None:
     from torch_install.index.wheel_metadata import build_of
 
     assert build_of(requires) == build
+
+
+def test_a_parenthesised_pin_is_read_for_the_wheels_own_platform() -> None:
+    from torch_install.index.wheel_metadata import build_of
+
+    pins = ['nvidia-cuda-runtime-cu12 (==12.4.127) ; platform_system == "Linux" and platform_machine == "x86_64"']
+    assert build_of(pins, "torch-2.6.0-cp312-cp312-manylinux1_x86_64.whl") == "cu124"
+    assert build_of(pins, "torch-2.6.0-cp312-cp312-win_amd64.whl") == "cpu"
 
 
 CAPTURED_METADATA = Path(__file__).resolve().parents[1] / "scripts" / "reference" / "default-index" / "metadata"

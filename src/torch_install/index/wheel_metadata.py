@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 MAX_TOTAL = 16 << 20  # bytes read from one wheel, central directory included
 MAX_METADATA = 1 << 20
-_CUDA_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
-_CUDA_TOOLKIT = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
+# the pin as METADATA writes it, "==12.8.90" or (torch 2.6 and older) "(==12.4.127)"
+_CUDA_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
+_CUDA_TOOLKIT = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
 
 
 def build_of(requires_dist: list[str], wheel_name: str = "") -> str:
