@@ -19,17 +19,25 @@ from torch_install import vendors
 PACKAGE = Path(__file__).resolve().parent.parent / "src" / "torch_install"
 
 
+Nodes = tuple[ast.AST, ...]
+
+
 @functools.cache
-def _tree(path: Path) -> ast.Module:
-    """The parsed source of one module, parsed once per run (the graph and each per-file rule read it)."""
-    return ast.parse(path.read_text(encoding="utf-8"))
+def _nodes(path: Path) -> Nodes:
+    """Every node of one module's source, parsed and walked once per run (the graph and each per-file rule read
+    them)."""
+    return tuple(ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
+def _source_nodes(source: str) -> Nodes:
+    return tuple(ast.walk(ast.parse(source)))
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _trees_dropped_after_the_module() -> Iterator[None]:
+def _nodes_dropped_after_the_module() -> Iterator[None]:
     """The parsed sources live while this module's tests run, not for the rest of the run."""
     yield
-    _tree.cache_clear()
+    _nodes.cache_clear()
 
 
 def _module_name(path: Path) -> str:
@@ -44,7 +52,7 @@ def _imports() -> dict[str, set[str]]:
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         found: set[str] = set()
-        for node in ast.walk(_tree(path)):
+        for node in _nodes(path):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
@@ -192,9 +200,9 @@ FILE_SYSTEM_NAMES = frozenset({
     "write_bytes", "glob", "iglob", "environ", "getenv", "system", "popen", "__import__"})
 
 
-def _outside_imports(tree: ast.AST) -> list[str]:
+def _outside_imports(nodes: Nodes) -> list[str]:
     names: list[str] = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level:
@@ -202,10 +210,10 @@ def _outside_imports(tree: ast.AST) -> list[str]:
     return [n for n in names if not n.startswith("torch_install")]
 
 
-def _file_system_uses(tree: ast.AST) -> list[str]:
-    uses = [(node.lineno, node.id) for node in ast.walk(tree) if isinstance(node, ast.Name)
+def _file_system_uses(nodes: Nodes) -> list[str]:
+    uses = [(node.lineno, node.id) for node in nodes if isinstance(node, ast.Name)
             and node.id in FILE_SYSTEM_NAMES]
-    uses += [(node.lineno, node.attr) for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+    uses += [(node.lineno, node.attr) for node in nodes if isinstance(node, ast.Attribute)
              and node.attr in FILE_SYSTEM_NAMES]
     return [f"line {line}: {name}" for line, name in sorted(uses)]
 
@@ -217,9 +225,9 @@ RESOLVER_FILES = sorted((PACKAGE / "resolver").glob("*.py"))
 def test_the_resolver_touches_no_file_system(path: Path) -> None:
     """Nothing in resolver/ reads a file, a directory or the working directory (``os.path.abspath`` included):
     no import of os, pathlib, io, shutil, subprocess …, and no name that reaches them."""
-    tree = _tree(path)
-    assert sorted({n for n in _outside_imports(tree) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS}) == []
-    assert _file_system_uses(tree) == []
+    nodes = _nodes(path)
+    assert sorted({n for n in _outside_imports(nodes) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS}) == []
+    assert _file_system_uses(nodes) == []
 
 
 @pytest.mark.parametrize("source", [
@@ -228,9 +236,9 @@ def test_the_resolver_touches_no_file_system(path: Path) -> None:
     "def f(m):\n    return m.getcwd()\n", "def f(p):\n    return p.read_text()\n",
 ])
 def test_the_file_system_rule_sees_each_way_in(source: str) -> None:
-    tree = ast.parse(source)
-    assert [n for n in _outside_imports(tree) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS] or \
-        _file_system_uses(tree)
+    nodes = _source_nodes(source)
+    assert [n for n in _outside_imports(nodes) if n.split(".")[0] not in RESOLVER_OUTSIDE_IMPORTS] or \
+        _file_system_uses(nodes)
 
 
 # The modules that write files, and what each writes; every other module writes none. A file the user owns (a
@@ -251,12 +259,12 @@ WRITING_CALLS = {  # module -> its functions that write, rename or delete a file
 }
 
 
-def _writes(tree: ast.AST) -> list[str]:
-    """What in ``tree`` writes, renames or deletes a file: os/shutil/tempfile's functions that do (called through
+def _writes(nodes: Nodes) -> list[str]:
+    """What in ``nodes`` writes, renames or deletes a file: os/shutil/tempfile's functions that do (called through
     their module or imported by name), a path's ``write_text``/``write_bytes``, an ``open``/``fdopen`` in a mode
     that writes."""
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.ImportFrom) and node.module in WRITING_CALLS:
             found += [f"line {node.lineno}: {node.module}.{a.name}" for a in node.names
                       if a.name in WRITING_CALLS[node.module]]
@@ -277,7 +285,7 @@ def _writes(tree: ast.AST) -> list[str]:
 def test_only_the_editor_writes_a_users_file(path: Path) -> None:
     """No module but those of FILE_WRITERS writes, renames or deletes a file (os.replace, open(…, "w"), …)."""
     relative = str(path.relative_to(PACKAGE))
-    writes = _writes(_tree(path))
+    writes = _writes(_nodes(path))
     assert writes == [] or relative in FILE_WRITERS, writes
     assert writes or relative not in FILE_WRITERS  # a writer that no longer writes leaves the list
 
@@ -288,16 +296,16 @@ def test_only_the_editor_writes_a_users_file(path: Path) -> None:
     "from os import replace\n", "os.fdopen(fd, 'wb')\n",
 ])
 def test_the_writers_rule_sees_each_way_to_write(source: str) -> None:
-    assert _writes(ast.parse(source))
-    assert not _writes(ast.parse("open(p).read()\nopen(p, 'rb')\nsys.stderr.write('x')\ns.replace('a', 'b')\n"))
+    assert _writes(_source_nodes(source))
+    assert not _writes(_source_nodes("open(p).read()\nopen(p, 'rb')\nsys.stderr.write('x')\ns.replace('a', 'b')\n"))
 
 
-def _family_literals(tree: ast.AST) -> list[str]:
+def _family_literals(nodes: Nodes) -> list[str]:
     """Tuples, lists and sets written in the source that name two or more of the torch family's members."""
     from torch_install.resolver.request import PACKAGES
 
     found = []
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
             names = {e.value for e in node.elts if isinstance(e, ast.Constant)}
             if len(names & set(PACKAGES)) >= 2:
@@ -310,10 +318,10 @@ def test_the_torch_family_is_written_once(path: Path) -> None:
     """The family's members are listed in resolver/request.py alone (PACKAGES, COMPANIONS); conda's own package
     names (environment/conda_meta.py) are another list."""
     relative = str(path.relative_to(PACKAGE))
-    found = _family_literals(_tree(path))
+    found = _family_literals(_nodes(path))
     assert found == [] or relative in ("resolver/request.py", "environment/conda_meta.py"), found
 
 
 def test_the_family_rule_sees_a_literal() -> None:
-    assert _family_literals(ast.parse('x = ("torchvision", "torchaudio")\n'))
-    assert not _family_literals(ast.parse('x = ("torch", "numpy")\n'))
+    assert _family_literals(_source_nodes('x = ("torchvision", "torchaudio")\n'))
+    assert not _family_literals(_source_nodes('x = ("torch", "numpy")\n'))
