@@ -5,10 +5,10 @@ Two lanes: tests marked ``slow`` build virtual environments, run real pip or uv,
 time limits; ``pytest -m "not slow"`` is the lane to run while working, ``pytest`` runs both.
 
 The property tests (hypothesis) draw the same examples on every run, from a fixed seed per test, so a lane passes
-or fails for the code and not for the draw; the equivalence properties (a fast path against its reference) draw a
-few in the fast lane and their full count in the slow lane (``lanes.py``). ``TORCH_INSTALL_EXPLORE=1`` draws new
-ones each run (and ``TORCH_INSTALL_FUZZ_SCALE=N`` draws N times as many in ``tests/test_fuzz.py``). An input a
-search finds goes in as an ``@example``.
+or fails for the code and not for the draw; the counted properties (a fast path against its reference, a reader fed
+random input) draw a few in the fast lane and their full count in the slow lane (``lanes.py``).
+``TORCH_INSTALL_EXPLORE=1`` draws new ones each run (and ``TORCH_INSTALL_FUZZ_SCALE=N`` draws N times as many in
+``tests/test_fuzz.py``). An input a search finds goes in as an ``@example``.
 
 A test of the fast lane starts no process: one that does (a child Python, pip, uv, a venv) fails, naming what it
 started; it belongs in the slow lane (``@pytest.mark.slow``).
@@ -42,7 +42,7 @@ setattr(argparse, "_", str)  # noqa: B010 (argparse's own name for gettext)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The equivalence properties' count for this run (``lanes.py``): few when the run leaves the slow tests out."""
+    """The counted properties' count for this run (``lanes.py``): few when the run leaves the slow tests out."""
     import lanes
 
     lanes.full_counts = "not slow" not in (config.getoption("markexpr") or "")
@@ -52,7 +52,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection(session: pytest.Session) -> Iterator[object]:
     """What collection builds (the modules, the tables they load, the items) lives for the whole run: built with
     the cyclic garbage collector off, then collected once and frozen, so that the collections the tests' own
-    objects call for do not walk it again each time (the console script does the same: ``cli.console``)."""
+    objects call for do not walk it again each time (the console script does the same: ``cli.console``). The
+    tests' own objects are collected in batches of ``YOUNG_COLLECTION`` allocations rather than the default 700:
+    most live for one test, and each early collection walks the survivors again."""
     gc.disable()
     try:
         return (yield)
@@ -60,16 +62,20 @@ def pytest_collection(session: pytest.Session) -> Iterator[object]:
         gc.enable()
         gc.collect()
         gc.freeze()
+        gc.set_threshold(YOUNG_COLLECTION, *gc.get_threshold()[1:])
+
+
+YOUNG_COLLECTION = 10_000  # allocations between two collections of the youngest generation (CPython's default: 700)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a run of the full counts, the equivalence properties are slow tests too, so ``-m slow`` runs them."""
+    """In a run of the full counts, the counted properties are slow tests too, so ``-m slow`` runs them."""
     import lanes
 
     if lanes.full_counts:
         for item in items:
-            if item.get_closest_marker("equivalence"):
+            if any(item.get_closest_marker(mark) for mark in lanes.MARKS):
                 item.add_marker(pytest.mark.slow)
 
 

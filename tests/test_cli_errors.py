@@ -6,8 +6,16 @@ import argparse
 
 import pytest
 
+from torch_install import cli
 from torch_install.cli import main, matrix
 from torch_install.errors import InputError
+
+
+@pytest.fixture(autouse=True)
+def _fresh_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parsers these tests build register the handler they put in place (a parser is built once per process
+    and keeps the handler it was built with)."""
+    monkeypatch.setattr(cli, "_PARSERS", {})
 
 
 def _failing(exc: BaseException):  # noqa: ANN202 - a sub-command handler

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lanes import robustness
 from torch_install.detectors import detect
 from torch_install.detectors.amd import (
     KfdNode,
@@ -180,6 +181,7 @@ def test_parsers_answer_unknown_for_bad_input(parser, text: str) -> None:
     assert isinstance(result, Unknown) and result.reason
 
 
+@robustness(100)
 @given(st.text())
 def test_parsers_never_raise_on_random_text(text: str) -> None:
     for parser in PARSERS:
@@ -187,6 +189,7 @@ def test_parsers_never_raise_on_random_text(text: str) -> None:
         assert result is None or isinstance(result, (Unknown, KfdNode, str, list))
 
 
+@robustness(100)
 @given(st.binary())
 def test_kfd_parser_never_raises_on_binary(data: bytes) -> None:
     result = parse_kfd_properties(data.decode("utf-8", "replace"))

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lanes import robustness
 from torch_install.detectors import detect
 from torch_install.detectors.apple import SYSTEM_VERSION, parse_chip, parse_system_version, parse_translated
 from torch_install.detectors.unknown import Unknown
@@ -96,11 +97,13 @@ def test_bad_sysctl_output_is_unknown(text: str) -> None:
     assert isinstance(parse_chip(text), Unknown)
 
 
+@robustness(100)
 @given(st.binary())
 def test_plist_parser_never_raises(data: bytes) -> None:
     assert isinstance(parse_system_version(data), (str, Unknown))
 
 
+@robustness(100)
 @given(st.text())
 def test_sysctl_parsers_never_raise(text: str) -> None:
     assert isinstance(parse_translated(text), (bool, Unknown))

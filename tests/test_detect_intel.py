@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lanes import robustness
 from torch_install.detectors import detect
 from torch_install.detectors.intel import family_of
 from torch_install.detectors.unknown import Unknown
@@ -77,6 +78,7 @@ def test_unknown_device_on_the_bus_is_a_note(tmp_path: Path) -> None:
     assert any("8086:ffff" in n for n in m.notes)
 
 
+@robustness(100)
 @given(st.one_of(st.text(), st.none()))
 def test_family_of_never_raises(text: str | None) -> None:
     assert isinstance(family_of(text), (dict, Unknown))

@@ -6,9 +6,10 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from lanes import robustness
 from sysroot import OPEN, PCI_VGA, SysrootBuilder
 from torch_install import vendors
 from torch_install.detectors import detect, hints, host, nvidia
@@ -60,7 +61,7 @@ def test_truncated_driver_version_is_not_taken_as_a_shorter_version() -> None:
     assert nvidia.parse_proc_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54") is None
 
 
-@settings(max_examples=200, deadline=None)
+@robustness(200)
 @given(st.one_of(st.text(), st.binary().map(lambda b: b.decode("utf-8", "replace"))))
 def test_random_input_never_raises(text: str) -> None:
     version = re.compile(r"^\d+\.\d+(\.\d+)?$")
@@ -83,7 +84,7 @@ def test_random_input_never_raises(text: str) -> None:
     vendors.visible_set(text, 4, ["GPU-1", None, "GPU-2", "GPU-3"])
 
 
-@settings(max_examples=40, deadline=None)
+@robustness(40)
 @given(st.binary(max_size=300), st.binary(max_size=300), st.binary(max_size=300))
 def test_detection_on_a_tree_of_random_bytes_never_raises(tmp_path_factory, version: bytes, info: bytes,
                                                          vendor: bytes) -> None:

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from lanes import robustness
 from torch_install.detectors import detect
 from torch_install.detectors.unknown import Unknown
 from torch_install.detectors.windows import (
@@ -108,6 +109,7 @@ def test_bad_pnputil_output_is_unknown(text: str) -> None:
     assert isinstance(parse_pnputil(text), Unknown)
 
 
+@robustness(100)
 @given(st.text())
 def test_windows_parsers_never_raise(text: str) -> None:
     for parser in (parse_cim_adapters, parse_pnputil, nvidia_driver_from_file_version):

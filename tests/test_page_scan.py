@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from index_pages import JSON_TYPE, html_page, json_page, load_rows
 from lanes import equivalence
 from reference_pages import reference_html, reference_json
+from torch_install.index import pages
 from torch_install.index.pages import (
     MAX_PAGE_ENTRIES,
     IndexUnavailable,
@@ -143,10 +144,21 @@ def test_a_page_that_is_not_a_pep_691_page_is_unavailable_not_a_crash(text: str)
         parse_simple_json(text.encode(), PAGE_URL)
 
 
+def _one_entry_too_many(bound: int) -> bytes:
+    return b'{"files": [' + b",".join([b"{}"] * (bound + 1)) + b"]}"
+
+
+def test_a_page_of_one_entry_more_than_the_bound_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pages, "MAX_PAGE_ENTRIES", 1_000)
+    parse_simple_json(_one_entry_too_many(999), PAGE_URL)
+    with pytest.raises(IndexUnavailable, match="more than 1,000"):
+        parse_simple_json(_one_entry_too_many(1_000), PAGE_URL)
+
+
+@pytest.mark.slow
 def test_a_page_with_more_entries_than_any_index_serves_is_refused() -> None:
-    page = b'{"files": [' + b",".join([b"{}"] * (MAX_PAGE_ENTRIES + 1)) + b"]}"
     with pytest.raises(IndexUnavailable, match="more than 500,000"):
-        parse_simple_json(page, PAGE_URL)
+        parse_simple_json(_one_entry_too_many(MAX_PAGE_ENTRIES), PAGE_URL)
 
 
 def test_the_platform_prefilter_keeps_exactly_the_wheels_of_those_platforms() -> None:

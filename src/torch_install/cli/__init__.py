@@ -30,9 +30,20 @@ _MODULE_OF = {"detect": "detect", "plan": "plan", "install": "install", "doctor"
 COMMANDS = tuple(_MODULE_OF)
 
 
+_PARSERS: dict[str | None, Parser] = {}  # each parser built, by its sub-command (None: the full parser)
+
+
 def build_parser(command: str | None = None) -> Parser:
     """The full parser; with a sub-command name, only the module registering it is imported and registered
-    (a sub-command's parse never depends on its siblings, and each costs start-up time)."""
+    (a sub-command's parse never depends on its siblings, and each costs start-up time). Built once per process:
+    a parse leaves the parser as it was, so a caller running ``main`` again (a fleet, a test) reuses it."""
+    key = command if command in _MODULE_OF else None
+    if key not in _PARSERS:
+        _PARSERS[key] = _new_parser(key)
+    return _PARSERS[key]
+
+
+def _new_parser(command: str | None) -> Parser:
     from importlib import import_module
 
     from .parser import Parser, add_verbosity
@@ -42,7 +53,7 @@ def build_parser(command: str | None = None) -> Parser:
         "With no command, prints the plan for this machine."))
     parser.add_argument("--version", action="version", version=f"torch-install {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    names = [_MODULE_OF[command]] if command in _MODULE_OF else list(dict.fromkeys(_MODULE_OF.values()))
+    names = [_MODULE_OF[command]] if command is not None else list(dict.fromkeys(_MODULE_OF.values()))
     for name in names:
         import_module(f"{__name__}.{name}").register(sub)
     for command_parser in sub.choices.values():
