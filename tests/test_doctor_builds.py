@@ -6,14 +6,16 @@ generated wheels (``tests/site_packages.py``)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from doctor_cases import MACHINES, case_site, interpreter
 from torch_install.doctor import Report, diagnose
-from torch_install.doctor.flavour import built_for, url_label
-from torch_install.doctor.inspect import inspect_environment
-from torch_install.environment.dists import read_dist
+from torch_install.doctor.flavour import built_for, torch_flavour, url_label
+from torch_install.doctor.inspect import Installed, inspect_environment
+from torch_install.environment.dists import Dist, read_dist
+from torch_install.index.wheel_metadata import build_of, requires_dist
 from torch_install.resolver import Request, resolve
 from torch_install.resolver.matrix import load_matrix
 
@@ -125,3 +127,23 @@ def test_uv_installs_a_wrong_build_again_with_its_own_spelling() -> None:
     assert reinstall_args(plan, ("torchvision",), "uv") == ["--reinstall", "--no-deps", "torchvision==0.29.2",
                                                             "--default-index", CPU_INDEX]
     assert reinstall_args(plan, ("xformers",)) == []  # not in the plan: nothing to install again
+
+
+DEFAULT_INDEX_METADATA = Path(__file__).resolve().parents[1] / "scripts" / "reference" / "default-index" / "metadata"
+
+
+@pytest.mark.parametrize("path", sorted(DEFAULT_INDEX_METADATA.glob("torch-*linux*_x86_64.whl.metadata")),
+                         ids=lambda path: path.name.split("-cp")[0])
+def test_an_installed_torch_without_version_py_is_the_build_its_metadata_pins(path: Path) -> None:
+    """A torch of the default index whose version.py cannot be read is the build the index's reading of the same
+    METADATA gives (the ``(==12.4.127)`` pins of torch 2.6 and older included)."""
+    metadata = path.read_text(encoding="utf-8")
+    version = next(line.split(": ", 1)[1] for line in metadata.splitlines() if line.startswith("Version: "))
+    dist = Dist(name="torch", version=version, path=f"/env/site/torch-{version}.dist-info", location="/env/site",
+                requires=tuple(requires_dist(metadata)))
+    installed = Installed(interpreter=interpreter(Path("/env/site")), dists=(dist,))
+    flavour = torch_flavour(installed)
+    expected = build_of(requires_dist(metadata), path.name.removesuffix(".metadata"))
+    assert flavour is not None and flavour.version == version
+    assert flavour.variant == (expected if expected != "cpu" else "unknown")
+    assert flavour.variant.startswith("cu") or version.startswith("2.0.")

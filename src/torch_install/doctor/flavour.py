@@ -21,17 +21,13 @@ from .. import vendors
 from ..environment.dists import Dist
 from ..records import Record
 from ..resolver.request import canonical_name
-from ..resolver.variants import is_index_variant, variant_kind, variant_of_build
+from ..resolver.variants import is_index_variant, variant_kind, variant_of_build, variant_of_cuda_pin
 from ..resolver.vendor_builds import VendorBuild, VendorBuilds, load_vendor_builds
 from .inspect import Build, Installed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..resolver.companions import BuiltFor
-
-_CUDA_RUNTIME_PIN = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
-_CUDA_TOOLKIT_PIN = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*\(?==\s*([0-9]+)\.([0-9]+)", re.I)
-
 
 class Flavour(Record):
     """An installed package's build: ``variant`` is cu128, rocm6.4, xpu, cpu or unknown."""
@@ -59,9 +55,9 @@ def _from_requires(dist: Dist) -> str | None:
     for line in dist.requires:
         if "extra ==" in line:
             continue
-        match = _CUDA_RUNTIME_PIN.match(line.strip()) or _CUDA_TOOLKIT_PIN.match(line.strip())
-        if match:
-            return f"cu{match[1]}{match[2]}"
+        found = variant_of_cuda_pin(line)
+        if found:
+            return found
     return None
 
 

@@ -12,6 +12,7 @@ import io
 import re
 import zipfile
 
+from ..resolver.variants import variant_of_cuda_pin
 from .client import Fetcher, Page
 from .pages import IndexUnavailable
 
@@ -21,9 +22,6 @@ if TYPE_CHECKING:
 
 MAX_TOTAL = 16 << 20  # bytes read from one wheel, central directory included
 MAX_METADATA = 1 << 20
-# the pin as METADATA writes it, "==12.8.90" or (torch 2.6 and older) "(==12.4.127)"
-_CUDA_RUNTIME = re.compile(r"^nvidia-cuda-runtime(?:-cu[0-9]+)?\s*\(?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
-_CUDA_TOOLKIT = re.compile(r"^cuda-toolkit(?:\[[^\]]*\])?\s*\(?\s*==\s*([0-9]+)\.([0-9]+)", re.IGNORECASE)
 
 
 def build_of(requires_dist: list[str], wheel_name: str = "") -> str:
@@ -33,9 +31,9 @@ def build_of(requires_dist: list[str], wheel_name: str = "") -> str:
     environment = _wheel_environment(wheel_name) if wheel_name else None
     for line in requires_dist:
         requirement, _, marker = line.strip().partition(";")
-        found = _CUDA_RUNTIME.match(requirement.strip()) or _CUDA_TOOLKIT.match(requirement.strip())
+        found = variant_of_cuda_pin(requirement)
         if found and (environment is None or not marker.strip() or _holds(marker, environment)):
-            return f"cu{found[1]}{found[2]}"
+            return found
     return "cpu"
 
 

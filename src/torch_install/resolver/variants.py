@@ -71,6 +71,18 @@ def variant_of_build(template: str, version: str) -> str | None:
     return found if found and is_variant(found) else None
 
 
+# torch's pin of the CUDA runtime in its Requires-Dist: "nvidia-cuda-runtime-cu12==12.8.90", (torch 2.6 and older)
+# "nvidia-cuda-runtime-cu12 (==12.4.127)", or (CUDA 13 builds) "cuda-toolkit[cudart]==13.0.2"
+_CUDA_PIN = r"^(?:nvidia-cuda-runtime(?:-cu[0-9]+)?|cuda-toolkit(?:\[[^\]]*\])?)\s*\(?\s*==\s*([0-9]+)\.([0-9]+)"
+
+
+def variant_of_cuda_pin(requirement: str) -> str | None:
+    """The CUDA variant a ``Requires-Dist`` line of torch pins ("nvidia-cuda-runtime-cu12==12.8.90" -> "cu128"),
+    read from its start (a marker after it is the caller's to judge); None for any other line."""
+    found = re.match(_CUDA_PIN, requirement.lstrip(), re.IGNORECASE)
+    return f"cu{found[1]}{found[2]}" if found else None
+
+
 def variant_of_label(label: str | None, platform: str) -> str | None:
     """The variant of a wheel's local label (cu134, rocm7.14, xpu, cpu); an unlabelled macOS wheel is the
     default index's build (``default``); anything else is no variant (None)."""
