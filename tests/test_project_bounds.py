@@ -5,6 +5,7 @@ key, and the problem, with exit 2: never an internal error, never a hang."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -114,6 +115,41 @@ def test_a_url_of_long_digits_is_no_version(tmp_path: Path) -> None:
     path = tmp_path / "req.txt"
     path.write_text("pkg @ https://files.invalid/" + "1" * 40 + "/pkg-1.0-py3-none-any.whl\n")
     assert [w.name for w in read_requirements(str(path)).entries] == ["pkg"]
+
+
+WHEEL = "https://h.example/whl/torch-2.8.0%2Bcpu-cp312-cp312-manylinux_2_28_x86_64.whl"
+LONG_DIGITS = ["?token=" + "1" * 23, "#sha256=" + "0123456789" * 6 + "abcd", "?x=" + "9" * 40 + "&y=1"]
+
+
+@pytest.mark.parametrize("tail", LONG_DIGITS, ids=["token", "sha256", "query"])
+@pytest.mark.parametrize("where", ["command line", "requirements", "pyproject", "environment.yml", "pixi"])
+def test_the_digits_of_a_direct_references_url_are_no_version(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch, where: str,
+                                                              tail: str) -> None:
+    """A URL may hold digits of any length (a hash, a token, a query): its torch and another package are planned
+    from every file kind, as pip reads the same lines."""
+    monkeypatch.chdir(tmp_path)
+    torch, other = f"torch @ {WHEEL}{tail}", f"mylib @ https://h.example/mylib-1.0-py3-none-any.whl{tail}"
+    argv = {"command line": [torch, other], "requirements": ["-r", "r.txt"], "pyproject": ["--project", "."],
+            "environment.yml": ["--project", "environment.yml"], "pixi": ["--project", "pixi.toml"]}[where]
+    (tmp_path / "r.txt").write_text(f"{torch}\n{other}\n")
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\nversion = "0"\ndependencies = ["{torch}", '
+                                             f'"{other}"]\n')
+    (tmp_path / "environment.yml").write_text(f"name: x\ndependencies:\n  - python=3.12\n  - pip\n  - pip:\n"
+                                              f"    - {torch}\n    - {other}\n")
+    (tmp_path / "pixi.toml").write_text(f'[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n'
+                                        f'[dependencies]\npython = "3.12.*"\n[pypi-dependencies]\n'
+                                        f'torch = {{ url = "{WHEEL}{tail}" }}\n'
+                                        f'mylib = {{ url = "https://h.example/mylib-1.0-py3-none-any.whl{tail}" }}\n')
+    assert main([*CPU_LINUX, "--format", "json", *argv]) in (0, 1)
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["choice"]["torch"] == "2.8.0" and plan["choice"]["variant"] == "cpu"
+    assert tail.split("=", 1)[0] in plan["choice"]["references"]["torch"]
+
+
+def test_a_long_number_in_a_direct_references_marker_is_still_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    err = one_line_error(capsys, [f"torch @ {WHEEL} ; python_version > '3.{'9' * 40}'"])
+    assert "a version number of more than 18 digits" in err
 
 
 def write_project(tmp_path: Path, text: str) -> Path:

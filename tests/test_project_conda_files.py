@@ -208,3 +208,29 @@ def test_a_bad_project_file_is_one_line_and_exit_2(name: str, text: str, message
     assert main(["plan", "--project", str(path), *FLAGS]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_pixi_wheel_of_torch_by_url_or_path_is_its_build_and_a_git_source_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """pypi-dependencies.torch as a wheel's url, or its path beside the manifest (a blank in it), plans that wheel's
+    build, from any working directory; a git source builds torch, which is one line."""
+    project = tmp_path / "project"
+    project.mkdir()
+    wheel = "torch-2.8.0+cpu-cp312-cp312-manylinux_2_28_x86_64.whl"
+    monkeypatch.chdir(tmp_path)
+    for entry, reference in [
+            (f'{{ url = "https://h.example/whl/cpu/{wheel}" }}', f"torch @ https://h.example/whl/cpu/{wheel}"),
+            (f'{{ path = "wheels/my torch/{wheel}" }}',
+             f"torch @ {(project / 'wheels' / 'my torch' / wheel).as_uri()}")]:
+        (project / "pixi.toml").write_text('[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n'
+                                           f'[dependencies]\npython = "3.12.*"\n[pypi-dependencies]\ntorch = {entry}\n')
+        assert main(["plan", "--project", "project/pixi.toml", *FLAGS, "--format", "json"]) in (0, 1)
+        plan = json.loads(capsys.readouterr().out)
+        assert (plan["choice"]["torch"], plan["choice"]["variant"]) == ("2.8.0", "cpu")
+        assert plan["choice"]["references"]["torch"] == reference
+    (project / "pixi.toml").write_text('[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n'
+                                       '[pypi-dependencies]\ntorch = { git = "https://h.example/pytorch" }\n')
+    assert main(["plan", "--project", "project/pixi.toml", *FLAGS]) == 2
+    assert capsys.readouterr().err == ("torch-install: error: --project: project/pixi.toml: pypi-dependencies.torch: "
+                                       "a git source for torch; torch-install chooses its wheel (a url or path of a "
+                                       "wheel names one)\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..errors import InputError
 from ..resolver.plan import BuildSource, Wanted
@@ -329,8 +330,15 @@ def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen:
         return
     canonical = canonical_name(name)
     if canonical in FAMILY.values():
+        if location and isinstance(value, dict) and "git" not in value:  # a wheel names its build, as pip reads it
+            if "path" in value:
+                manifest = origin.rsplit(": ", 1)[0]
+                location = Path(os.path.dirname(os.path.abspath(manifest)), location).as_uri()
+            read.wanted.append(Wanted(text=f"{canonical} @ {location}{where}", name=canonical, origin=origin))
+            return
         if location:
-            raise InputError(f"--project: {origin}: a path or URL for {canonical}; torch-install chooses its wheel")
+            raise InputError(f"--project: {origin}: a git source for {canonical}; torch-install chooses its wheel "
+                             "(a url or path of a wheel names one)")
         if (canonical, marker) not in seen:
             seen.add((canonical, marker))
             read.wanted.append(Wanted(text=f"{canonical}{'' if version == '*' else version}{where}", name=canonical,

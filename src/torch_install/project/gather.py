@@ -58,8 +58,12 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     """Read every source; an InputError names the first problem (file and line where there is one)."""
     found = Gathered()
     for text in packages:
-        if has_long_number(text):
-            raise InputError(f"package {excerpt(text, 40)!r}…: a version number of more than {MAX_DIGITS} digits")
+        if has_long_number(text):  # in a version, not in a URL's digits (its hash, a token)
+            from .requirement_name import versions_part
+
+            if has_long_number(versions_part(text)):
+                raise InputError(f"package {excerpt(text, 40)!r}…: a version number of more than {MAX_DIGITS} "
+                                 "digits")
         name = _name_of_argument(text)
         found.add(Wanted(text=text.strip(), name=name, origin=COMMAND_LINE))
     budget: ReadBudget | None = None  # one for every file this command reads (a plain plan reads none)

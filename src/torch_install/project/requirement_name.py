@@ -50,11 +50,10 @@ def requirement_name(text: str, origin: str) -> str | None:
     is not one, or whose versions or markers hold a number longer than any version's, is an InputError naming
     ``origin``."""
     head, _, marker = text.partition(";")
-    location = bool(re.match(URL, text)) or text.startswith((".", "/", "~")) or _path_like(head.split("@", 1)[0]) \
-        or head.strip().endswith((".whl", ".tar.gz", ".zip"))
+    named = _named_location(text)
+    location = _is_location(text, head, named)
     check_digits(marker if location else text, text, origin)  # a URL's own digits are no version
     if location:
-        named = None if re.match(URL, text) else re.match(rf"[ \t]*({NAME})[ \t]*(?:\[[^\]]*\])?[ \t]*@", text)
         if named:  # "name @ URL": the name it gives
             return canonical_name(named[1])
         egg = re.search(_EGG, text)
@@ -74,6 +73,24 @@ def requirement_name(text: str, origin: str) -> str | None:
     except InvalidRequirement as exc:
         raise InputError(f"{origin}: {excerpt(text, 80)!r} is not a requirement ({str(exc).splitlines()[0]})"
                          ) from None
+
+
+def _named_location(text: str) -> re.Match[str] | None:
+    """``name @ URL`` (or ``name[extras] @ path``): its name; None for any other requirement."""
+    return None if re.match(URL, text) else re.match(rf"[ \t]*({NAME})[ \t]*(?:\[[^\]]*\])?[ \t]*@", text)
+
+
+def _is_location(text: str, head: str, named: re.Match[str] | None) -> bool:
+    """Whether the requirement ``text`` (``head``: before its marker) is a URL or a path, named or not."""
+    return named is not None or bool(re.match(URL, text)) or text.startswith((".", "/", "~")) \
+        or _path_like(head.split("@", 1)[0]) or head.strip().endswith((".whl", ".tar.gz", ".zip"))
+
+
+def versions_part(text: str) -> str:
+    """The part of a requirement where its versions are written: all of it, or the marker of a URL or a path (a
+    URL's digits, a ``#sha256=`` or a token, are no version)."""
+    head, _, marker = text.partition(";")
+    return marker if _is_location(text, head, _named_location(text)) else text
 
 
 def _path_like(text: str) -> bool:
