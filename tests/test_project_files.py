@@ -442,3 +442,52 @@ def test_install_keeps_to_pips_configured_constraint_with_real_pip_and_uv(
     code = "import importlib.metadata as m; print(m.version('torch'), m.version('requests'))"
     versions = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert versions == ["2.14.1+cpu", "2.32.5"]
+
+
+LOCAL = """
+[project]
+name = "local-proj"
+version = "0.1"
+dependencies = ["numpy", "torch==2.6.0 ; sys_platform == 'linux'"]
+
+[project.optional-dependencies]
+vision = ["torchvision==0.21.0"]
+"""
+
+
+@pytest.mark.parametrize(("given", "torchvision"), [
+    (["."], None), (["./proj"], None), (["./proj[vision]"], "0.21.0"), (["-r", "req.txt"], "0.21.0"),
+    (["{uri}"], None), (["local-proj @ {uri}"], None), (["-r", "editable.txt"], None)])
+def test_a_local_project_to_install_bounds_the_plan_by_its_torch_requirements(
+        given: list[str], torchvision: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``pip install .`` (a path, ``-e``, extras, a file: URL) installs the torch the project requires: the plan
+    holds to it, and still installs the project with the others."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(LOCAL)
+    (tmp_path / "req.txt").write_text("-e ./proj[vision]\n")
+    (tmp_path / "editable.txt").write_text("--editable file:./proj\n")
+    monkeypatch.chdir(project if given == ["."] else tmp_path)
+    argv = [a.format(uri=project.as_uri()) for a in given]
+    found = plan(capsys, *argv, *RTX)
+    assert found["choice"]["torch"] == "2.6.0"
+    assert found["choice"]["packages"].get("torchvision", "").startswith(torchvision or "?") or torchvision is None
+    assert any("a local project requiring torch==2.6.0 ; sys_platform == 'linux'" in n for n in found["notes"])
+    assert found["commands"]["pip"].count(" install ") == 2  # the build, then the project with its pins
+
+
+@pytest.mark.parametrize(("files", "why"), [
+    ({"setup.py": "raise SystemExit('never run')\n"}, "a local project without a pyproject.toml"),
+    ({"pyproject.toml": "[build-system]\nrequires = ['setuptools']\n"}, "whose requirements were not read"),
+    ({"pyproject.toml": "[project\n"}, "whose requirements were not read")])
+def test_a_local_project_whose_requirements_cannot_be_read_is_a_note(
+        files: dict[str, str], why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    found = plan(capsys, ".", *RTX)
+    assert found["choice"] == plan(capsys, *RTX)["choice"]  # planned as without it: nothing known, nothing refused
+    assert any(why in n for n in found["notes"]), found["notes"]
+    assert "never run" not in json.dumps(found)

@@ -101,9 +101,65 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
                                "packages with them (the chosen build and what it needs come from its index, checked "
                                "with --hashes), and 'plan --format requirements --hashes' writes a file that keeps "
                                "them; a pip or uv command line cannot carry them")
+    _read_local_projects(found, budget)
     if found.options:
         _index_options(found)
     return found
+
+
+def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
+    """Each local project among the other requirements (``.``, ``-e ./pkg``, ``./pkg[cuda]``, ``file:///…``):
+    what its pyproject.toml requires of the torch family is read, as pip resolves it when it installs the
+    project, and bounds the plan like the user's own requirements (its other requirements install with it)."""
+    seen: set[str] = set()
+    for wanted in list(found.others):
+        local = _local_project(wanted.text)
+        if local is None or wanted.constraint:
+            continue
+        directory, extras = local
+        if directory in seen:
+            continue
+        seen.add(directory)
+        shown = f"{wanted.origin}: {'-e ' if wanted.editable else ''}{wanted.text}"
+        if not os.path.isfile(os.path.join(directory, "pyproject.toml")):
+            found.notes.append(f"{shown}: a local project without a pyproject.toml: what it requires of torch is not "
+                               "read (its setup.py is not run)")
+            continue
+        from .bounds import ReadBudget
+        from .pyproject import read_pyproject
+
+        try:
+            read = read_pyproject(directory, extras, (), budget or ReadBudget(), found.notes)
+        except InputError as exc:
+            found.notes.append(f"{shown}: a local project whose requirements were not read ({exc})")
+            continue
+        family = [w for w in read if w.name in PACKAGES]
+        for required in family:
+            found.add(required)
+        if family:
+            found.notes.append(f"{shown}: a local project requiring {', '.join(w.text for w in family)} (its "
+                               "pyproject.toml): the plan holds to it, as the installer does")
+
+
+def _local_project(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """(directory, extras) of a requirement naming a local directory (a path, ``name @ file:…``, ``file:…``),
+    as the installer finds it from the working directory; None for any other requirement."""
+    location = text.split(";", 1)[0].strip()
+    named = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*@\s*(.+)\Z", location)
+    location = named[1].strip() if named else location
+    extras: tuple[str, ...] = ()
+    bracket = re.match(r"(.+?)\[([^\]]*)\]\Z", location)
+    if bracket and not location.startswith("file:"):
+        location, extras = bracket[1].strip(), tuple(e.strip() for e in bracket[2].split(",") if e.strip())
+    if location.startswith("file:"):
+        from urllib.parse import urlsplit
+        from urllib.request import url2pathname
+
+        location = url2pathname(urlsplit(location).path)
+    elif not (location.startswith((".", "~")) or os.sep in location):
+        return None
+    directory = os.path.abspath(os.path.expanduser(location))
+    return (directory, extras) if os.path.isdir(directory) else None
 
 
 def _index_options(found: Gathered) -> None:
