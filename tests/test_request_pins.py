@@ -30,7 +30,9 @@ MACHINES = {  # every vendor, several platforms
     "macos": ["--os", "macos", "--arch", "arm64"],
 }
 REQUESTS = {"family": ["torch", "torchvision", "numpy"], "older": ["torch<2.10", "torchaudio", "numpy"],
-            "xformers": ["torch", "xformers", "numpy"], "family alone": ["torch", "torchvision"]}
+            "xformers": ["torch", "xformers", "numpy"], "family alone": ["torch", "torchvision"],
+            "older than the matrix": ["torch==1.13.1", "torchvision", "numpy"],
+            "newer than the matrix": ["torch==2.16.0", "torchaudio"]}
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -33,13 +33,13 @@ from types import MappingProxyType
 from .. import vendors
 from ..errors import InputError
 from ..machine import Gpu, Machine
-from ..versions import numeric_key, specifier_allows
+from ..versions import numeric_key, release_part, specifier_allows
 from .builder import PlanBuilder
-from .matrix import Matrix, Release, version_key
+from .matrix import ASSUMED, Matrix, Release, version_key
 from .plan import Plan, Request
 from .platforms import apple, libc_and_driver_stack
 from .references import why_not_here
-from .request import Pin, check_consistent, one_build, parse_request
+from .request import AnyVersion, ExactRelease, Pin, check_consistent, one_build, parse_request
 from .rules import (
     WEAK_CONFIDENCE,
     Blocker,
@@ -83,6 +83,11 @@ class Search:
             request = request._replace(channel=self.req.channel, notes=(*request.notes, (
                 f"{', '.join(request.packages)}: a {'development' if self.req.channel == 'nightly' else 'pre-'}"
                 f"release, from the {self.req.channel} channel")))
+        self.known = f"{matrix.releases[-1].version}–{matrix.releases[0].version}"  # the data's own releases
+        self.assumed = self.pinned_outside(request, matrix)  # a pinned release the data does not reach
+        if self.assumed is not None:
+            label = next((p.variant for p in self.req.pins if p.name == "torch" and p.variant), None)
+            matrix = matrix.with_assumed_release(self.assumed, label)
         self.machine, self.request, self.matrix = machine, request, matrix
         self.bound: list[Bound] = []  # requested packages built against one torch
         if matrix.packages:
@@ -105,6 +110,36 @@ class Search:
         self.os = machine.os or ""
         self.passing: list[Release] = []  # the candidates: matching releases whose wheels install here
         self.with_code: dict[tuple[str, tuple[Gpu, ...]], tuple[Release, list[Verdict]] | None] = {}
+
+    def pinned_outside(self, request: Request, matrix: Matrix) -> str | None:
+        """The release an exact torch pin names (``==1.13.1``, ``==2.16.0+cu130``, a wheel's) when it is older than
+        the data's oldest or newer than its newest; None for any other request."""
+        if self.req.channel or request.channel != "stable" or not matrix.releases:
+            return None
+        torch = self.req.torch
+        exact = [torch.release] if isinstance(torch, ExactRelease) else [] if isinstance(torch, AnyVersion) else [
+            spec.version.split("+", 1)[0] for spec in torch
+            if spec.operator in ("==", "===") and "*" not in spec.version]
+        version = next((v for v in exact if release_part(v) == v and torch.contains(v, prereleases=True)), None)
+        if version is None or matrix.has_release(version):
+            return None
+        key = version_key(version)
+        inside = version_key(matrix.releases[-1].version) <= key <= version_key(matrix.releases[0].version)
+        return None if inside else version
+
+    def warn_assumed(self) -> None:
+        """The warning of a release planned on assumed facts (``pinned_outside``)."""
+        version = self.assumed or ""
+        older = version_key(version) < version_key(self.known.split("–")[0])
+        like = self.matrix.releases[-2 if older else 1].version if len(self.matrix.releases) > 1 else ""
+        labelled = any(p.name == "torch" and p.variant for p in self.pins)
+        self.plan.warn("release-unknown", f"torch {version} is {'older' if older else 'newer'} than the releases "
+                                          f"of the compatibility matrix ({self.known}): planned with the facts of "
+                                          f"torch {like}, assumed (which builds it has, for which Pythons and GPUs, "
+                                          "is not checked here; the installer finds its torchvision and torchaudio)"
+                       + ("" if labelled or not older else f"; a local label names the build to take "
+                                                           f"(torch=={version}+cpu, +cu116 …)")
+                       + ("; --online reads the index's" if not older and self.matrix.provenance is None else ""))
 
     def default_build(self, pin: Pin) -> Pin:
         """A wheel without a local label (the default index's file) is the variant the default index's build of
@@ -130,6 +165,8 @@ class Search:
     def steps(self) -> Plan:
         m = self.machine
         check_consistent(m, self.request.variant, self.matrix)  # step 1 (the request is parsed in __init__)
+        if self.assumed is not None:
+            self.warn_assumed()
         self.warn_unknown_requirements()
         for pin in self.pins:  # a direct reference's wheel that does not install here
             why = why_not_here(pin.reference, m) if pin.reference is not None else None
@@ -200,9 +237,10 @@ class Search:
         if not self.req.torch.contains(release.version, prereleases=True):
             return False
         for name, spec in (*self.req.companions.items(), *self.req.limits.items()):
-            if str(spec) and not any(spec.contains(v, prereleases=True)
-                                     for v in self.matrix.companion_versions(name, release)):
-                return False
+            versions = self.matrix.companion_versions(name, release)
+            if str(spec) and (versions or release.confidence != ASSUMED) \
+                    and not any(spec.contains(v, prereleases=True) for v in versions):
+                return False  # (an assumed release's companions are not known: the installer finds them)
         return True
 
     def wanted(self) -> list[Release]:

@@ -188,8 +188,8 @@ class Bound(Record):
         ``platform``; with ``strict``, also with the torch it was built for. A package with no wheels for the
         platform at all allows any: it cannot be installed there, and the plan says so instead of moving torch
         for it. Unknown needs allow any torch."""
-        if self.label is not None and self.label.torch and _minor(torch) != self.label.torch:
-            return False
+        if self.label is not None and self.label.torch:  # "+pt113cu117": built for that torch, as it says
+            return _minor(torch) == self.label.torch
         package = self.package
         if package.kind in ("find-links", "release-wheel"):
             return self._prebuilt_minor(torch)
@@ -360,6 +360,12 @@ class Bound(Record):
             return Pick(package.name, None, "find-links", self.text, url=url), ""
         if wrong and label is not None:
             return None, f"{self.text} is the build for {label.words()}"
+        if label is not None and label.torch == minor and label.variant == page_variant and package.url \
+                and minor not in package.pages:  # a page the table does not list, which the pin's label names
+            url = package.url.format(torch=f"{minor}.0", variant=page_variant)
+            return Pick(package.name, None, "find-links", self.text, url=url, warning=(
+                "release-unknown", f"{self.text}: {package.name}'s page for torch {minor}+{page_variant} is not in "
+                                   f"the table; assumed at {url}, as its label names that build")), ""
         have = ", ".join(f"{m} ({', '.join(package.pages[m].get(machine.os or '', ())) or 'none'})"
                          for m in sorted(package.pages, key=_minor_key))
         why = (f"{package.name} has no wheel for torch {minor}+{page_variant} on {machine.os} (its find-links pages: "

@@ -337,6 +337,38 @@ class Matrix(Record):
         kept.sort(key=lambda r: version_key(r.version), reverse=True)
         return self._replace(releases=tuple(kept))
 
+    def with_assumed_release(self, version: str, variant: str | None = None) -> Matrix:
+        """A new Matrix holding release ``version``, older than the data's oldest or newer than its newest, with the
+        facts of the nearest release it has, labelled ``assumed``: its builds (for an older one, only the CPU build
+        and the build the default index's wheel is, which older releases had too), their CUDA and ROCm
+        architectures; its Pythons, C library and macOS floors and its torchvision/torchaudio not known (so not
+        checked: the installer finds the companions that go with it). ``variant``: the build a pin's local label
+        names, listed wherever the nearest release has wheels."""
+        older = version_key(version) < version_key(self.releases[-1].version)
+        nearest = self.releases[-1] if older else self.releases[0]
+        lists: dict[str, tuple[str, ...]] = {}
+        for platform, variants in nearest.variant_lists.items():
+            kept = [v for v in variants if not older or v in ("cpu", "default", nearest.pypi.get(platform))]
+            lists[platform] = tuple(kept)
+        cuda = {platform: MappingProxyType({v: arch._replace(confidence=ASSUMED, note=f"as torch {nearest.version}'s")
+                                            for v, arch in by_variant.items() if v in lists.get(platform, ())})
+                for platform, by_variant in nearest.cuda.items()}
+        kept_all = {v for variants in lists.values() for v in variants}
+        release = Release(
+            version=version, confidence=ASSUMED, variants_confidence=ASSUMED,
+            variant_lists=MappingProxyType(lists), cuda=MappingProxyType(cuda),
+            targets=MappingProxyType({v: t._replace(confidence=ASSUMED) for v, t in nearest.targets.items()
+                                      if v in kept_all}),
+            xpu=nearest.xpu._replace(confidence=ASSUMED) if nearest.xpu and "xpu" in kept_all else None,
+            pypi=MappingProxyType({p: v for p, v in nearest.pypi.items() if v in lists.get(p, ())}),
+            stable_cuda=nearest.stable_cuda if nearest.stable_cuda in kept_all else None,
+            mps_macos=(nearest.mps_macos[0], ASSUMED) if nearest.mps_macos else None)
+        kind = variant_kind(variant) if variant else None
+        for platform in lists:  # where the nearest release has builds of the pin's kind
+            if variant and any(variant_kind(v) == kind for v in nearest.variant_lists.get(platform, ())):
+                release = release.with_variant(platform, variant)
+        return self.with_release(release)
+
     def with_variant(self, version: str, platform: str, variant: str, **kwargs: Any) -> Matrix:
         """A new Matrix where release ``version`` lists ``variant`` on ``platform``; see Release.with_variant.
         An unknown release is created (confidence ``assumed``) with only that variant."""

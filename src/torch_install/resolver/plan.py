@@ -41,6 +41,7 @@ WARNING_CODES: Mapping[str, bool] = MappingProxyType({
     "vendor-support-level": False,
     "requirement-unknown": False,
     "built-for-another-torch": False,
+    "release-unknown": False,
 })
 
 
