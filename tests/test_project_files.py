@@ -5,6 +5,7 @@ that include each other named in one note; dependency groups follow ``include-gr
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -491,3 +492,67 @@ def test_a_local_project_whose_requirements_cannot_be_read_is_a_note(
     assert found["choice"] == plan(capsys, *RTX)["choice"]  # planned as without it: nothing known, nothing refused
     assert any(why in n for n in found["notes"]), found["notes"]
     assert "never run" not in json.dumps(found)
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    ('torch = { index = ["a"] }', r"tool\.uv\.sources\.torch\.index is not a string"),
+    ('foo = { git = "https://g.example/foo", marker = "sys_platform ==" }',
+     r"tool\.uv\.sources\.foo\.marker 'sys_platform ==' is not a marker"),
+    ('foo = [{ url = "https://h.example/foo-1.0-py3-none-any.whl", marker = 3 }]',
+     r"tool\.uv\.sources\.foo\[0\]\.marker is not a string"),
+    ('foo = { workspace = "yes" }', r"tool\.uv\.sources\.foo\.workspace is not true or false"),
+    ('foo = { path = "x", editable = 1 }', r"tool\.uv\.sources\.foo\.editable is not true or false")])
+def test_a_source_uv_refuses_is_one_line_naming_its_key(source: str, message: str, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch", "foo"]\n'
+                                             f"[tool.uv.sources]\n{source}\n")
+    assert main(["plan", *RTX, "--project", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "internal error" not in err
+    assert re.search(message, err), err
+
+
+def path_source_project(tmp_path: Path) -> tuple[Path, Path]:
+    """A project whose uv source for ``foo`` is a wheel under a directory with a blank and a ``#`` in its name."""
+    from wheels import build_wheel
+
+    project = tmp_path / "proj"
+    (project / "wheels" / "my foo#1").mkdir(parents=True)
+    wheel = build_wheel(project / "wheels" / "my foo#1", "foo", "1.0")
+    (project / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\ndependencies = ["torch", "foo"]\n'
+                                            '[tool.uv.sources]\n'
+                                            'foo = { path = "wheels/my foo#1/foo-1.0-py3-none-any.whl" }\n')
+    return project, wheel
+
+
+def test_a_path_source_with_a_blank_and_a_hash_is_a_file_url_of_that_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+
+    project, wheel = path_source_project(tmp_path)
+    others = plan(capsys, *RTX, "--project", str(project))["request"]["others"]
+    url = next(o.split(" @ ", 1)[1] for o in others if o.startswith("foo @ "))
+    assert "#" not in url and " " not in url and Path(url2pathname(urlsplit(url).path)) == wheel
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_pip_and_uv_install_the_path_source_as_the_command_names_it(
+        installer: str, tmp_path: Path, make_venv, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    import shlex
+    import shutil
+    import subprocess
+
+    project, _ = path_source_project(tmp_path)
+    others = plan(capsys, *RTX, "--project", str(project))["request"]["others"]
+    requirement = next(o for o in others if o.startswith("foo @ "))
+    python = make_venv(tmp_path / "venv", with_pip=installer == "pip")
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    argv = ([str(python), "-m", "pip", "install", "--no-index", requirement] if installer == "pip" else
+            [uv, "pip", "install", "--python", str(python), "--no-index", "--offline", requirement])
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (shlex.join(argv), done.stderr)
+    check = subprocess.run([str(python), "-c", "import foo; print(foo.__version__)"], capture_output=True, text=True,
+                           timeout=60)
+    assert check.stdout.strip() == "1.0"

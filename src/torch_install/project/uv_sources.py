@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..errors import InputError
 from ..resolver.plan import BuildSource, FileOption, Wanted
@@ -62,6 +63,7 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
             if not isinstance(entry, dict) or not any(k in entry for k in _KINDS):
                 raise InputError(f"--project: {path}: {where} is not a source table ({{ index = \"…\" }}, "
                                  "{ url = \"…\" }, { path = \"…\" }, { git = \"…\" } or { workspace = true })")
+            _check_entry(path, where, entry)
             if "index" in entry and entry["index"] not in indexes:
                 raise InputError(f"--project: {path}: {where} names the index {entry['index']!r}, which no "
                                  f"[[tool.uv.index]] defines (has: {', '.join(indexes) or 'none'})")
@@ -79,6 +81,28 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
         entries = [(where, e) for where, e in by_name.get(w.name or "", []) if "index" not in e]
         out += reader.rewritten(w, entries) if entries and not w.editable else [w]
     return out
+
+
+_STRINGS = ("index", "url", "path", "git", "rev", "tag", "branch", "subdirectory", "marker", "extra", "group")
+
+
+def _check_entry(path: str, where: str, entry: dict[str, Any]) -> None:
+    """One line, exit 2, for a source entry uv refuses: a key of a string value that is not one, a marker that is
+    not a marker."""
+    bad = next((key for key in _STRINGS if key in entry and not isinstance(entry[key], str)), None)
+    if bad is not None:
+        raise InputError(f"--project: {path}: {where}.{bad} is not a string ({bad} = \"…\")")
+    flag = next((key for key in ("workspace", "editable") if key in entry and not isinstance(entry[key], bool)), None)
+    if flag is not None:
+        raise InputError(f"--project: {path}: {where}.{flag} is not true or false")
+    if "marker" in entry:
+        from packaging.markers import InvalidMarker, Marker
+
+        try:
+            Marker(entry["marker"])
+        except InvalidMarker as exc:
+            raise InputError(f"--project: {path}: {where}.marker {entry['marker']!r} is not a marker "
+                             f"({str(exc).splitlines()[0]})") from None
 
 
 def _indexes(path: str, value: Any) -> dict[str, dict[str, Any]]:
@@ -215,7 +239,7 @@ class _Reader:
             return entry["url"], False
         if isinstance(entry.get("path"), str):
             full = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(self.path)), entry["path"]))
-            return (full, True) if entry.get("editable") else ("file://" + full, False)
+            return (full, True) if entry.get("editable") else (Path(full).as_uri(), False)
         if isinstance(entry.get("git"), str):
             ref = next((entry[k] for k in ("rev", "tag", "branch") if isinstance(entry.get(k), str)), None)
             url = "git+" + entry["git"].removeprefix("git+") + (f"@{ref}" if ref else "")
