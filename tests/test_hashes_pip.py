@@ -51,3 +51,31 @@ def test_require_hashes_accepts_the_file_or_the_comment_says_why_not(httpserver,
         assert "filelock" in said
     else:
         assert installed.returncode == 0, installed.stderr
+
+
+def test_real_pip_refuses_a_hashed_lock_with_an_unhashed_line_as_the_product_says(
+        tmp_path: Path, python: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lock where one line has no --hash: real pip refuses the whole file; the product's plan says so, and its
+    install refuses it before anything runs, with the same line named."""
+    from torch_install.cli import main
+
+    hashed = build_wheel(tmp_path, "alpha", "1.0")
+    build_wheel(tmp_path, "beta", "1.0")  # on the page: what pip lacks is only its hash
+    lock = tmp_path / "lock.txt"
+    lock.write_text(f"alpha==1.0 --hash=sha256:{hashlib.sha256(hashed.read_bytes()).hexdigest()}\nbeta==1.0\n")
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PIP_")}, "PIP_CONFIG_FILE": os.devnull,
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    refused = subprocess.run([str(python), "-m", "pip", "install", "--no-index", "--find-links", str(tmp_path), "-r",
+                              str(lock)], capture_output=True, text=True, env=env)
+    said = refused.stdout + refused.stderr
+    assert refused.returncode != 0 and "beta==1.0" in said and "Hashes are required" in said, said
+    assert main(["plan", "--variant", "cpu", "--os", "linux", "--arch", "x86_64", "-r", str(lock)]) == 0
+    assert "beta==1.0 (" in capsys.readouterr().out
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    assert main(["install", "--variant", "cpu", "--python", str(python), "-r", str(lock)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("torch-install: error: the hashed lock has 1 line without --hash (beta==1.0 (") and \
+        "nothing was installed" in err
+    listed = subprocess.run([str(python), "-m", "pip", "list", "--format", "freeze"], capture_output=True, text=True,
+                            env=env).stdout
+    assert "alpha" not in listed and "torch" not in listed

@@ -316,3 +316,20 @@ def test_a_path_is_told_from_a_requirement_with_an_option_as_pip_tells_it(tmp_pa
         requirement_name("torch --index-url https://host.example/simple", "x")
     with pytest.raises(InputError, match="is not a requirement"):
         requirement_name("not a/dir here", "x")
+
+
+def test_the_lines_a_hashed_lock_leaves_without_a_hash_are_named(tmp_path: Path) -> None:
+    """pip's hash-checking mode needs a hash on every line to install once one has one: the family's lines aside
+    (their build comes with its index's hashes), a #sha256= fragment counting, a constraint file and a file without
+    hashes untouched."""
+    from torch_install.project.gather import gather
+    from torch_install.resolver.steps import unhashed
+
+    digest = "sha256:" + "0" * 64
+    (tmp_path / "lock.txt").write_text(f"torch==2.8.0\nalpha==1.0 --hash={digest}\nbeta==1.0\n"
+                                       f"gamma @ https://h.example/gamma-1.0-py3-none-any.whl#sha256={'1' * 64}\n")
+    (tmp_path / "plain.txt").write_text("delta==1.0\n")
+    (tmp_path / "pins.txt").write_text("epsilon==1.0\n")
+    found = gather([], [str(tmp_path / "lock.txt"), str(tmp_path / "plain.txt")], [str(tmp_path / "pins.txt")])
+    assert [w.text for w in unhashed(found.others)] == ["beta==1.0"]
+    assert any("beta==1.0 (" in note and "refuses the whole file" in note for note in found.notes)

@@ -38,6 +38,7 @@ from ..resolver.steps import (
     ride_along_args,
     source_build_args,
     torch_step_options,
+    unhashed,
 )
 from .dists import Dist
 from .interpreter import MARKER, Interpreter
@@ -232,7 +233,14 @@ def plan_steps(plan: Plan, interpreter: Interpreter, installer: str = "pip", nee
 
 
 def check_installable(plan: Plan, interpreter: Interpreter, installer: str = "pip") -> None:
-    """Refuse an externally managed Python, naming the commands to use instead."""
+    """Refuse, before anything runs, what the installer would refuse: a hashed lock with a line without a hash
+    (pip's hash-checking mode refuses the whole file), an externally managed Python (naming the commands to use
+    instead)."""
+    missing = unhashed(plan.request.requirements)
+    if missing:
+        where = ", ".join(f"{w.text} ({w.origin})" for w in missing[:3]) + (", …" if len(missing) > 3 else "")
+        raise InputError(f"the hashed lock has {len(missing)} line{'s' if len(missing) > 1 else ''} without --hash "
+                         f"({where}): pip's hash-checking mode refuses it; nothing was installed")
     if interpreter.externally_managed:
         marker = os.path.join(interpreter.stdlib, MARKER)
         lines = [f"{interpreter.executable} is externally managed ({marker} exists, PEP 668); "

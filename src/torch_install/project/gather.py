@@ -96,6 +96,15 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
             found.add(wanted)
         others = [w for w in entries if w.name not in PACKAGES and w not in dropped]
         found.others += others
+        if any(w.hashes for w in others):
+            from ..resolver.steps import unhashed
+
+            missing = unhashed(others)
+            if missing:
+                found.notes.append(f"{path} has --hash options, and {_lines(missing)} none: pip's hash-checking mode, "
+                                   "which one hash turns on, refuses the whole file (install refuses it before "
+                                   "anything runs); give each its hash, as pip-compile or uv pip compile "
+                                   "--generate-hashes writes them")
         if family and any(w.hashes for w in others):
             found.notes.append(f"{path} has --hash options: 'torch-install install -r {path}' installs its other "
                                "packages with them (the chosen build and what it needs come from its index, checked "
@@ -105,6 +114,12 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     if found.options:
         _index_options(found)
     return found
+
+
+def _lines(missing: list[Wanted]) -> str:
+    """ "requests==2.32.3 (lock.txt:3) has", "2 lines have: a (…), b (…)"."""
+    named = ", ".join(f"{w.text} ({w.origin})" for w in missing[:3]) + (", …" if len(missing) > 3 else "")
+    return f"{named} has" if len(missing) == 1 else f"{len(missing)} lines have ({named})"
 
 
 def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:

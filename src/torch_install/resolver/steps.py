@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from ..hosts import insecure_host
 from .commands import INSTALLERS, PRE_RELEASE_CHANNEL, installer_argv
-from .plan import Plan, RequirementsSource
+from .plan import Plan, RequirementsSource, Wanted
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -179,6 +179,17 @@ def ride_along_args(plan: Plan) -> list[str]:
 # Options of a requirements file that carry over to the command of the packages riding along (the others --
 # --require-hashes, --no-binary … -- only mean something beside the file's own lines), and those the chosen build's
 # step takes too (an offline install from local wheels takes the build from them; an index names the others')
+def unhashed(requirements: Sequence[Wanted]) -> list[Wanted]:
+    """The requirements pip's hash-checking mode refuses: in a requirements file where another line has a
+    ``--hash``, each line to install that has none (the torch family's lines aside: their build comes with its
+    index's hashes); pip refuses the whole file for one of them."""
+    from .request import PACKAGES
+
+    files = {w.file for w in requirements if w.hashes and w.file}
+    return [w for w in requirements if w.file in files and not w.hashes and not w.constraint
+            and w.name not in PACKAGES and "#sha256=" not in w.text]
+
+
 RIDE_ALONG_OPTIONS = ("--index-url", "--extra-index-url", "--no-index", "--find-links", "--trusted-host", "--pre",
                       "--prefer-binary", "--only-binary", "--no-binary")
 BUILD_STEP_OPTIONS = ("--no-index", "--find-links", "--trusted-host")
