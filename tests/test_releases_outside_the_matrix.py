@@ -89,3 +89,15 @@ def test_a_wheel_of_an_older_release_is_its_own_build(capsys: pytest.CaptureFixt
     found = plan(capsys, f"torch @ {wheel}")
     assert (found["choice"]["torch"], found["choice"]["variant"]) == ("1.13.1", "cu116")
     assert found["choice"]["references"]["torch"] == f"torch @ {wheel}"
+
+
+def test_an_older_rocm_pin_is_judged_on_the_nearest_releases_gfx_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    """A ROCm build an older pin's label names is not in the nearest release's builds: its gfx targets are the
+    nearest's ROCm build's, assumed, so a GPU is judged on them rather than on nothing."""
+    code = main(["plan", "--os", "linux", "--arch", "x86_64", "--gpu", "MI300X", "--rocm", "6.4", "--python", "3.10",
+                 "torch==1.13.1+rocm5.2", "--format", "json"])
+    found = json.loads(capsys.readouterr().out)
+    assert code == 0 and found["choice"]["variant"] == "rocm5.2"
+    assert any(n == "gfx list of 1.13.1+rocm5.2 is assumed" for n in found["notes"]), found["notes"]
+    message = next(w["message"] for w in found["warnings"] if w["code"] == "gpu-arch-unsupported")
+    assert "gfx942" in message and "is not known" not in message

@@ -357,8 +357,7 @@ class Matrix(Record):
         release = Release(
             version=version, confidence=ASSUMED, variants_confidence=ASSUMED,
             variant_lists=MappingProxyType(lists), cuda=MappingProxyType(cuda),
-            targets=MappingProxyType({v: t._replace(confidence=ASSUMED) for v, t in nearest.targets.items()
-                                      if v in kept_all}),
+            targets=MappingProxyType({v: t._replace(confidence=ASSUMED) for v, t in nearest.targets.items()}),
             xpu=nearest.xpu._replace(confidence=ASSUMED) if nearest.xpu and "xpu" in kept_all else None,
             pypi=MappingProxyType({p: v for p, v in nearest.pypi.items() if v in lists.get(p, ())}),
             stable_cuda=nearest.stable_cuda if nearest.stable_cuda in kept_all else None,
