@@ -306,3 +306,28 @@ def test_a_missing_solver_fails_where_its_wheel_installs_and_skips_only_elsewher
     with pytest.raises(expected) as raised:
         need_rattler()
     assert ("install the test extra" if rattler_wheel_installs() else "no wheel for this platform") in str(raised.value)
+
+
+WHEEL = "https://h.example/whl/cu128/torch-2.7.1%2Bcu128-cp312-cp312-manylinux_2_28_x86_64.whl"
+
+
+@pytest.mark.parametrize("fmt", ["conda", "pixi"])
+def test_a_wheel_the_request_names_is_the_files_torch_and_reads_back_to_the_same_build(
+        fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``torch @ URL`` written as a conda or pixi file keeps that wheel (conda-forge's build is another), and the
+    file reads back to the same build and reference."""
+    code, out, err = run(tmp_path, capsys, fmt, LINUX_580, packages=(f"torch @ {WHEEL}", "torchvision"))
+    assert code == 0, err
+    if fmt == "conda":
+        document = documents(out)[0]
+        assert f"torch @ {WHEEL}" in pip_part(document) and not any(d.startswith("pytorch") for d in
+                                                                      conda_part(document))
+    else:
+        assert f'torch = {{ url = "{WHEEL}" }}' in out
+    name = "environment.yml" if fmt == "conda" else "pixi.toml"
+    (tmp_path / name).write_text(out)
+    target = tmp_path / "target0.json"
+    assert main(["plan", "--project", str(tmp_path / name), "--target", str(target), "--format", "json"]) == 0
+    choice = json.loads(capsys.readouterr().out)["choice"]
+    assert (choice["torch"], choice["variant"], choice["references"]) == ("2.7.1", "cu128",
+                                                                        {"torch": f"torch @ {WHEEL}"})

@@ -309,10 +309,21 @@ def pypi_entry(text: str, fmt: str = "pixi") -> tuple[str, Entry]:
 
 
 def _pypi_torch(plan: Plan) -> dict[str, Entry]:
-    """torch (and its family) from the plan's index: ``{ version = "==2.15.0+cu130", index = "…/cu130" }``."""
+    """torch (and its family) from the plan's index: ``{ version = "==2.15.0+cu130", index = "…/cu130" }``; one
+    the request names by its wheel, that wheel: ``{ url = "…" }`` (``{ path = "…" }`` for a local file)."""
     assert plan.choice is not None
     out: dict[str, Entry] = {}
     for name, version in plan.choice.packages.items():  # the exact build, its local label included
+        if name in plan.choice.references:
+            location = plan.choice.references[name].split(" @ ", 1)[1].strip()
+            if location.startswith("file:"):
+                from urllib.parse import urlsplit
+                from urllib.request import url2pathname
+
+                out[name] = {"path": url2pathname(urlsplit(location).path)}
+            else:
+                out[name] = {"url": location}
+            continue
         entry = {"version": f"=={version}" if version else "*"}
         if plan.choice.index_url:
             entry["index"] = plan.choice.index_url

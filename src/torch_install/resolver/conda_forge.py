@@ -355,10 +355,13 @@ def install_command(specs: list[str], prefix: str, manager: str = "conda", manif
 
 
 def preferred_source(plan: Plan, answer: CondaAnswer) -> tuple[str, str]:
-    """Where a conda or pixi file takes torch from when the user did not say (``SOURCES``), and why: conda-forge's
-    build when it runs the machine as well as PyTorch's index's plan does (the file's other conda packages come
-    from the same channel, and a lock solves on every platform), else PyTorch's index."""
+    """Where a conda or pixi file takes torch from when the user did not say (``SOURCES``), and why: the wheel a
+    direct reference names, where the request has one (pip installs it as given); conda-forge's build when it runs
+    the machine as well as PyTorch's index's plan does (the file's other conda packages come from the same channel,
+    and a lock solves on every platform), else PyTorch's index."""
     choice = answer.choice
+    if plan.choice is not None and plan.choice.references:  # the user's own wheel: pip installs it as given
+        return "pytorch-index", f"the wheel {', '.join(plan.choice.references)} names is the build asked for"
     if choice is None:
         return "pytorch-index", "conda-forge has no build here: " + "; ".join(answer.why_not[:1])
     if plan.gpu_accelerated and not choice.gpu:
