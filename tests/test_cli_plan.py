@@ -368,3 +368,25 @@ def test_a_hashed_locks_find_links_and_no_index_reach_the_builds_step(tmp_path: 
     assert main(["install", "--dry-run", "--offline", "--variant", "cpu", "-r", str(lock)]) == 0
     steps = [line for line in capsys.readouterr().out.splitlines() if " install " in line]
     assert "--no-deps" in steps[0] and f"--no-index --find-links {tmp_path}/wheels" in steps[0]
+
+
+@pytest.mark.slow
+def test_install_into_another_environment_reads_its_pip_configuration_not_the_active_ones(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path, make_venv, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With $VIRTUAL_ENV naming one venv and --python another, the constraint in force is the one the target's own
+    pip reads (its prefix's pip.conf), as real pip of the target says."""
+    active, target = make_venv(tmp_path / "active"), make_venv(tmp_path / "target")
+    for python, pin in ((active, "torch==2.5.1"), (target, "torch==2.4.1")):
+        prefix = python.parent.parent
+        (prefix / "mine.txt").write_text(pin + "\n")
+        (prefix / "pip.conf").write_text(f"[install]\nconstraint = {prefix / 'mine.txt'}\n")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("VIRTUAL_ENV", str(active.parent.parent))
+    real = subprocess.run([str(target), "-m", "pip", "config", "get", "install.constraint"], capture_output=True,
+                          text=True, env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    assert real.stdout.strip() == str(target.parent.parent / "mine.txt"), real.stderr
+    code, out, err = run_main(capsys, "install", "--python", str(target), "--variant", "cpu", "--dry-run",
+                              "--offline")
+    assert code == 0, err
+    assert "torch==2.4.1+cpu" in out and "2.5.1" not in out + err
+    assert f"({target.parent.parent / 'pip.conf'} [install])" in err

@@ -110,6 +110,16 @@ def test_pip_configuration_is_read(tmp_path: Path) -> None:
         "https://install.example/simple/", "pip configuration")
 
 
+def test_the_target_environments_pip_configuration_is_read_not_the_active_ones(tmp_path: Path) -> None:
+    for name in ("active", "target"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "pip.conf").write_text(f"[global]\nindex-url = https://{name}.example/simple\n")
+    environ = {"HOME": str(tmp_path), "VIRTUAL_ENV": str(tmp_path / "active")}
+    assert default_index_url(environ) == ("https://active.example/simple/", "pip configuration")
+    assert default_index_url(environ, str(tmp_path / "target")) == ("https://target.example/simple/",
+                                                                     "pip configuration")
+
+
 @pytest.mark.slow
 def test_a_plain_http_default_index_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TORCH_INSTALL_CACHE_DIR", str(tmp_path / "cache"))

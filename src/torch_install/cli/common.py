@@ -46,10 +46,12 @@ def add_index_options(parser: argparse.ArgumentParser) -> None:
                         help="allow a plain-http index base that is not loopback")
 
 
-def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | None = None) -> Matrix:
+def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | None = None,
+               prefix: str | None = None) -> Matrix:
     """The compatibility matrix to resolve with: embedded, extended from the live index with --online
     (with --offline too: cached index data only); with the table of packages built against torch when the
-    request names other packages. A failed index read falls back with one warning line."""
+    request names other packages. A failed index read falls back with one warning line. ``prefix``: the
+    environment whose pip configuration names the default index (default ``$VIRTUAL_ENV``)."""
     from ..resolver.matrix import load_matrix
 
     matrix = load_matrix()
@@ -67,12 +69,12 @@ def matrix_for(args: argparse.Namespace, machine: Machine, request: Request | No
     base = index_base_from(getattr(args, "index_base", None), allow_insecure=insecure)
     offline = bool(getattr(args, "offline", False))
     result = online_matrix(matrix, machine, base, channel=getattr(args, "channel", None) or "stable",
-                           offline=offline, allow_insecure=insecure)
+                           offline=offline, allow_insecure=insecure, prefix=prefix)
     if result.warning:
         warn(result.warning)
     matrix = with_vendor_builds(result.matrix, machine, request, offline, insecure) if request else result.matrix
     if request is not None and request.requirements:
-        return with_learnt_packages(matrix, machine, request, offline, insecure)
+        return with_learnt_packages(matrix, machine, request, offline, insecure, prefix)
     return matrix
 
 
@@ -91,8 +93,8 @@ def with_vendor_builds(matrix: Matrix, machine: Machine, request: Request, offli
     return matrix._replace(vendor_builds=learnt)
 
 
-def with_learnt_packages(matrix: Matrix, machine: Machine, request: Request, offline: bool, insecure: bool
-                         ) -> Matrix:
+def with_learnt_packages(matrix: Matrix, machine: Machine, request: Request, offline: bool, insecure: bool,
+                         prefix: str | None = None) -> Matrix:
     """``matrix`` with what the requested packages the table does not know declare of torch, and the table's
     packages' releases it does not hold, read from the user's own index (``index/requirements.py``); an index
     that cannot be read is one warning."""
@@ -100,7 +102,7 @@ def with_learnt_packages(matrix: Matrix, machine: Machine, request: Request, off
     from ..index.default_index import default_index_url
     from ..index.requirements import learn_packages
 
-    found = default_index_url()
+    found = default_index_url(prefix=prefix)
     if found is None:
         return matrix
     root, where = found

@@ -51,10 +51,10 @@ def run_install(args: argparse.Namespace) -> int:
     from ..environment import install
     from ..machine_completion import complete_machine
 
-    request = request_from_args(args)
     interpreter = common.target_interpreter(args.python)
+    request = request_from_args(args, interpreter.prefix)  # pip's configuration as the target's own pip reads it
     machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
-    matrix = common.matrix_for(args, machine, request)
+    matrix = common.matrix_for(args, machine, request, interpreter.prefix)
     plan = resolve_plan(machine, request, matrix)
     if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
         for warning in plan.warnings:

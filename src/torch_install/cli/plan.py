@@ -78,14 +78,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.set_defaults(func=run)
 
 
-def request_from_args(args: argparse.Namespace) -> Request:
+def request_from_args(args: argparse.Namespace, prefix: str | None = None) -> Request:
     """The Request: every requirement the command line, the -r/-c files and the project name, checked (an
-    InputError names the file and line), with the variant, channel and index base."""
+    InputError names the file and line), with the variant, channel and index base. ``prefix``: the environment
+    whose pip configuration is read (default ``$VIRTUAL_ENV``), as its own pip reads it."""
     from ..index.urls import check_index_url, index_base_from, vendor_mirrors
     from ..project.gather import gather, request_of
     from ..resolver.variants import is_variant
 
-    configured, where = _pip_constraints(args)
+    configured, where = _pip_constraints(args, prefix)
     found = gather(args.packages, args.requirement, [*args.constraint, *configured], args.project, args.extra,
                    args.group)
     if configured:
@@ -102,7 +103,7 @@ def request_from_args(args: argparse.Namespace) -> Request:
         if args.vendor_build or mirrors else request
 
 
-def _pip_constraints(args: argparse.Namespace) -> tuple[list[str], str]:
+def _pip_constraints(args: argparse.Namespace, prefix: str | None) -> tuple[list[str], str]:
     """The constraint files pip reads of its own accord here (``PIP_CONSTRAINT``, pip.conf's ``constraint``), for a
     plan of this machine (not of a --target profile, an image, a captured tree or another OS or architecture):
     they bound the choice as ``-c`` would. One that cannot be read is one warning (pip would refuse to install with
@@ -111,7 +112,7 @@ def _pip_constraints(args: argparse.Namespace) -> tuple[list[str], str]:
         return [], ""
     from ..environment.pip_config import configured_constraints
 
-    files, where = configured_constraints(os.environ)
+    files, where = configured_constraints(os.environ, prefix)
     if files:
         from ..environment.pin import CONSTRAINTS_FILE
 

@@ -23,10 +23,10 @@ if TYPE_CHECKING:
 OVERRIDE_ENV = "TORCH_INSTALL_DEFAULT_INDEX"
 
 
-def _from_pip_config(environ: Mapping[str, str]) -> str | None:
+def _from_pip_config(environ: Mapping[str, str], prefix: str | None) -> str | None:
     from ..environment.pip_config import configured
 
-    found = configured("index-url", {k: v for k, v in environ.items() if k != "PIP_INDEX_URL"})
+    found = configured("index-url", {k: v for k, v in environ.items() if k != "PIP_INDEX_URL"}, prefix=prefix)
     return found.value if found else None
 
 
@@ -39,14 +39,16 @@ def _pips_own_default() -> str | None:
     return url if isinstance(url, str) else None
 
 
-def default_index_url(environ: Mapping[str, str] | None = None) -> tuple[str, str] | None:
-    """(simple-API root URL ending in "/", where it was configured), or None when none is known."""
+def default_index_url(environ: Mapping[str, str] | None = None, prefix: str | None = None
+                      ) -> tuple[str, str] | None:
+    """(simple-API root URL ending in "/", where it was configured), or None when none is known. ``prefix``: the
+    environment whose own pip configuration is read (default ``$VIRTUAL_ENV``)."""
     env = os.environ if environ is None else environ
     chosen = env.get(OVERRIDE_ENV)
     if chosen is not None:  # this tool's own setting: a URL, or "none" to read no default index
         return None if chosen.strip().lower() in ("", "none", "off") else (chosen.strip().rstrip("/") + "/",
                                                                              OVERRIDE_ENV)
-    candidates = [(env.get("PIP_INDEX_URL"), "PIP_INDEX_URL"), (_from_pip_config(env), "pip configuration"),
+    candidates = [(env.get("PIP_INDEX_URL"), "PIP_INDEX_URL"), (_from_pip_config(env, prefix), "pip configuration"),
                   (env.get("UV_DEFAULT_INDEX"), "UV_DEFAULT_INDEX"), (env.get("UV_INDEX_URL"), "UV_INDEX_URL")]
     for url, where in candidates:
         if url and url.strip():

@@ -126,7 +126,7 @@ def _date(epoch: float) -> str:
 def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str = "stable", offline: bool = False,
                   allow_insecure: bool = False, client: IndexClient | None = None,
                   default_client: IndexClient | None = None,
-                  environ: Mapping[str, str] | None = None) -> OnlineResult:
+                  environ: Mapping[str, str] | None = None, prefix: str | None = None) -> OnlineResult:
     """The matrix extended from the PyTorch index at ``base`` and, for stable releases, from the default index
     (``default_index.py``: the one the user's installer uses); each source that fails falls back to its cached,
     then the embedded data, with one warning line. Never raises for a network problem."""
@@ -137,7 +137,7 @@ def online_matrix(matrix: Matrix, machine: Machine, base: str, *, channel: str =
     from .default_index import default_index_url, learn_default
     from .merge import merge_default
 
-    found = default_index_url(environ)
+    found = default_index_url(environ, prefix)
     if found is None:
         return result
     root, where = found
