@@ -354,6 +354,42 @@ def test_pips_configured_constraints_bound_the_choice_and_are_given_on(
     assert f"pip's configured constraint file {tmp_path / 'gone.txt'} " in err and "cannot be read" in err
 
 
+def test_a_configured_constraint_named_by_url_is_fetched_as_pip_fetches_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], httpserver) -> None:
+    """pip takes a URL for a constraint file (PIP_CONSTRAINT, pip.conf's constraint, -c): it is read over the
+    index transport (loopback http here), its relative includes relative to its URL; offline, or where it cannot be
+    read, a warning names it as not applied."""
+    httpserver.expect_request("/c/constraints.txt").respond_with_data("-c more.txt\nnumpy<3\n")
+    httpserver.expect_request("/c/more.txt").respond_with_data("torch<=2.14.1\n")
+    httpserver.expect_request("/c/gone.txt").respond_with_data("", status=404)
+    url = httpserver.url_for("/c/constraints.txt")
+    monkeypatch.setenv("PIP_CONSTRAINT", url)
+    p = plan(capsys, *LINUX, "torch", "numpy")
+    assert p["choice"]["torch"] == "2.14.1"
+    assert f"pip's configured constraints ($PIP_CONSTRAINT): {url} bound the choice, and each step is given them" \
+        in p["notes"]
+    assert f"-c {url}" in p["commands"]["uv"].split(" && ")[1]
+    code = main(["plan", *LINUX, "torch", "--offline", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["choice"]["torch"] != "2.14.1"
+    assert f"pip's configured constraint file {url} ($PIP_CONSTRAINT) is not fetched with --offline: not applied" \
+        in err
+    monkeypatch.delenv("PIP_CONSTRAINT")
+    (tmp_path / "conf" / "pip").mkdir(parents=True)
+    gone, plain = httpserver.url_for("/c/gone.txt"), "http://constraints.example/c.txt"
+    (tmp_path / "conf" / "pip" / "pip.conf").write_text(f"[install]\nconstraint = {gone} {plain}\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "conf"))
+    monkeypatch.setenv("TORCH_INSTALL_INDEX_RETRIES", "0")
+    code = main(["plan", *LINUX, "torch", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["choice"]["torch"] != "2.14.1"
+    assert f"pip's configured constraint file {gone} ({tmp_path / 'conf' / 'pip' / 'pip.conf'} [install]) cannot be " \
+           "read (" in err and "404" in err
+    assert f"{plain}: only https URLs are fetched (plain http only for loopback)): not applied to the plan" in err
+    assert main(["plan", *LINUX, "torch", "-c", url, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["choice"]["torch"] == "2.14.1"
+
+
 def test_a_profile_of_another_machine_is_not_bound_by_this_ones_pip(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     cap = tmp_path / "cap.txt"

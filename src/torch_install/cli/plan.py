@@ -12,6 +12,7 @@ from . import common, targets
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from ..machine import Machine
+    from ..project.requirements_file import Fetch
     from ..resolver.matrix import Matrix
     from ..resolver.plan import Plan, Request
 
@@ -86,9 +87,10 @@ def request_from_args(args: argparse.Namespace, prefix: str | None = None) -> Re
     from ..project.gather import gather, request_of
     from ..resolver.variants import is_variant
 
-    configured, where = _pip_constraints(args, prefix)
+    fetch = None if getattr(args, "offline", False) else _fetcher()
+    configured, where = _pip_constraints(args, prefix, fetch)
     found = gather(args.packages, args.requirement, [*args.constraint, *configured], args.project, args.extra,
-                   args.group)
+                   args.group, fetch=fetch)
     if configured:
         found.notes.append(f"pip's configured constraints ({where}): {', '.join(configured)} bound the choice, and "
                            "each step is given them")
@@ -103,11 +105,29 @@ def request_from_args(args: argparse.Namespace, prefix: str | None = None) -> Re
         if args.vendor_build or mirrors else request
 
 
-def _pip_constraints(args: argparse.Namespace, prefix: str | None) -> tuple[list[str], str]:
+def _fetcher() -> Fetch:
+    """Files named by URL, fetched as ``index/client.fetch_file`` fetches (https, size cap, time limits), each once
+    a command."""
+    from ..index.client import fetch_file
+    from ..project.bounds import MAX_FILE
+
+    fetched: dict[str, bytes] = {}
+
+    def fetch(url: str) -> bytes:
+        if url not in fetched:
+            fetched[url] = fetch_file(url, MAX_FILE)
+        return fetched[url]
+
+    return fetch
+
+
+def _pip_constraints(args: argparse.Namespace, prefix: str | None, fetch: Fetch | None
+                     ) -> tuple[list[str], str]:
     """The constraint files pip reads of its own accord here (``PIP_CONSTRAINT``, pip.conf's ``constraint``), for a
     plan of this machine (not of a --target profile, an image, a captured tree or another OS or architecture):
     they bound the choice as ``-c`` would. One that cannot be read is one warning (pip would refuse to install with
-    it). torch-install's own pin is left out: an install replaces it."""
+    it); so is one named by URL that is not fetched (--offline) or cannot be, naming it as not applied.
+    torch-install's own pin is left out: an install replaces it."""
     if not _plans_this_machine(args):
         return [], ""
     from ..environment.pip_config import configured_constraints
@@ -117,11 +137,38 @@ def _pip_constraints(args: argparse.Namespace, prefix: str | None) -> tuple[list
         from ..environment.pin import CONSTRAINTS_FILE
 
         files = [f for f in files if os.path.basename(f) != CONSTRAINTS_FILE]
-    readable = [f for f in files if os.path.isfile(f)]
-    for missing in (f for f in files if f not in readable):
+    readable = [f for f in files if os.path.isfile(f) or _fetched(f, where, fetch)]
+    for missing in (f for f in files if f not in readable and not _is_url(f)):
         common.warn(f"pip's configured constraint file {missing} ({where}) cannot be read: not used (pip refuses to "
                     "install while it is missing)")
     return readable, where
+
+
+def _is_url(text: str) -> bool:
+    import re
+
+    from ..project.requirement_name import URL
+
+    return bool(re.match(URL, text))
+
+
+def _fetched(url: str, where: str, fetch: Fetch | None) -> bool:
+    """Whether the constraint file pip would fetch from ``url`` is read here; a warning naming it when not."""
+    if not _is_url(url):
+        return False
+    from ..errors import EnvironmentFailure
+
+    if fetch is None:
+        common.warn(f"pip's configured constraint file {url} ({where}) is not fetched with --offline: not applied "
+                    "to the plan (pip fetches it when it installs)")
+        return False
+    try:
+        fetch(url)
+    except (InputError, EnvironmentFailure) as exc:
+        common.warn(f"pip's configured constraint file {url} ({where}) cannot be read ({exc}): not applied to the "
+                    "plan")
+        return False
+    return True
 
 
 def _plans_this_machine(args: argparse.Namespace) -> bool:

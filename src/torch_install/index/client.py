@@ -364,3 +364,18 @@ def make_client(base: str, offline: bool = False, allow_insecure: bool = False, 
 
     return IndexClient(base, cache or IndexCache(), Fetcher(allow_insecure=allow_insecure, **fetch_settings()),
                        offline=offline)
+
+
+def fetch_file(url: str, max_bytes: int) -> bytes:
+    """One file pip would fetch itself (a requirements or constraints file named by URL), under the transport
+    rules above: https, plain http only for loopback, at most ``max_bytes``, the fetch settings' time limits. An
+    InputError for a URL those rules refuse; an EnvironmentFailure (IndexUnavailable) naming why it was not read."""
+    from .urls import redact_url
+
+    shown = redact_url(url)
+    if not transport_allowed(url):
+        raise InputError(f"{shown}: only https URLs are fetched (plain http only for loopback)")
+    try:
+        return bytes(Fetcher(max_bytes=max_bytes, **fetch_settings()).get(url, accept="text/plain, */*").body)
+    except IndexUnavailable as exc:
+        raise IndexUnavailable(str(exc).replace(url, shown)) from None

@@ -18,6 +18,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from ..resolver.plan import Request
     from .bounds import ReadBudget
+    from .requirements_file import Fetch
 
 COMMAND_LINE = "command line"
 
@@ -54,8 +55,9 @@ class Gathered:
 
 def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), constraint_files: Sequence[str] = (),
            project: str | None = None, extras: Sequence[str] = (), groups: Sequence[str] = (),
-           environ: Mapping[str, str] = os.environ) -> Gathered:
-    """Read every source; an InputError names the first problem (file and line where there is one)."""
+           environ: Mapping[str, str] = os.environ, fetch: Fetch | None = None) -> Gathered:
+    """Read every source; an InputError names the first problem (file and line where there is one). ``fetch``: how
+    a file named by URL is read (none: such a file is an InputError)."""
     found = Gathered()
     for text in packages:
         if has_long_number(text):  # in a version, not in a URL's digits (its hash, a token)
@@ -80,7 +82,7 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         from .requirements_file import read_requirements
 
         budget = budget or ReadBudget()
-        parsed = read_requirements(path, constraint, environ, budget)
+        parsed = read_requirements(path, constraint, environ, budget, fetch)
         entries = parsed.entries
         family = [w for w in entries if w.name in PACKAGES]  # a lock's few, among thousands: one pass each
         dropped = _torch_build_lines(list(entries)) if family and not constraint else []

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import accumulate, chain, count, repeat
 from operator import add
 
@@ -58,19 +58,24 @@ class RequirementsFile(Record):
     notes: tuple[str, ...] = ()  # what of it pip reads and ignores (a file's option on a requirement line)
 
 
+Fetch = Callable[[str], bytes]  # a file named by URL, as pip fetches it (``index/client.fetch_file``)
+
+
 def read_requirements(path: str, constraint: bool = False, environ: Mapping[str, str] = os.environ,
-                      budget: ReadBudget | None = None) -> RequirementsFile:
+                      budget: ReadBudget | None = None, fetch: Fetch | None = None) -> RequirementsFile:
     """The file at ``path`` (and every file it includes), read as pip reads it, within ``budget`` (shared by the
-    other files a command reads)."""
-    reader = _Reader(environ, budget or ReadBudget())
+    other files a command reads). A file named by URL (``path`` itself, or an include) is read with ``fetch``, its
+    relative includes relative to its URL; without ``fetch`` it is an InputError."""
+    reader = _Reader(environ, budget or ReadBudget(), fetch)
     reader.read(path, constraint, (), top=path)
     return RequirementsFile(path, constraint, tuple(reader.entries), tuple(reader.options), tuple(reader.notes))
 
 
 class _Reader:
-    def __init__(self, environ: Mapping[str, str], budget: ReadBudget) -> None:
+    def __init__(self, environ: Mapping[str, str], budget: ReadBudget, fetch: Fetch | None = None) -> None:
         self.environ = environ
         self.budget = budget
+        self.fetch = fetch
         self.entries: list[Wanted] = []
         self.options: list[FileOption] = []
         self.notes: list[str] = []
@@ -79,7 +84,8 @@ class _Reader:
     def read(self, path: str, constraint: bool, chain: tuple[str, ...], top: str, origin: str = "") -> None:
         from ..probe import read_regular
 
-        real = os.path.realpath(path)
+        remote = bool(re.match(URL, path))
+        real = path if remote else os.path.realpath(path)
         where = f"{origin}: " if origin else ""
         if real in chain:
             raise InputError(f"{where}-r {path}: an include loop ({' -> '.join([*chain, real])})")
@@ -88,7 +94,7 @@ class _Reader:
         if len(chain) >= MAX_DEPTH:
             raise InputError(f"{where}-r {path}: files nested more than {MAX_DEPTH} deep")
         try:
-            data = read_regular(path, MAX_FILE + 1)
+            data = self._fetched(path, constraint, where) if remote else read_regular(path, MAX_FILE + 1)
         except OSError as exc:
             raise InputError(f"{where}{'-c' if constraint else '-r'} {path}: cannot read "
                              f"({exc.strerror or exc})") from None
@@ -109,6 +115,12 @@ class _Reader:
             return
         for number, line, via in _logical_lines(text, path, self.budget):
             self.line(path, number, line, via, constraint, (*chain, real), top)
+
+    def _fetched(self, url: str, constraint: bool, where: str) -> bytes:
+        if self.fetch is None:
+            raise InputError(f"{where}{'-c' if constraint else '-r'} {excerpt(url, 200)}: a file from a URL is not "
+                             "read (download it first)")
+        return self.fetch(url)
 
     def line(self, path: str, number: int, line: str, via: tuple[str, ...], constraint: bool,
              chain: tuple[str, ...], top: str) -> None:
@@ -134,10 +146,13 @@ class _Reader:
         if first in ("--requirement", "--constraint"):
             if len(rest) != 1:
                 raise InputError(f"{origin}: {first} takes one file")
-            if re.match(URL, rest[0]):
-                raise InputError(f"{origin}: {first} {excerpt(rest[0], 200)}: a file from a URL is not read "
-                                 "(download it first)")
-            nested = rest[0] if os.path.isabs(rest[0]) else os.path.join(os.path.dirname(path), rest[0])
+            if re.match(URL, path) and not re.match(URL, rest[0]):  # relative to the URL, as pip joins it
+                from urllib.parse import urljoin
+
+                nested = urljoin(path, rest[0])
+            else:
+                nested = rest[0] if os.path.isabs(rest[0]) or re.match(URL, rest[0]) else \
+                    os.path.join(os.path.dirname(path), rest[0])
             self.read(nested, constraint or first == "--constraint", chain, top, origin)
             return
         if first in GLOBAL_OPTIONS:
