@@ -388,6 +388,11 @@ def test_a_configured_constraint_named_by_url_is_fetched_as_pip_fetches_it(
     assert f"{plain}: only https URLs are fetched (plain http only for loopback)): not applied to the plan" in err
     assert main(["plan", *LINUX, "torch", "-c", url, "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["choice"]["torch"] == "2.14.1"
+    spaced = tmp_path / "my caps" / "cap.txt"
+    spaced.parent.mkdir()
+    spaced.write_text("torch<=2.14.1\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", spaced.as_uri())  # a file: URL is the file it names, as pip reads it
+    assert plan(capsys, *LINUX, "torch")["choice"]["torch"] == "2.14.1"
 
 
 def test_a_profile_of_another_machine_is_not_bound_by_this_ones_pip(

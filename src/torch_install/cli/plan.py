@@ -131,8 +131,10 @@ def _pip_constraints(args: argparse.Namespace, prefix: str | None, fetch: Fetch 
     if not _plans_this_machine(args):
         return [], ""
     from ..environment.pip_config import configured_constraints
+    from ..project.requirements_file import local_path
 
     files, where = configured_constraints(os.environ, prefix)
+    files = [local_path(f) for f in files]
     if files:
         from ..environment.pin import CONSTRAINTS_FILE
 

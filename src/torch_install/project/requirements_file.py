@@ -71,6 +71,16 @@ def read_requirements(path: str, constraint: bool = False, environ: Mapping[str,
     return RequirementsFile(path, constraint, tuple(reader.entries), tuple(reader.options), tuple(reader.notes))
 
 
+def local_path(text: str) -> str:
+    """A ``file:`` URL as the path it names (pip reads it as that file); any other text as it is."""
+    if text[:5].lower() != "file:":
+        return text
+    from urllib.parse import urlsplit
+    from urllib.request import url2pathname
+
+    return url2pathname(urlsplit(text).path)
+
+
 class _Reader:
     def __init__(self, environ: Mapping[str, str], budget: ReadBudget, fetch: Fetch | None = None) -> None:
         self.environ = environ
@@ -84,6 +94,7 @@ class _Reader:
     def read(self, path: str, constraint: bool, chain: tuple[str, ...], top: str, origin: str = "") -> None:
         from ..probe import read_regular
 
+        path = local_path(path)
         remote = bool(re.match(URL, path))
         real = path if remote else os.path.realpath(path)
         where = f"{origin}: " if origin else ""
