@@ -234,3 +234,50 @@ def test_a_pixi_wheel_of_torch_by_url_or_path_is_its_build_and_a_git_source_one_
     assert capsys.readouterr().err == ("torch-install: error: --project: project/pixi.toml: pypi-dependencies.torch: "
                                        "a git source for torch; torch-install chooses its wheel (a url or path of a "
                                        "wheel names one)\n")
+
+
+@pytest.mark.parametrize(("kind", "pin", "variant", "said"), [
+    ("conda", "cuda-version=12.4", "cu124", "environment.yml dependencies: cuda-version=12.4"),
+    ("conda", "pytorch-cuda=12.1", "cu121", "environment.yml dependencies: pytorch-cuda=12.1"),
+    ("conda", "cudatoolkit=11.8", "cu118", "environment.yml dependencies: cudatoolkit=11.8"),
+    ("conda", "cuda-version 12.6.*", "cu126", "environment.yml dependencies: cuda-version 12.6.*"),
+    ("pixi", '"12.6.*"', "cu126", 'pixi.toml [dependencies] cuda-version = "12.6.*"'),
+    ("pixi", '"==12.8"', "cu128", 'pixi.toml [dependencies] cuda-version = "==12.8"'),
+    ("conda", "cuda-version=12.5", "cu124", "environment.yml dependencies: cuda-version=12.5 (the PyTorch index "
+                                            "has no CUDA 12.5 build; cu124 is its newest before it)"),
+])
+def test_a_cuda_pin_is_the_users_choice_of_build(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str,
+                                                 pin: str, variant: str, said: str) -> None:
+    """conda-forge's cuda-version (pixi's documented way to choose the CUDA of its packages), the pytorch channel's
+    pytorch-cuda and the older cudatoolkit pin the CUDA build: the plan takes the PyTorch index's build of that CUDA
+    where the driver runs it and says why; where the driver is too old, it is a blocker."""
+    if kind == "conda":
+        path = tmp_path / "environment.yml"
+        path.write_text(f"name: demo\ndependencies:\n  - python=3.12\n  - pytorch\n  - {pin}\n")
+    else:
+        path = tmp_path / "pixi.toml"
+        path.write_text(f'[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n\n[dependencies]\n'
+                        f'pytorch-gpu = "*"\ncuda-version = {pin}\n')
+    code = main(["plan", *FLAGS[:3], "580.65.06", *FLAGS[4:], "--project", str(path), "--format", "json"])
+    p = json.loads(capsys.readouterr().out)
+    assert code == 0 and p["choice"]["variant"] == variant and p["gpu_accelerated"]
+    assert f"the {variant} build, as {said} names it" in p["reasons"]
+    old = main(["plan", *FLAGS[:3], "450.80.02", *FLAGS[4:], "--project", str(path), "--format", "json"])
+    blockers = [w for w in json.loads(capsys.readouterr().out)["warnings"] if w["blocking"]]
+    assert old == 0 and blockers[0]["code"] == "driver-too-old"
+    assert f"will not run on this GPU: {variant} rejected: " in blockers[0]["message"] and "needs driver" in \
+        blockers[0]["message"]
+
+
+@pytest.mark.parametrize(("pin", "note"), [
+    ("cuda-version>=12", "a range of CUDA versions, not one build"),
+    ("cuda-version", "no CUDA version, not one build"),
+    ("cudatoolkit=9.0", "the PyTorch index has no build for CUDA 9.0 or an older CUDA 9"),
+])
+def test_a_cuda_pin_of_no_one_build_is_a_note(tmp_path: Path, pin: str, note: str) -> None:
+    path = tmp_path / "environment.yml"
+    path.write_text(f"name: demo\ndependencies:\n  - pytorch\n  - {pin}\n")
+    read = read_environment_yml(str(path))
+    assert not read.builds
+    assert f"environment.yml dependencies: {pin}: {note}: torch-install chooses the build for the machine" \
+        in read.notes

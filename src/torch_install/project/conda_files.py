@@ -32,6 +32,10 @@ MAX_ENVIRONMENT = 4 * 1024 * 1024
 # conda names of the torch family (conda-forge's), as the PyPI names the resolver knows them by
 FAMILY = {"pytorch": "torch", "pytorch-gpu": "torch", "pytorch-cpu": "torch", "torchvision": "torchvision",
           "torchaudio": "torchaudio"}
+# conda packages that pin the CUDA of the environment's CUDA builds: conda-forge's cuda-version (which
+# constrains __cuda and every CUDA package, pytorch's builds among them), the pytorch channel's pytorch-cuda, and
+# the cudatoolkit of CUDA 11 and before; each is the user's choice of the CUDA build
+CUDA_PINS = ("cuda-version", "pytorch-cuda", "cudatoolkit")
 ENVIRONMENT_FILES = ("environment.yml", "environment.yaml")
 # A pixi target's platform as a PEP 508 marker: the system, and the machine where the platform names one
 _PIXI_SYSTEMS = {"linux": "sys_platform == 'linux'", "osx": "sys_platform == 'darwin'",
@@ -100,6 +104,34 @@ def _family(conda_name: str, version: str, build: str | None, origin: str, read:
     read.wanted.append(Wanted(text=f"{name}{pep440}{where}", name=name, origin=origin))
 
 
+def _cuda_pin(name: str, version: str, text: str, read: Read, marker: str | None = None) -> None:
+    """The CUDA build a CUDA pin (``cuda-version=12.4``, ``pytorch-cuda=12.1``, ``cudatoolkit=11.8``) names: the
+    PyTorch index's build of that CUDA, else its newest of an older one of the same major version (as conda's CUDA
+    12 packages built for 12.x each run with any cuda-version from 12.x on); a range of several, or one the index
+    has no build for, is a note."""
+    from ..resolver.matrix import load_matrix
+    from ..resolver.plan import DEFAULT_INDEX_BASE
+    from ..resolver.variants import cuda_version
+
+    pep440 = conda_range(version)
+    found = re.fullmatch(r"==([0-9]+)\.([0-9]+)(?:\.[0-9]+)*(?:\.\*)?", pep440 or "")
+    if found is None:
+        read.notes.append(f"{text}: {'no CUDA version' if not pep440 else 'a range of CUDA versions'}, not one "
+                          "build: torch-install chooses the build for the machine")
+        return
+    pinned = (int(found[1]), int(found[2]))
+    known = {v: cuda_version(v) for r in load_matrix().releases for vs in r.variant_lists.values() for v in vs}
+    fitting = sorted((c, v) for v, c in known.items() if c and c[0] == pinned[0] and c <= pinned)
+    if not fitting:
+        read.notes.append(f"{text}: the PyTorch index has no build for CUDA {pinned[0]}.{pinned[1]} or an older "
+                          f"CUDA {pinned[0]}: torch-install chooses the build for the machine")
+        return
+    variant = fitting[-1][1]
+    if fitting[-1][0] != pinned:
+        text += f" (the PyTorch index has no CUDA {pinned[0]}.{pinned[1]} build; {variant} is its newest before it)"
+    read.builds.append(BuildSource("torch", variant, f"{DEFAULT_INDEX_BASE}/{variant}", text, marker))
+
+
 def _matchspec(text: str, origin: str) -> tuple[str, str, str | None]:
     """(name, version spec, build) of a MatchSpec as environment.yml writes one: ``pytorch``, ``pytorch=2.13``,
     ``pytorch=2.13.0=cuda129*``, ``pytorch>=2.8``, ``pytorch 2.13.* cuda*``, ``conda-forge::pytorch``,
@@ -152,7 +184,9 @@ def read_environment_yml(path: str) -> Read:
         name, version, build = _matchspec(entry, origin)
         if name in FAMILY:
             _family(name, version, build, origin, read)
-        elif name != "pip":
+        if name in CUDA_PINS:
+            _cuda_pin(name, version, f"{os.path.basename(path)} dependencies: {entry.strip()}", read)
+        if name not in FAMILY and name != "pip":
             left.append(name)
     if left:
         read.notes.append(f"{path}: its other conda packages ({', '.join(left)}) are the environment's own")
@@ -326,6 +360,11 @@ def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen:
                 spec, _, build = version.partition(" ")
                 _family(conda_name, spec, build or None, origin, read, where)
         else:
+            if conda_name in CUDA_PINS:
+                spec, _, _ = version.partition(" ")
+                table = origin.rsplit(": ", 1)
+                _cuda_pin(conda_name, spec, f"{os.path.basename(table[0])} [{table[1].rsplit('.', 1)[0]}] {name} = "
+                          f"\"{version}\"", read, marker or None)
             left.append(name)
         return
     canonical = canonical_name(name)
