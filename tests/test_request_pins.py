@@ -187,3 +187,17 @@ def test_the_console_script_reads_back_its_own_requirements_and_constraints(tmp_
         done = cli(*argv)
         assert done.returncode == 0, (argv, done.stderr)
         assert "torch==2.15.0+cpu" in done.stdout
+
+
+@pytest.mark.parametrize("pin", ["torch==2.0.1+cu117.with.pypi.cudnn", "torch @ https://download.pytorch.org/whl/"
+                                 "cu117_pypi_cudnn/torch-2.0.1%2Bcu117.with.pypi.cudnn-cp39-cp39-linux_x86_64.whl"])
+def test_a_label_with_parts_after_its_variant_names_that_variants_build(
+        pin: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The PyTorch index published torch 1.13 and 2.0 as ``+cu117.with.pypi.cudnn`` too (cuDNN from the default
+    index): the cu117 build; a pin is planned as the index's cu117 build and says so, a wheel is installed as given."""
+    found = plan(capsys, *MACHINES["nvidia-linux"], "--python", "3.9", pin)
+    assert (found["choice"]["torch"], found["choice"]["variant"]) == ("2.0.1", "cu117")
+    if "@" in pin:
+        assert found["choice"]["references"]["torch"] == pin
+    else:
+        assert any(n.startswith(f"{pin}: the cu117 build, packaged another way") for n in found["notes"])

@@ -167,6 +167,11 @@ class Search:
         check_consistent(m, self.request.variant, self.matrix)  # step 1 (the request is parsed in __init__)
         if self.assumed is not None:
             self.warn_assumed()
+        for pin in self.pins:  # "+cu117.with.pypi.cudnn": the variant's build, packaged otherwise
+            label = pin.text.rpartition("+")[2].strip().lower().replace("-", ".").replace("_", ".")
+            if pin.reference is None and pin.variant and "+" in pin.text and label != pin.variant:
+                self.plan.note(f"{pin.text}: the {pin.variant} build, packaged another way ({label}); planned as the "
+                               f"PyTorch index's {pin.variant} build of the same release")
         self.warn_unknown_requirements()
         for pin in self.pins:  # a direct reference's wheel that does not install here
             why = why_not_here(pin.reference, m) if pin.reference is not None else None

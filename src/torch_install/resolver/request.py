@@ -125,9 +125,12 @@ class ParsedRequest(Record):
 
 
 def _label_variant(text: str, label: str) -> str:
-    """The variant a local label names (PEP 440 spells it lower-case, "." between its parts); an InputError when
-    it names none."""
+    """The variant a local label names (PEP 440 spells it lower-case, "." between its parts; a variant with more
+    parts after it, ``cu117.with.pypi.cudnn``, names that variant's build); an InputError when it names none."""
     variant = re.sub(r"[-_]", ".", label.lower())
+    build, _, flavour = variant.partition(".")
+    if not is_variant(variant) and flavour and is_variant(build):  # "cu117.with.pypi.cudnn": a cu117 build
+        return build
     if not is_variant(variant):
         raise InputError(f"{text.strip()}: the local label {label!r} names no wheel variant (like cpu, cu128, "
                          "rocm6.4, xpu): a pin of the torch family names the build it wants with it")
