@@ -250,7 +250,7 @@ def test_a_cuda_pin_is_the_users_choice_of_build(tmp_path: Path, capsys: pytest.
                                                  pin: str, variant: str, said: str) -> None:
     """conda-forge's cuda-version (pixi's documented way to choose the CUDA of its packages), the pytorch channel's
     pytorch-cuda and the older cudatoolkit pin the CUDA build: the plan takes the PyTorch index's build of that CUDA
-    where the driver runs it and says why; where the driver is too old, it is a blocker."""
+    where the driver runs it and says why; where the driver is too old, the blocker names the pin."""
     if kind == "conda":
         path = tmp_path / "environment.yml"
         path.write_text(f"name: demo\ndependencies:\n  - python=3.12\n  - pytorch\n  - {pin}\n")
@@ -267,6 +267,7 @@ def test_a_cuda_pin_is_the_users_choice_of_build(tmp_path: Path, capsys: pytest.
     assert old == 0 and blockers[0]["code"] == "driver-too-old"
     assert f"will not run on this GPU: {variant} rejected: " in blockers[0]["message"] and "needs driver" in \
         blockers[0]["message"]
+    assert blockers[0]["message"].endswith(f"the project's configuration without {said} gets it")
 
 
 @pytest.mark.parametrize(("pin", "note"), [

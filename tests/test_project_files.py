@@ -186,7 +186,8 @@ def test_a_cu118_index_that_does_not_run_here_is_a_blocker_naming_what_would(
     p = plan(capsys, *LINUX, "--project", project(tmp_path, CU118))
     blockers = [w["message"] for w in p["warnings"] if w["blocking"]]
     assert p["choice"]["variant"] == "cu118" and blockers
-    assert "torch 2.15.0+cpu runs here on the CPU: the project's configuration without that index gets it" \
+    assert "torch 2.15.0+cpu runs here on the CPU: the project's configuration without [tool.uv.sources] torch = " \
+        '{ index = "pytorch-cu118" }, [tool.uv.sources] torchvision = { index = "pytorch-cu118" } gets it' \
         in blockers[0]
     old_driver = plan(capsys, *RTX[:-1], "450.80.02", "--project", str(tmp_path))
     assert any(w["code"] == "driver-too-old" and w["blocking"] for w in old_driver["warnings"])

@@ -777,7 +777,8 @@ class Search:
             return f"; {build} runs here {where}: ask for " + ", ".join(
                 f"{p.name}=={p.release}" for p in self.pins if p.reference) + " instead of the wheel to get it"
         if any(p.configured for p in self.pins):
-            return f"; {build} runs here {where}: the project's configuration without that index gets it"
+            return f"; {build} runs here {where}: the project's configuration without " + ", ".join(
+                p.shown for p in self.pins if p.configured) + " gets it"
         return f"; {build} runs here {where}: leave the local labels out to get it"
 
     def warn_unknown_requirements(self) -> None:
