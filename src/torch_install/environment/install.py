@@ -32,6 +32,7 @@ from ..resolver.steps import (
     file_options,
     install_args,
     install_steps,
+    named_lines,
     passthrough,
     pins_for_ride_along,
     requirement_lines,
@@ -238,9 +239,8 @@ def check_installable(plan: Plan, interpreter: Interpreter, installer: str = "pi
     instead)."""
     missing = unhashed(plan.request.requirements)
     if missing:
-        where = ", ".join(f"{w.text} ({w.origin})" for w in missing[:3]) + (", …" if len(missing) > 3 else "")
         raise InputError(f"the hashed lock has {len(missing)} line{'s' if len(missing) > 1 else ''} without --hash "
-                         f"({where}): pip's hash-checking mode refuses it; nothing was installed")
+                         f"({named_lines(missing)}): pip's hash-checking mode refuses it; nothing was installed")
     if interpreter.externally_managed:
         marker = os.path.join(interpreter.stdlib, MARKER)
         lines = [f"{interpreter.executable} is externally managed ({marker} exists, PEP 668); "

@@ -99,11 +99,13 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         others = [w for w in entries if w.name not in PACKAGES and w not in dropped]
         found.others += others
         if any(w.hashes for w in others):
-            from ..resolver.steps import unhashed
+            from ..resolver.steps import named_lines, unhashed
 
             missing = unhashed(others)
             if missing:
-                found.notes.append(f"{path} has --hash options, and {_lines(missing)} none: pip's hash-checking mode, "
+                have = f"{named_lines(missing)} has" if len(missing) == 1 else \
+                    f"{len(missing)} lines have ({named_lines(missing)})"
+                found.notes.append(f"{path} has --hash options, and {have} none: pip's hash-checking mode, "
                                    "which one hash turns on, refuses the whole file (install refuses it before "
                                    "anything runs); give each its hash, as pip-compile or uv pip compile "
                                    "--generate-hashes writes them")
@@ -116,12 +118,6 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     if found.options:
         _index_options(found)
     return found
-
-
-def _lines(missing: list[Wanted]) -> str:
-    """ "requests==2.32.3 (lock.txt:3) has", "2 lines have: a (…), b (…)"."""
-    named = ", ".join(f"{w.text} ({w.origin})" for w in missing[:3]) + (", …" if len(missing) > 3 else "")
-    return f"{named} has" if len(missing) == 1 else f"{len(missing)} lines have ({named})"
 
 
 def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
@@ -168,13 +164,12 @@ def _local_project(text: str) -> tuple[str, tuple[str, ...]] | None:
     bracket = re.match(r"(.+?)\[([^\]]*)\]\Z", location)
     if bracket and not location.startswith("file:"):
         location, extras = bracket[1].strip(), tuple(e.strip() for e in bracket[2].split(",") if e.strip())
-    if location.startswith("file:"):
-        from urllib.parse import urlsplit
-        from urllib.request import url2pathname
+    from .requirements_file import local_path
 
-        location = url2pathname(urlsplit(location).path)
-    elif not (location.startswith((".", "~")) or os.sep in location):
+    path = local_path(location)
+    if path == location and not (location.startswith((".", "~")) or os.sep in location):
         return None
+    location = path
     directory = os.path.abspath(os.path.expanduser(location))
     return (directory, extras) if os.path.isdir(directory) else None
 

@@ -316,13 +316,10 @@ def _pypi_torch(plan: Plan) -> dict[str, Entry]:
     for name, version in plan.choice.packages.items():  # the exact build, its local label included
         if name in plan.choice.references:
             location = plan.choice.references[name].split(" @ ", 1)[1].strip()
-            if location.startswith("file:"):
-                from urllib.parse import urlsplit
-                from urllib.request import url2pathname
+            from ..project.requirements_file import local_path
 
-                out[name] = {"path": url2pathname(urlsplit(location).path)}
-            else:
-                out[name] = {"url": location}
+            path = local_path(location)
+            out[name] = {"url": location} if path == location else {"path": path}
             continue
         entry = {"version": f"=={version}" if version else "*"}
         if plan.choice.index_url:

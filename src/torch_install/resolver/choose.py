@@ -83,7 +83,7 @@ class Search:
             request = request._replace(channel=self.req.channel, notes=(*request.notes, (
                 f"{', '.join(request.packages)}: a {'development' if self.req.channel == 'nightly' else 'pre-'}"
                 f"release, from the {self.req.channel} channel")))
-        self.known = f"{matrix.releases[-1].version}–{matrix.releases[0].version}"  # the data's own releases
+        self.known = matrix.releases[-1].version, matrix.releases[0].version  # the data's own oldest and newest
         self.assumed = self.pinned_outside(request, matrix)  # a pinned release the data does not reach
         if self.assumed is not None:
             label = next((p.variant for p in self.req.pins if p.name == "torch" and p.variant), None)
@@ -130,11 +130,12 @@ class Search:
     def warn_assumed(self) -> None:
         """The warning of a release planned on assumed facts (``pinned_outside``)."""
         version = self.assumed or ""
-        older = version_key(version) < version_key(self.known.split("–")[0])
+        older = version_key(version) < version_key(self.known[0])
         like = self.matrix.releases[-2 if older else 1].version if len(self.matrix.releases) > 1 else ""
         labelled = any(p.name == "torch" and p.variant for p in self.pins)
+        known = "–".join(self.known)
         self.plan.warn("release-unknown", f"torch {version} is {'older' if older else 'newer'} than the releases "
-                                          f"of the compatibility matrix ({self.known}): planned with the facts of "
+                                          f"of the compatibility matrix ({known}): planned with the facts of "
                                           f"torch {like}, assumed (which builds it has, for which Pythons and GPUs, "
                                           "is not checked here; the installer finds its torchvision and torchaudio)"
                        + ("" if labelled or not older else f"; a local label names the build to take "

@@ -176,9 +176,6 @@ def ride_along_args(plan: Plan) -> list[str]:
     return [*args, *constraints, *pins_for_ride_along(plan), *request.installer_options]
 
 
-# Options of a requirements file that carry over to the command of the packages riding along (the others --
-# --require-hashes, --no-binary … -- only mean something beside the file's own lines), and those the chosen build's
-# step takes too (an offline install from local wheels takes the build from them; an index names the others')
 def unhashed(requirements: Sequence[Wanted]) -> list[Wanted]:
     """The requirements pip's hash-checking mode refuses: in a requirements file where another line has a
     ``--hash``, each line to install that has none (the torch family's lines aside: their build comes with its
@@ -190,6 +187,14 @@ def unhashed(requirements: Sequence[Wanted]) -> list[Wanted]:
             and w.name not in PACKAGES and "#sha256=" not in w.text]
 
 
+def named_lines(wanted: Sequence[Wanted], most: int = 3) -> str:
+    """ "requests==2.32.3 (lock.txt:3), numpy (lock.txt:4), …": the first ``most`` requirements, where each is."""
+    return ", ".join(f"{w.text} ({w.origin})" for w in wanted[:most]) + (", …" if len(wanted) > most else "")
+
+
+# Options of a requirements file that carry over to the command of the packages riding along (the others --
+# --require-hashes, --no-binary … -- only mean something beside the file's own lines), and those the chosen build's
+# step takes too (an offline install from local wheels takes the build from them; an index names the others')
 RIDE_ALONG_OPTIONS = ("--index-url", "--extra-index-url", "--no-index", "--find-links", "--trusted-host", "--pre",
                       "--prefer-binary", "--only-binary", "--no-binary")
 BUILD_STEP_OPTIONS = ("--no-index", "--find-links", "--trusted-host")
