@@ -108,12 +108,12 @@ def request_from_args(args: argparse.Namespace, prefix: str | None = None) -> Re
 def _fetcher() -> Fetch:
     """Files named by URL, fetched as ``index/client.fetch_file`` fetches (https, size cap, time limits), each once
     a command."""
-    from ..index.client import fetch_file
-    from ..project.bounds import MAX_FILE
-
     fetched: dict[str, bytes] = {}
 
-    def fetch(url: str) -> bytes:
+    def fetch(url: str) -> bytes:  # the client and the size bound load only when a URL is read
+        from ..index.client import fetch_file
+        from ..project.bounds import MAX_FILE
+
         if url not in fetched:
             fetched[url] = fetch_file(url, MAX_FILE)
         return fetched[url]
