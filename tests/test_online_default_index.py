@@ -288,3 +288,18 @@ def test_metadata_whose_torch_version_has_5000_digits_is_one_warning(replica: st
     assert code == 0 and "internal error" not in err, err
     assert "longpkg: what it needs of torch was not read (Requires-Dist 'torch==999" in err
     assert "a version number of more than 18 digits" in err
+
+
+def test_metadata_naming_a_wheel_by_url_with_a_long_hash_is_read(replica: str, httpserver, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    digest = "1" * 64  # a sha256 of digits only: no version, though longer than any
+    _package_page(httpserver, "urlpkg", {"1.0": ["torch==2.9.1",
+                                                 f"helper @ https://example.org/helper-1.0-py3-none-any.whl"
+                                                 f"#sha256={digest}"]}, tmp_path)
+    profile = tmp_path / "cpu.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "python": "3.12", "glibc": "2.35"}))
+    code = main(["plan", "--online", "--index-base", pytorch_index_down(), "--target", str(profile), "urlpkg",
+                 "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "was not read" not in err, err
+    assert json.loads(out)["choice"]["torch"] == "2.9.1"

@@ -161,12 +161,14 @@ def _release(version: str, url: str, requires_python: str, requirement: Requirem
 
     from ..display import excerpt
     from ..markers import environment
+    from ..project.requirement_name import versions_part
     from ..versions import MAX_DIGITS, has_long_number
 
     env = environment(machine)
     torch, family = "", {}
     for line in _requires(client, url):
-        if has_long_number(line):  # packaging would fail on it where the resolver reads it
+        if has_long_number(line) and has_long_number(versions_part(line)):  # not a URL's digits: a version's,
+            # which packaging would fail on where the resolver reads it
             raise ValueError(f"Requires-Dist {excerpt(line, 60)!r}…: a version number of more than {MAX_DIGITS} digits")
         try:
             needed = Requirement(line)
