@@ -557,8 +557,19 @@ def build(ref: dict[str, Any]) -> dict[str, Any]:
         "decoupled_companions": decoupled_companions(built),
         "platform_notes": PLATFORM_NOTES,
         "unverified": ref["unverified"],
+        "earlier": _earlier_releases(releases[0]["version"]),
         "releases": built,
     }
+
+
+def _earlier_releases(oldest: str) -> list[str]:
+    """The torch releases older than the matrix's oldest, newest first, as the captured default index page lists
+    them (their versions only: a pin or a package's need of one is planned on assumed facts)."""
+    from packaging.version import Version
+
+    page = json.loads((DEFAULT_INDEX_PAGES / "torch.json").read_text(encoding="utf-8"))
+    older = [v for v in page["versions"] if Version(v) < Version(oldest) and not Version(v).is_prerelease]
+    return sorted(older, key=Version, reverse=True)
 
 
 def main(argv: list[str] | None = None) -> int:

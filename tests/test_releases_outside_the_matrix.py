@@ -84,6 +84,30 @@ def test_a_pyg_build_for_an_older_torch_takes_the_page_its_label_names(capsys: p
     assert codes(found).count("release-unknown") == 2
 
 
+@pytest.mark.parametrize(("asked", "torch", "variant"), [
+    (["torch<2"], "1.13.1", OLDEST.pypi["linux_x86_64"]),  # the newest earlier release the default index lists
+    (["torch>=1.10,<1.13", "torchvision"], "1.12.1", OLDEST.pypi["linux_x86_64"]),
+    (["torch~=1.9.0"], "1.9.1", OLDEST.pypi["linux_x86_64"]),
+    (["torch", "torch-scatter==2.1.1+pt113cu117"], "1.13.1", "cu117"),  # the package's build decides torch's
+    (["torch-sparse==0.6.15+pt112cu116"], "1.12.1", "cu116"),
+    (["xformers==0.0.16"], "1.13.1", OLDEST.pypi["linux_x86_64"])])  # the table: its build needs ==1.13.1
+def test_a_range_only_earlier_releases_meet_takes_the_newest_of_them(
+        asked: list[str], torch: str, variant: str, capsys: pytest.CaptureFixture[str]) -> None:
+    found = plan(capsys, *asked)
+    assert (found["choice"]["torch"], found["choice"]["variant"]) == (torch, variant)
+    assert found["choice"]["index_url"].endswith(f"/whl/{variant}")
+    message = next(w["message"] for w in found["warnings"] if w["code"] == "release-unknown")
+    assert message.startswith(f"torch {torch} is older than the releases of the compatibility matrix")
+    assert f"torch=={torch}+{variant}" in found["commands"]["pip"]
+    assert not any("packaged another way" in n for n in found["notes"])  # a PyG label is its own way of naming it
+
+
+def test_a_range_no_release_meets_stays_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert MATRIX.earlier[-1] == "1.0.0"  # the default index lists no release before it
+    assert main(["plan", *RTX, "torch<1"]) == 2
+    assert "torch<1: no torch release in the compatibility matrix" in capsys.readouterr().err
+
+
 def test_a_wheel_of_an_older_release_is_its_own_build(capsys: pytest.CaptureFixture[str]) -> None:
     wheel = "https://h.example/whl/cu116/torch-1.13.1%2Bcu116-cp310-cp310-linux_x86_64.whl"
     found = plan(capsys, f"torch @ {wheel}")

@@ -132,7 +132,7 @@ class Search:
         version = self.assumed or ""
         older = version_key(version) < version_key(self.known[0])
         like = self.matrix.releases[-2 if older else 1].version if len(self.matrix.releases) > 1 else ""
-        labelled = any(p.name == "torch" and p.variant for p in self.pins)
+        labelled = any(p.variant for p in self.pins)  # torch's own label or a package's that names its build
         known = "–".join(self.known)
         self.plan.warn("release-unknown", f"torch {version} is {'older' if older else 'newer'} than the releases "
                                           f"of the compatibility matrix ({known}): planned with the facts of "
@@ -169,10 +169,9 @@ class Search:
         if self.assumed is not None:
             self.warn_assumed()
         for pin in self.pins:  # "+cu117.with.pypi.cudnn": the variant's build, packaged otherwise
-            label = pin.text.rpartition("+")[2].strip().lower().replace("-", ".").replace("_", ".")
-            if pin.reference is None and pin.variant and "+" in pin.text and label != pin.variant:
-                self.plan.note(f"{pin.text}: the {pin.variant} build, packaged another way ({label}); planned as the "
-                               f"PyTorch index's {pin.variant} build of the same release")
+            if pin.packaged:
+                self.plan.note(f"{pin.text}: the {pin.variant} build, packaged another way ({pin.packaged}); planned "
+                               f"as the PyTorch index's {pin.variant} build of the same release")
         self.warn_unknown_requirements()
         for pin in self.pins:  # a direct reference's wheel that does not install here
             why = why_not_here(pin.reference, m) if pin.reference is not None else None
@@ -260,6 +259,9 @@ class Search:
         if not open_ and self.vendor_has_it():  # a release only a vendor's own index has: its builds decide
             self.plan.newest = None
             return []
+        if not wanted and self.earlier_release() is not None:  # one before the data's oldest fits: assumed
+            wanted = [self.matrix.releases[-1]]
+            open_ = open_ or wanted
         if not wanted:
             known = f"{self.matrix.releases[-1].version}–{self.matrix.releases[0].version}"
             holding = [b for b in self.bound if b.constrains_torch] if open_ else []
@@ -277,6 +279,23 @@ class Search:
                                                      f"{open_[0].version})", "newest")
         self.plan.newest = wanted[0]
         return wanted
+
+    def earlier_release(self) -> str | None:
+        """Where no release of the data fits: the newest torch release before its oldest (``Matrix.earlier``) that
+        the request and every package built against torch allow, added to the matrix on assumed facts as an old
+        pin is (``pinned_outside``), with its warning; None when none does."""
+        if self.assumed is not None or self.request.channel != "stable":
+            return None
+        fits = (v for v in self.matrix.earlier if self.req.torch.contains(v, prereleases=True)
+                and all(b.allows(v, self.platform, self.strict) for b in self.bound if b.constrains_torch))
+        version = next(fits, None)
+        if version is None:
+            return None
+        label = next((p.variant for p in sorted(self.pins, key=lambda p: p.name != "torch") if p.variant), None)
+        self.assumed, self.matrix = version, self.matrix.with_assumed_release(version, label)
+        self.plan.matrix = self.matrix
+        self.warn_assumed()
+        return version
 
     def vendor_has_it(self) -> bool:
         """Whether the own index of a vendor whose GPU the machine has holds a torch release (with the requested

@@ -258,6 +258,7 @@ class Matrix(Record):
     provenance: Mapping[str, tuple[str, ...]] | None = None
     packages: Mapping[str, Package] = _EMPTY  # packages built against one torch (companions.load_packages)
     vendor_builds: VendorBuilds | None = None  # builds on vendors' own indexes; None: the embedded table
+    earlier: tuple[str, ...] = ()  # the releases before the oldest (versions only, newest first): planned assumed
 
     # -- releases ---------------------------------------------------------------------------------------
     def release(self, version: str) -> Release:
@@ -450,6 +451,7 @@ def matrix_from_dict(data: Mapping[str, Any]) -> Matrix:
         unlabelled_companions=MappingProxyType({name: row["unlabelled_from"] for name, row in
                                                 data.get("companion_labels", {}).items()}),
         platform_notes=MappingProxyType(data.get("platform_notes", {})),
+        earlier=tuple(data.get("earlier", ())),
         decoupled_companions=MappingProxyType({name: MappingProxyType({v: _decoupled(row) for v, row in rows.items()})
                                                for name, rows in data.get("decoupled_companions", {}).items()}),
     )

@@ -97,6 +97,7 @@ class Pin(Record):
     variant: str  # the variant its label names: "cu128"; "" for a wheel without a label (the default index's build)
     reference: WheelReference | None = None  # the wheel a direct reference names
     configured: bool = False  # named by the project's configuration (``Request.builds``), not a requirement
+    packaged: str = ""  # a label naming the variant with more after it: "cu117.with.pypi.cudnn" (PEP 440's spelling)
 
     @property
     def shown(self) -> str:
@@ -124,17 +125,18 @@ class ParsedRequest(Record):
         return self.pins[0].variant if self.pins else None
 
 
-def _label_variant(text: str, label: str) -> str:
-    """The variant a local label names (PEP 440 spells it lower-case, "." between its parts; a variant with more
-    parts after it, ``cu117.with.pypi.cudnn``, names that variant's build); an InputError when it names none."""
+def _labelled_pin(text: str, name: str, release: str, label: str, reference: WheelReference | None = None) -> Pin:
+    """The pin of the build a local label names (PEP 440 spells it lower-case, "." between its parts; a variant
+    with more parts after it, ``cu117.with.pypi.cudnn``, names that variant's build, ``packaged`` otherwise); an
+    InputError when it names none."""
     variant = re.sub(r"[-_]", ".", label.lower())
     build, _, flavour = variant.partition(".")
     if not is_variant(variant) and flavour and is_variant(build):  # "cu117.with.pypi.cudnn": a cu117 build
-        return build
+        return Pin(text.strip(), name, release, build, reference, packaged=variant)
     if not is_variant(variant):
         raise InputError(f"{text.strip()}: the local label {label!r} names no wheel variant (like cpu, cu128, "
                          "rocm6.4, xpu): a pin of the torch family names the build it wants with it")
-    return variant
+    return Pin(text.strip(), name, release, variant, reference)
 
 
 def plain_requirement(text: str) -> tuple[str, AnyVersion | ExactRelease, str | None] | None:
@@ -159,7 +161,7 @@ def _plain_request(texts: tuple[str, ...]) -> tuple[dict[str, Versions], list[Pi
             return None
         name, spec, label = plain
         if label and isinstance(spec, ExactRelease):
-            pins.append(Pin(text.strip(), name, spec.release, _label_variant(text, label)))
+            pins.append(_labelled_pin(text, name, spec.release, label))
         if name in out:
             return None  # two requirements on one name: packaging combines them
         out[name] = spec
@@ -185,7 +187,7 @@ def _read_specifier(text: str, name: str, specifier: SpecifierSet, pins: list[Pi
             if version.is_prerelease or version.is_devrelease:
                 pre.append((name, version.public, version.base_version))
             if version.local:
-                pins.append(Pin(text.strip(), name, version.public, _label_variant(text, version.local)))
+                pins.append(_labelled_pin(text, name, version.public, version.local))
                 kept.append(f"{item.operator}{version.public}")
                 continue
         kept.append(str(item))
@@ -254,8 +256,8 @@ def parse_request(request: Request, machine: Machine | None = None) -> ParsedReq
         if name not in PACKAGES:
             raise InputError(f"package {text!r}: only {', '.join(PACKAGES)} are resolved against the wheel matrix")
         if reference is not None:
-            found.append(Pin(text.strip(), name, reference.public, _label_variant(text, reference.label)
-                             if reference.label else "", reference))
+            found.append(_labelled_pin(text, name, reference.public, reference.label, reference) if reference.label
+                         else Pin(text.strip(), name, reference.public, "", reference))
             spec = _read_specifier(text, name, SpecifierSet(f"=={reference.public}"), [], pre)
             into[name] = into[name] & spec if name in into else spec
             continue
