@@ -520,6 +520,30 @@ def test_a_local_project_to_install_bounds_the_plan_by_its_torch_requirements(
     assert found["commands"]["pip"].count(" install ") == 2  # the build, then the project with its pins
 
 
+@pytest.mark.parametrize("manifest", ["environment.yml", "pixi.toml"])
+def test_a_local_project_an_environment_names_is_found_from_its_directory(
+        manifest: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """conda runs an environment.yml's pip list in the file's directory, and pixi reads a path source from the
+    manifest's: ``-e .`` there is the project beside the file, wherever the command runs."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "pyproject.toml").write_text(LOCAL)
+    (project / "environment.yml").write_text("name: x\ndependencies:\n  - python=3.12\n  - pip\n  - pip:\n"
+                                             "    - -e .[vision]\n")
+    (project / "pixi.toml").write_text('[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n'
+                                       '[dependencies]\npython = "3.12.*"\n'
+                                       '[pypi-dependencies]\nlocal-proj = { path = ".", editable = true, '
+                                       'extras = ["vision"] }\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "pyproject.toml").write_text('[project]\nname = "other"\nversion = "0"\n'
+                                              'dependencies = ["torch==2.8.0"]\n')
+    monkeypatch.chdir(elsewhere)  # a project of its own here, which the manifest does not name
+    found = plan(capsys, "--project", str(project / manifest), *RTX)
+    assert found["choice"]["torch"] == "2.6.0"
+    assert found["choice"]["packages"].get("torchvision", "").startswith("0.21.0")
+
+
 @pytest.mark.parametrize(("files", "why"), [
     ({"setup.py": "raise SystemExit('never run')\n"}, "a local project without a pyproject.toml"),
     ({"pyproject.toml": "[build-system]\nrequires = ['setuptools']\n"}, "whose requirements were not read"),

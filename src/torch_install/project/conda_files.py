@@ -177,7 +177,7 @@ def read_environment_yml(path: str) -> Read:
             for j, line in enumerate(entry["pip"]):
                 if not isinstance(line, str):
                     raise InputError(f"--project: {origin}.pip[{j}] is not a string")
-                _pip_line(line.strip(), f"{origin}.pip[{j}]", read)
+                _pip_line(line.strip(), f"{origin}.pip[{j}]", read, os.path.dirname(os.path.abspath(path)))
             continue
         if not isinstance(entry, str):
             raise InputError(f"--project: {origin} is neither a package spec nor a pip: list")
@@ -193,18 +193,20 @@ def read_environment_yml(path: str) -> Read:
     return read
 
 
-def _pip_line(line: str, origin: str, read: Read) -> None:
+def _pip_line(line: str, origin: str, read: Read, base: str) -> None:
+    """One line of an environment.yml's pip list; a relative path in it starts at ``base``, the file's directory,
+    where conda runs pip."""
     if not line or line.startswith("#"):
         return
     if line.startswith(("-e ", "--editable ")):
         target = line.split(None, 1)[1].strip()
-        read.wanted.append(Wanted(text=target, name=None, origin=origin, editable=True))
+        read.wanted.append(Wanted(text=target, name=None, origin=origin, editable=True, base=base))
         return
     if line.startswith("-"):
         read.notes.append(f"{origin}: the pip option {line.split()[0]} is the file's own (torch-install chooses "
                           "torch's index)")
         return
-    read.wanted.append(Wanted(text=line, name=requirement_name(line, origin), origin=origin))
+    read.wanted.append(Wanted(text=line, name=requirement_name(line, origin), origin=origin, base=base))
 
 
 def read_pixi(path: str, features: Sequence[str] = ()) -> Read:
@@ -384,9 +386,10 @@ def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen:
                                       origin=origin))
         return
     extra = f"[{','.join(extras)}]" if extras else ""
-    text = f"{name}{extra} @ {location}" if location and "://" in location else location if location else \
-        f"{name}{extra}{'' if version == '*' else version}"
+    text = f"{name}{extra} @ {location}" if location and "://" in location else f"{location}{extra}" if location \
+        else f"{name}{extra}{'' if version == '*' else version}"  # a path with its extras, as pip reads "./p[x]"
     if where and not (location and "://" not in location):  # a path takes no marker
         text += where
     read.wanted.append(Wanted(text=text, name=canonical, origin=origin, editable=bool(
-        isinstance(value, dict) and value.get("editable"))))
+        isinstance(value, dict) and value.get("editable")), base=os.path.dirname(os.path.abspath(
+            origin.rsplit(": ", 1)[0]))))  # a path source starts at the manifest's directory

@@ -126,7 +126,7 @@ def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
     project, and bounds the plan like the user's own requirements (its other requirements install with it)."""
     seen: set[str] = set()
     for wanted in list(found.others):
-        local = _local_project(wanted.text)
+        local = _local_project(wanted.text, wanted.base)
         if local is None or wanted.constraint:
             continue
         directory, extras = local
@@ -154,9 +154,9 @@ def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
                                "pyproject.toml): the plan holds to it, as the installer does")
 
 
-def _local_project(text: str) -> tuple[str, tuple[str, ...]] | None:
+def _local_project(text: str, base: str | None) -> tuple[str, tuple[str, ...]] | None:
     """(directory, extras) of a requirement naming a local directory (a path, ``name @ file:…``, ``file:…``),
-    as the installer finds it from the working directory; None for any other requirement."""
+    as the installer finds it from ``base`` (None: the working directory); None for any other requirement."""
     location = text.split(";", 1)[0].strip()
     named = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*\s*(?:\[[^\]]*\])?\s*@\s*(.+)\Z", location)
     location = named[1].strip() if named else location
@@ -170,7 +170,7 @@ def _local_project(text: str) -> tuple[str, tuple[str, ...]] | None:
     if path == location and not (location.startswith((".", "~")) or os.sep in location):
         return None
     location = path
-    directory = os.path.abspath(os.path.expanduser(location))
+    directory = os.path.abspath(os.path.join(base or os.curdir, os.path.expanduser(location)))
     return (directory, extras) if os.path.isdir(directory) else None
 
 

@@ -63,6 +63,8 @@ class Wanted(Record):
     constraint: bool = False  # from a -c file: limits versions, installs nothing
     via: tuple[str, ...] = ()  # the packages a compiled lock says need it ("# via torch")
     file: str | None = None  # the -r/-c file given on the command line it comes from (itself or by an include)
+    base: str | None = None  # where a relative path in it starts: an environment.yml's or pixi.toml's directory, as
+    # conda runs pip and pixi reads a path there (None: the working directory, as pip reads a requirements file)
 
 
 class FileOption(Record):
