@@ -385,7 +385,7 @@ def _lock_entries(text: str, path: str, constraint: bool, top: str
     origins = map((path.replace("%", "%%") + ":%d").__mod__, map(add, feeds, count(1)))
     # tuple.__new__: a Wanted is its tuple of fields, made here without a Python frame for each
     fields = zip(map("==".join, zip(names, versions, strict=True)), keys, origins, hashes, repeat(False),
-                 repeat(constraint), map(vias.__getitem__, notes), repeat(top))
+                 repeat(constraint), map(vias.__getitem__, notes), repeat(top), repeat(None))  # every field
     return list(map(tuple.__new__, repeat(Wanted), fields)), header
 
 

@@ -53,7 +53,8 @@ def check_code(code: str) -> str:
 
 
 class Wanted(Record):
-    """One requirement of the project other than the torch family's, as the user wrote it, and where from."""
+    """One requirement of the project other than the torch family's, as the user wrote it, and where from. (A
+    compiled lock's are made as plain tuples, every field in order: ``requirements_file._lock_entries``.)"""
 
     text: str  # as written, without per-line options: "numpy<2", "xformers==0.0.32.post2", "./pkg", a URL
     name: str | None  # the canonical project name; None for a path or URL that names none
