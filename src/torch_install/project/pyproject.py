@@ -16,6 +16,7 @@ from ..errors import InputError
 from ..resolver.plan import Wanted
 from ..resolver.request import canonical_name
 from .bounds import MAX_DEPTH, MAX_FILE, ReadBudget
+from .dynamic import Dynamic
 from .requirement_name import requirement_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -122,17 +123,24 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
             return read_poetry(path, document, extras, groups, notes if notes is not None else [])
     if not isinstance(project, dict):
         raise InputError(f"--project: {path} has no [project] table (PEP 621) nor [tool.poetry.dependencies]")
-    wanted = _strings(path, "project.dependencies", project.get("dependencies", []))
+    dynamic = Dynamic()
+    if "dynamic" in project:  # made by the build backend: read where its table names them as files
+        from .dynamic import read_dynamic
+
+        dynamic = read_dynamic(path, document, project, budget or ReadBudget(), notes if notes is not None else [])
+    wanted = list(dynamic.dependencies) if dynamic.dependencies is not None else \
+        _strings(path, "project.dependencies", project.get("dependencies", []))
     optional = project.get("optional-dependencies", {})
     if not isinstance(optional, dict):
         raise InputError(f"--project: {path}: project.optional-dependencies is not a table")
+    optional = {**optional, **dynamic.extras}
     by_name = {canonical_name(k): k for k in optional}
     for extra in extras:
         key = by_name.get(canonical_name(extra))
         if key is None:
             raise InputError(f"--extra {extra}: {path} defines no such extra (has: "
                              f"{', '.join(sorted(optional)) or 'none'})")
-        wanted += _strings(path, f"project.optional-dependencies.{key}", optional[key])
+        wanted += _extra(path, key, optional)
     wanted = _groups(path, document, groups, wanted)
     name = project.get("name")
     if isinstance(name, str) and any(w.name == canonical_name(name) for w in wanted):
@@ -195,7 +203,7 @@ class _OwnExtras:
                     raise InputError(f"--project: {self.path}: extras naming the project's own extras nest more "
                                      f"than {MAX_DEPTH} deep ({within[0]} -> … -> {key})")
                 done.add(key)
-                inner = _strings(self.path, f"project.optional-dependencies.{key}", self.optional[key])
+                inner = _extra(self.path, key, self.optional)
                 if req.marker is not None:
                     inner = [i._replace(text=_with_marker(i.text, str(req.marker))) for i in inner]
                 out += self.expand(inner, done, (*within, key))
@@ -208,6 +216,13 @@ class _OwnExtras:
             return ()
         key = wanted.origin[len(head):].rsplit("[", 1)[0]
         return (key,) if key in self.optional else ()
+
+
+def _extra(path: str, key: str, optional: dict[str, Any]) -> list[Wanted]:
+    """The requirements of extra ``key``: its ``project.optional-dependencies`` strings, or those its dynamic
+    files hold (``dynamic.py``, already read)."""
+    value = optional[key]
+    return list(value) if isinstance(value, tuple) else _strings(path, f"project.optional-dependencies.{key}", value)
 
 
 def _with_marker(text: str, marker: str) -> str:

@@ -101,6 +101,11 @@ def _check_shape(label: str, data: Mapping[str, Any]) -> None:
     _want(label, "project", data.get("project"), True)
     project = data.get("project") or {}
     _want(label, "project.dependencies", project.get("dependencies"), False, str)
+    if isinstance(project.get("dynamic"), list) and "dependencies" in project["dynamic"]:
+        raise InputError(f"{label}: project.dependencies is dynamic (its build backend makes it, from "
+                         "[tool.setuptools.dynamic] or its own code): writing it would make it static, which the "
+                         "backend refuses; the file is left as it was (--format requirements writes the lines "
+                         "for the file it reads)")
     _want(label, "project.optional-dependencies", project.get("optional-dependencies"), True)
     for extra, items in (project.get("optional-dependencies") or {}).items():
         _want(label, f"project.optional-dependencies.{extra}", items, False, str)
