@@ -65,6 +65,36 @@ def test_dependencies_in_a_file_setuptools_reads_bound_the_plan(deps: str, tmp_p
     assert any("dynamic dependencies are read from requirements.txt" in n for n in found["notes"])
 
 
+HATCH = """[build-system]
+requires = ["hatchling", "hatch-requirements-txt"]
+build-backend = "hatchling.build"
+
+[project]
+name = "dyn-proj"
+version = "0.1"
+dynamic = ["dependencies", "optional-dependencies"]
+
+[tool.hatch.metadata.hooks.requirements_txt]
+{files}
+
+[tool.hatch.metadata.hooks.requirements_txt.optional-dependencies]
+vision = ["requirements/vision.txt"]
+"""
+
+
+@pytest.mark.parametrize("files", ['files = ["requirements.txt"]', 'filename = "requirements.txt"', ""])
+def test_the_hatch_plugins_files_bound_the_plan(files: str, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """hatch-requirements-txt: ``files``, the older ``filename``, requirements.txt when it names neither."""
+    project(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(HATCH.format(files=files))
+    found = plan(capsys, "--project", str(tmp_path), "--extra", "vision")
+    assert (found["choice"]["torch"], found["choice"]["packages"]["torchvision"].split("+")[0]) == ("2.5.1",
+                                                                                                   "0.20.1")
+    assert "einops" in found["commands"]["pip"]
+    assert any("[tool.hatch.metadata.hooks.requirements_txt] names them" in n for n in found["notes"])
+
+
 def test_a_dynamic_extra_is_chosen_with_extra(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     found = plan(capsys, "--project", str(project(tmp_path)), "--extra", "vision")
     assert (found["choice"]["torch"], found["choice"]["packages"]["torchvision"].split("+")[0]) == ("2.5.1",
