@@ -566,7 +566,7 @@ def test_a_local_project_whose_requirements_cannot_be_read_is_a_note(
      r"tool\.uv\.sources\.foo\.marker 'sys_platform ==' is not a marker"),
     ('foo = [{ url = "https://h.example/foo-1.0-py3-none-any.whl", marker = 3 }]',
      r"tool\.uv\.sources\.foo\[0\]\.marker is not a string"),
-    ('foo = { workspace = "yes" }', r"tool\.uv\.sources\.foo\.workspace is not true or false"),
+    ('foo = { workspace = 1 }', r"tool\.uv\.sources\.foo\.workspace is not true, false or a path"),
     ('foo = { path = "x", editable = 1 }', r"tool\.uv\.sources\.foo\.editable is not true or false")])
 def test_a_source_uv_refuses_is_one_line_naming_its_key(source: str, message: str, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
@@ -622,3 +622,200 @@ def test_pip_and_uv_install_the_path_source_as_the_command_names_it(
     check = subprocess.run([str(python), "-c", "import foo; print(foo.__version__)"], capture_output=True, text=True,
                            timeout=60)
     assert check.stdout.strip() == "1.0"
+
+
+# ---- sources and indexes uv refuses: torch-install refuses them too, in one line naming the entry ----------------
+
+UV_PROJECT = """\
+[project]
+name = "x"
+version = "0"
+requires-python = ">=3.10"
+dependencies = ["torch", "foo"]
+
+[project.optional-dependencies]
+cpu = ["torch"]
+cu128 = ["torch"]
+
+[dependency-groups]
+dev = ["foo"]
+
+[tool.uv]
+conflicts = [[{ extra = "cpu" }, { extra = "cu128" }]]
+
+[tool.uv.sources]
+SOURCES
+
+[[tool.uv.index]]
+name = "pytorch-cpu"
+url = "https://download.pytorch.org/whl/cpu"
+explicit = true
+
+[[tool.uv.index]]
+name = "pytorch-cu128"
+url = "https://download.pytorch.org/whl/cu128"
+explicit = true
+INDEXES"""
+WHEEL = "https://files.example/foo-1.0-py3-none-any.whl"
+# the PyTorch documentation's uv configuration: the CPU build off Linux, the CUDA one on Linux
+PLATFORM_SPLIT = ("torch = [{ index = \"pytorch-cpu\", marker = \"sys_platform != 'linux'\" }, "
+                  "{ index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }]")
+
+
+def uv_project(tmp_path: Path, sources: str, indexes: str = "") -> Path:
+    """A uv project with a CPU and a CUDA extra, a dev group and two explicit PyTorch indexes; ``foo`` is a local
+    project in ``w`` (a wheel's name there is a file)."""
+    (tmp_path / "w").mkdir(exist_ok=True)
+    (tmp_path / "w" / "pyproject.toml").write_text('[project]\nname = "foo"\nversion = "1"\n')
+    (tmp_path / "w" / "foo-1.0-py3-none-any.whl").write_bytes(b"")
+    (tmp_path / "pyproject.toml").write_text(UV_PROJECT.replace("SOURCES", sources).replace("INDEXES", indexes))
+    return tmp_path
+
+
+def index(name: str, *lines: str, url: str = "https://corp.example/simple") -> str:
+    return "\n".join(["", "[[tool.uv.index]]", f'name = "{name}"', f'url = "{url}"', *lines, ""])
+
+
+UV_REFUSES = {  # what uv says of each, then torch-install's line
+    "two kinds": ('torch = { index = "pytorch-cpu", git = "https://g.example/torch" }', "",
+                  r"tool\.uv\.sources\.torch: both git and index \(uv takes one kind of source an entry\)"),
+    "url and path": (f'foo = {{ url = "{WHEEL}", path = "w" }}', "",
+                     r"tool\.uv\.sources\.foo: both url and path \(uv takes one kind of source an entry\)"),
+    "rev and tag": ('foo = { git = "https://g.example/foo", rev = "abc", tag = "v1" }', "",
+                    r"tool\.uv\.sources\.foo names more than one of rev, tag and branch \(uv takes one\)"),
+    "unknown key": ('foo = { path = "w", nope = 1 }', "",
+                    r"tool\.uv\.sources\.foo\.nope: not a key of a uv source \(it takes git, url, path, index, "),
+    "tag on a url": (f'foo = {{ url = "{WHEEL}", tag = "v1" }}', "",
+                     r"tool\.uv\.sources\.foo: a url source takes no tag \(it takes url, subdirectory, lfs, marker, "
+                     r"extra, group\)"),
+    "editable on a url": (f'foo = {{ url = "{WHEEL}", editable = true }}', "",
+                          r"tool\.uv\.sources\.foo: a url source takes no editable"),
+    "extra and group": ('torch = { index = "pytorch-cpu", extra = "cpu", group = "dev" }', "",
+                        r"tool\.uv\.sources\.torch names both an extra and a group \(uv takes one\)"),
+    "not a url": ('foo = { url = "not a url" }', "",
+                  r"tool\.uv\.sources\.foo\.url 'not a url' is not a URL \(uv takes an absolute one: https://…\)"),
+    "empty list": ("torch = []", "", r"tool\.uv\.sources\.torch is an empty list \(uv takes at least one source\)"),
+    "a list without markers": ('torch = [{ index = "pytorch-cpu" }, { index = "pytorch-cu128" }]', "",
+                               r"tool\.uv\.sources\.torch\[0\] has no marker: uv takes more than one source only "
+                               r"with a marker on each"),
+    "one entry without": (PLATFORM_SPLIT.replace(", marker = \"sys_platform == 'linux'\"", ""), "",
+                          r"tool\.uv\.sources\.torch\[1\] has no marker"),
+    "overlapping markers": ("torch = [{ index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }, "
+                            "{ index = \"pytorch-cpu\", marker = \"python_version >= '3.11'\" }]", "",
+                            r"tool\.uv\.sources\.torch\[0\] and \[1\]: the markers \"sys_platform == 'linux'\" and "
+                            r"\"python_version >= '3.11'\" overlap \(uv takes a package's sources only with "
+                            r"disjoint markers\)"),
+    "editable wheel": ('foo = { path = "w/foo-1.0-py3-none-any.whl", editable = true }', "",
+                       r"tool\.uv\.sources\.foo: editable = true on the file 'w/foo-1\.0-py3-none-any\.whl' \(uv "
+                       r"installs only a directory editable\)"),
+    "an extra not defined": ('torch = { index = "pytorch-cpu", extra = "gpu" }', "",
+                             r"tool\.uv\.sources\.torch\.extra 'gpu': the project defines no such extra"),
+    "a group not defined": ('foo = { path = "w", group = "docs" }', "",
+                            r"tool\.uv\.sources\.foo\.group 'docs': the project defines no such group"),
+    "not a package name": ('"foo bar" = { path = "w" }', "",
+                           r"tool\.uv\.sources: 'foo bar' is not a valid package name"),
+    "workspace = false": ("foo = { workspace = false }", "",
+                          r"tool\.uv\.sources\.foo: workspace = false, which uv does not take yet \(leave the entry "
+                          r"out: foo then comes from the indexes\)"),
+    "a url of no distribution": ('foo = { url = "https://files.example/foo" }', "",
+                                 r"tool\.uv\.sources\.foo\.url 'https://files\.example/foo' names no distribution "
+                                 r"file \(uv takes a URL that ends in \.whl, \.tar\.gz, "),
+    "explicit = \"yes\"": ("", index("corp", 'explicit = "yes"'), r"tool\.uv\.index\[2\]\.explicit is not true or "
+                           r"false"),
+    "default = \"no\"": ("", index("corp", 'default = "no"'), r"tool\.uv\.index\[2\]\.default is not true or false"),
+    "an unknown format": ("", index("corp", 'format = "wheels"'),
+                          r"tool\.uv\.index\[2\]\.format 'wheels' is not one of simple, flat"),
+    "a name not a string": ("", index("corp").replace('name = "corp"', "name = 3"),
+                            r"tool\.uv\.index\[2\]\.name is not a string \(name = \"…\"\)"),
+    "a duplicate name": ("", index("pytorch-cpu"),
+                         r"tool\.uv\.index\[2\]: a second index named 'pytorch-cpu' \(uv takes each name once\)"),
+    "two defaults": ("", index("corp", "default = true") + index("mirror", "default = true"),
+                     r"tool\.uv\.index\[3\]: a second index with default = true \(uv takes one\)"),
+}
+
+
+@pytest.mark.parametrize("case", UV_REFUSES)
+def test_a_source_or_index_uv_refuses_is_one_line_naming_the_entry(case: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    sources, indexes, message = UV_REFUSES[case]
+    project_dir = uv_project(tmp_path, sources, indexes)
+    assert main(["plan", *RTX, "--project", str(project_dir), "--extra", "cpu", "--group", "dev"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "internal error" not in err, err
+    assert re.search(rf"error: --project: {re.escape(str(project_dir / 'pyproject.toml'))}: {message}", err), err
+
+
+UV_TAKES = {  # shapes uv reads: torch-install plans them
+    "the PyTorch documentation's platform split": (PLATFORM_SPLIT, ""),
+    "extras with conflicts": ('torch = [{ index = "pytorch-cpu", extra = "cpu" }, '
+                              '{ index = "pytorch-cu128", extra = "cu128" }]', ""),
+    "markers disjoint across fields": ("torch = [{ index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }, "
+                                       "{ index = \"pytorch-cpu\", marker = \"platform_system == 'Windows'\" }]", ""),
+    "python_version against python_full_version": (
+        "torch = [{ index = \"pytorch-cu128\", marker = \"python_version < '3.12'\" }, "
+        "{ index = \"pytorch-cpu\", marker = \"python_full_version >= '3.12'\" }]", ""),
+    "an overlap of entries not side by side": (
+        "torch = [{ index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }, "
+        "{ index = \"pytorch-cpu\", marker = \"sys_platform == 'win32'\" }, "
+        "{ index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }]", ""),
+    "subdirectory and lfs beside any kind": ('torch = { index = "pytorch-cu128", subdirectory = "x", lfs = true }\n'
+                                             f'foo = {{ url = "{WHEEL}", lfs = true }}', ""),
+    "an editable directory with its group": ('foo = { path = "w", editable = true, group = "dev" }', ""),
+    "an extra's name unnormalised": ('torch = { index = "pytorch-cpu", extra = "CPU" }', ""),
+    "index keys torch-install does not read": ("", index("corp", 'cache-control = { api = "max-age=600" }',
+                                                         "ignore-error-codes = [401]", 'format = "simple"')),
+}
+
+
+@pytest.mark.parametrize("case", UV_TAKES)
+def test_a_source_or_index_uv_reads_is_planned(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sources, indexes = UV_TAKES[case]
+    p = plan(capsys, *RTX, "--project", str(uv_project(tmp_path, sources, indexes)), "--extra", "cpu", "--group",
+             "dev")
+    assert p["choice"]["torch"]
+
+
+def test_the_pytorch_documentations_split_plans_each_platform_from_its_index(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project_dir = str(uv_project(tmp_path, PLATFORM_SPLIT))
+    assert plan(capsys, *RTX, "--project", project_dir)["choice"]["variant"] == "cu128"
+    mac = plan(capsys, "--os", "macos", "--arch", "arm64", "--python", "3.12", "--project", project_dir)
+    assert mac["choice"]["variant"] != "cu128"
+
+
+@pytest.mark.parametrize(("url", "allowed"), [("http://corp.example/simple", False),
+                                              ("http://127.0.0.1:8080/simple", True)])
+def test_a_plain_http_index_is_refused_as_an_index_base_is(url: str, allowed: bool, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    project_dir = str(uv_project(tmp_path, "", index("corp", url=url)))
+    assert main(["plan", *RTX, "--project", project_dir]) == (0 if allowed else 2)
+    err = capsys.readouterr().err
+    if not allowed:
+        assert err.splitlines() == [f"torch-install: error: --project: {tmp_path / 'pyproject.toml'}: "
+                                    f"tool.uv.index[2]: url '{url}': plain http is refused (use https, or "
+                                    "--allow-insecure-index)"]
+        assert "--extra-index-url http://corp.example/simple" in \
+            plan(capsys, *RTX, "--project", project_dir, "--allow-insecure-index")["commands"]["pip"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [*UV_REFUSES, *UV_TAKES])
+def test_torch_install_refuses_a_project_exactly_where_real_uv_does(case: str, tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """``uv lock --offline`` reads the project (its sources lowered onto its dependencies) before it looks for a
+    package: a refusal of the project is its exit before that, where it otherwise finds no package offline."""
+    import shutil
+    import subprocess
+
+    sources, indexes, *_ = UV_REFUSES[case] if case in UV_REFUSES else UV_TAKES[case]
+    (tmp_path / "project").mkdir()
+    project_dir = uv_project(tmp_path / "project", sources, indexes)
+    uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
+    done = subprocess.run([uv, "lock", "--offline", "--no-config", "--cache-dir", str(tmp_path / "cache"),
+                           "--python", sys.executable], cwd=project_dir, capture_output=True, text=True, timeout=120)
+    looked_for_packages = any(s in done.stderr for s in ("No solution found when resolving",
+                                                          "Network connectivity is disabled"))
+    uv_refuses = done.returncode != 0 and not looked_for_packages
+    assert uv_refuses == (case in UV_REFUSES), done.stderr
+    code = main(["plan", *RTX, "--project", str(project_dir), "--extra", "cpu", "--group", "dev"])
+    assert (code == 2) == uv_refuses, capsys.readouterr().err

@@ -173,3 +173,53 @@ def _negated_term(term: Any) -> str | None:
 def _operand(node: Any) -> str:
     value = str(node.value)
     return value if type(node).__name__ == "Variable" else repr(value)
+
+
+def overlap(first: str, second: str) -> bool:
+    """Whether some environment meets both markers, as uv's marker algebra tells (``python_version`` is read as
+    a range of ``python_full_version``): both are evaluated on each environment made of the values they compare
+    to, the values beside those (a version just below, just above) and one neither names."""
+    from itertools import product
+
+    from packaging.markers import Marker
+
+    markers = Marker(first), Marker(second)
+    values: dict[str, set[str]] = {}
+    for marker in markers:
+        _compared(marker._markers, values)  # packaging's parse: comparisons, nested lists, "and" / "or"
+    pythons = values.pop("python_version", set()) | values.pop("python_full_version", set())
+    platforms = [dict(zip(_OS_FIELDS, known, strict=True)) for known in _KNOWN_OS]  # the fields of one OS agree
+    platforms += [{field: value} for field in _OS_FIELDS for value in values.pop(field, set())]
+    names = list(values)
+    choices = [sorted(values[n] | {"\x00"}) for n in names]
+    fulls = sorted({v for p in pythons for v in _beside(p)}) or [""]
+    for platform, full, chosen in product([*platforms, {}], fulls, product(*choices)):
+        env = {**dict.fromkeys(_OS_FIELDS, "\x00"), **platform, **dict(zip(names, chosen, strict=True))}
+        if full:
+            env |= {"python_full_version": full, "python_version": ".".join(full.split(".")[:2])}
+        if all(m.evaluate(env) for m in markers):
+            return True
+    return False
+
+
+_OS_FIELDS = ("sys_platform", "platform_system", "os_name")
+_KNOWN_OS = (("linux", "Linux", "posix"), ("win32", "Windows", "nt"), ("darwin", "Darwin", "posix"))
+
+
+def _compared(tree: list[Any], values: dict[str, set[str]]) -> None:
+    """The values each variable of a parsed marker is compared to (``in``: each word of the value too)."""
+    for item in tree:
+        if isinstance(item, list):
+            _compared(item, values)
+        elif isinstance(item, tuple):
+            left, _, right = item
+            variable, value = (left, right) if type(left).__name__ == "Variable" else (right, left)
+            values.setdefault(str(variable.value), set()).update({str(value.value), *str(value.value).split()})
+
+
+def _beside(version: str) -> list[str]:
+    """Full Python versions at, just below and just above a version a marker compares to."""
+    parts = [int(p) if p.isdigit() else 0 for p in version.split(".")[:3]] + [0] * (3 - len(version.split(".")[:3]))
+    major, minor, micro = parts
+    return [f"{major}.{minor}.{micro}", f"{major}.{minor}.{micro + 1}", f"{major}.{minor + 1}.0",
+            f"{major}.{max(minor - 1, 0)}.99", f"{major}.{minor}.{max(micro - 1, 0)}", f"{max(major - 1, 0)}.99.99"]

@@ -83,7 +83,7 @@ def request_from_args(args: argparse.Namespace, prefix: str | None = None) -> Re
     """The Request: every requirement the command line, the -r/-c files and the project name, checked (an
     InputError names the file and line), with the variant, channel and index base. ``prefix``: the environment
     whose pip configuration is read (default ``$VIRTUAL_ENV``), as its own pip reads it."""
-    from ..index.urls import check_index_url, index_base_from, vendor_mirrors
+    from ..index.urls import check_index_url, index_base_from, redact_url, transport_allowed, vendor_mirrors
     from ..project.gather import gather, request_of
     from ..resolver.variants import is_variant
 
@@ -100,6 +100,10 @@ def request_from_args(args: argparse.Namespace, prefix: str | None = None) -> Re
     request = request_of(found, args.variant, args.channel, base, getattr(args, "installer_options", ()) or ())
     for build in request.builds:  # an index the project names for the build: as --index-base would be checked
         check_index_url(build.index_url, allow_insecure=args.allow_insecure_index, what=build.text)
+    for url, what in found.index_urls:  # the project's other indexes: plain http as --index-base has it
+        if url.lower().startswith("http://") and not transport_allowed(url, args.allow_insecure_index):
+            raise InputError(f"{what}: url {redact_url(url)!r}: plain http is refused (use https, or "
+                             "--allow-insecure-index)")
     mirrors = vendor_mirrors(args.vendor_index, allow_insecure=args.allow_insecure_index)
     return request._replace(vendor_build=args.vendor_build, vendor_indexes=mirrors) \
         if args.vendor_build or mirrors else request

@@ -34,6 +34,7 @@ class Gathered:
         self.files: list[RequirementsSource] = []
         self.notes: list[str] = []
         self.builds: list[BuildSource] = []  # the family's builds the project's configuration names
+        self.index_urls: list[tuple[str, str]] = []  # (URL, what names it): the project's indexes, to be checked
 
     def add(self, wanted: Wanted) -> None:
         if wanted.name not in PACKAGES:
@@ -202,6 +203,7 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], fo
         wanted = read_pyproject(path, extras, groups, budget, notes, sources)
         found.builds += sources.builds
         found.options += sources.options
+        found.index_urls += sources.index_urls
         return wanted
     if groups:
         raise InputError(f"--group selects a pyproject.toml's dependency groups; {path} has none")

@@ -13,25 +13,46 @@ and evaluated for each target). What they say is the user's choice, and the plan
   index);
 - a workspace member is uv's to install: left out, with a note.
 
-Where an entry's marker does not hold, the requirement as written applies (as uv falls back to the indexes). A
-source naming an index no ``[[tool.uv.index]]`` defines, or one that is not a table, is one InputError naming it.
+Where an entry's marker does not hold, the requirement as written applies (as uv falls back to the indexes). What
+uv refuses is one InputError naming the entry: a source or an index that does not fit uv's schema of them (the
+tables below: the keys each kind of source takes, their types and forms), a list of sources whose markers are
+missing or overlap, a source naming an index, an extra or a group the project does not define, and, for the
+requirements it applies to, an editable file, a URL of no distribution file.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
 from ..resolver.plan import BuildSource, FileOption, Wanted
-from ..resolver.request import PACKAGES, canonical_name
+from ..resolver.request import NAME, PACKAGES, canonical_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Any
 
-_KINDS = ("index", "url", "path", "git", "workspace")
+# uv's schema of a source (``tool.uv.sources``), as uv reads one: its kind is the first of these keys it has, and
+# the kind takes its own keys beside those every kind takes
+_KIND_KEYS: dict[str, tuple[str, ...]] = {"git": ("rev", "tag", "branch", "path"), "url": (),
+                                          "path": ("editable", "package"), "index": (), "workspace": ("editable",)}
+_EVERY_KIND = ("subdirectory", "lfs", "marker", "extra", "group")  # uv reads subdirectory and lfs beside any kind
+_SOURCE_TYPES: dict[str, tuple[type, ...]] = {
+    **dict.fromkeys(("git", "url", "path", "index", "rev", "tag", "branch", "subdirectory", "marker", "extra", "group"),
+                    (str,)),
+    **dict.fromkeys(("editable", "package", "lfs"), (bool,)), "workspace": (bool, str)}
+# uv's schema of an index (``[[tool.uv.index]]``): the keys torch-install reads, their types and values (uv reads
+# the others, which torch-install does not render)
+_INDEX_TYPES: dict[str, tuple[type, ...]] = {**dict.fromkeys(("name", "url", "format", "authenticate"), (str,)),
+                                             **dict.fromkeys(("explicit", "default"), (bool,))}
+_INDEX_VALUES = {"format": ("simple", "flat"), "authenticate": ("auto", "always", "never")}
+_INDEX_NAME = r"[A-Za-z0-9._-]+"
+_URL = r"[A-Za-z][A-Za-z0-9+.-]*:.*"  # a URL with a scheme: uv refuses a relative one
+_DISTRIBUTION = (".whl", ".tar.gz", ".zip", ".tar", ".tgz", ".tbz", ".txz", ".tlz", ".tar.bz2", ".tar.xz", ".tar.lz",
+                 ".tar.lzma", ".tar.zst")  # the files uv installs from a URL or a path, by their extension
 
 
 class UvSources:
@@ -41,34 +62,41 @@ class UvSources:
     def __init__(self) -> None:
         self.builds: list[BuildSource] = []
         self.options: list[FileOption] = []
+        self.index_urls: list[tuple[str, str]] = []  # (URL, what names it): each index's, checked as --index-base
 
 
 def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], extras: Sequence[str],
                     groups: Sequence[str], notes: list[str], found: UvSources) -> list[Wanted]:
-    """``wanted`` as the project's sources make it (``found`` gets the builds and options)."""
+    """``wanted`` as the project's sources make it (``found`` gets the builds and options). A source or an index
+    uv refuses is one InputError naming it."""
     tool = document.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     if not isinstance(uv, dict) or not ({"sources", "index"} & set(uv)):
         return wanted
     indexes = _indexes(path, uv.get("index", []))
+    found.index_urls += [(i["url"], f"--project: {path}: {i['_where']}") for i in indexes.values()]
     sources = uv.get("sources", {})
     if not isinstance(sources, dict):
         raise InputError(f"--project: {path}: tool.uv.sources is not a table")
+    defined = _defined(document)
     chosen = {canonical_name(e) for e in extras}, {canonical_name(g) for g in groups}
     by_name: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for key, value in sources.items():
+        if not re.fullmatch(NAME, key):
+            raise InputError(f"--project: {path}: tool.uv.sources: {key!r} is not a valid package name")
         entries = value if isinstance(value, list) else [value]
+        if not entries:
+            raise InputError(f"--project: {path}: tool.uv.sources.{key} is an empty list (uv takes at least one "
+                             "source)")
         for i, entry in enumerate(entries):
             where = f"tool.uv.sources.{key}" + (f"[{i}]" if isinstance(value, list) else "")
-            if not isinstance(entry, dict) or not any(k in entry for k in _KINDS):
-                raise InputError(f"--project: {path}: {where} is not a source table ({{ index = \"…\" }}, "
-                                 "{ url = \"…\" }, { path = \"…\" }, { git = \"…\" } or { workspace = true })")
-            _check_entry(path, where, entry)
+            _check_entry(path, where, entry, defined)
             if "index" in entry and entry["index"] not in indexes:
                 raise InputError(f"--project: {path}: {where} names the index {entry['index']!r}, which no "
                                  f"[[tool.uv.index]] defines (has: {', '.join(indexes) or 'none'})")
             if _applies(entry, chosen):
                 by_name.setdefault(canonical_name(key), []).append((where, entry))
+        _check_markers(path, f"tool.uv.sources.{key}", entries)
     reader = _Reader(path, indexes, notes, found)
     for name in PACKAGES:  # the family's builds: where a source names one, else the index uv searches first
         reader.family_build(name, by_name.get(name, []))
@@ -83,18 +111,51 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
     return out
 
 
-_STRINGS = ("index", "url", "path", "git", "rev", "tag", "branch", "subdirectory", "marker", "extra", "group")
-
-
-def _check_entry(path: str, where: str, entry: dict[str, Any]) -> None:
-    """One line, exit 2, for a source entry uv refuses: a key of a string value that is not one, a marker that is
-    not a marker."""
-    bad = next((key for key in _STRINGS if key in entry and not isinstance(entry[key], str)), None)
-    if bad is not None:
-        raise InputError(f"--project: {path}: {where}.{bad} is not a string ({bad} = \"…\")")
-    flag = next((key for key in ("workspace", "editable") if key in entry and not isinstance(entry[key], bool)), None)
-    if flag is not None:
-        raise InputError(f"--project: {path}: {where}.{flag} is not true or false")
+def _check_entry(path: str, where: str, entry: Any, defined: tuple[set[str] | None, set[str]]) -> None:
+    """One line, exit 2, for a source entry uv refuses: not a table of one kind with that kind's keys, a value of
+    the wrong type or form, an extra or a group the project does not define."""
+    kinds = [kind for kind in _KIND_KEYS if isinstance(entry, dict) and kind in entry]
+    if not kinds:
+        raise InputError(f"--project: {path}: {where} is not a source table ({{ index = \"…\" }}, "
+                         "{ url = \"…\" }, { path = \"…\" }, { git = \"…\" } or { workspace = true })")
+    takes = (kinds[0], *_KIND_KEYS[kinds[0]], *_EVERY_KIND)
+    for key, value in entry.items():
+        if key not in _SOURCE_TYPES:
+            raise InputError(f"--project: {path}: {where}.{key}: not a key of a uv source (it takes "
+                             f"{', '.join(_SOURCE_TYPES)})")
+        if not isinstance(value, _SOURCE_TYPES[key]):
+            kind = "true, false or a path" if key == "workspace" else \
+                "true or false" if _SOURCE_TYPES[key] == (bool,) else f'a string ({key} = "…")'
+            raise InputError(f"--project: {path}: {where}.{key} is not {kind}")
+    if "extra" in entry and "group" in entry:
+        raise InputError(f"--project: {path}: {where} names both an extra and a group (uv takes one)")
+    for key in entry:
+        if key not in takes:
+            raise InputError(f"--project: {path}: {where}: " + (
+                f"both {kinds[0]} and {key} (uv takes one kind of source an entry)" if key in _KIND_KEYS else
+                f"a {kinds[0]} source takes no {key} (it takes {', '.join(takes)})"))
+    if len([k for k in ("rev", "tag", "branch") if k in entry]) > 1:
+        raise InputError(f"--project: {path}: {where} names more than one of rev, tag and branch (uv takes one)")
+    if kinds[0] == "git" and "subdirectory" in entry and "path" in entry:
+        raise InputError(f"--project: {path}: {where} names both a subdirectory and a path (uv takes one)")
+    if entry.get("editable") is True and entry.get("package") is False:
+        raise InputError(f"--project: {path}: {where}: editable = true with package = false (uv installs only a "
+                         "package editable)")
+    for key in ("url", "git"):
+        if key in entry and not re.fullmatch(_URL, entry[key]):
+            raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r} is not a URL (uv takes an absolute "
+                             "one: https://…)")
+    for key, names in (("extra", defined[0]), ("group", defined[1])):
+        if key not in entry:
+            continue
+        if not re.fullmatch(NAME, entry[key]):
+            raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r} is not a valid {key} name")
+        if names is not None and canonical_name(entry[key]) not in names:
+            raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r}: the project defines no such "
+                             f"{key} (uv takes a source only for one of its extras or groups)")
+    if "index" in entry and not re.fullmatch(_INDEX_NAME, entry["index"]):
+        raise InputError(f"--project: {path}: {where}.index {entry['index']!r} is not an index name (letters, "
+                         "digits, -, _ and .)")
     if "marker" in entry:
         from packaging.markers import InvalidMarker, Marker
 
@@ -105,16 +166,62 @@ def _check_entry(path: str, where: str, entry: dict[str, Any]) -> None:
                              f"({str(exc).splitlines()[0]})") from None
 
 
+def _defined(document: dict[str, Any]) -> tuple[set[str] | None, set[str]]:
+    """The extras (None where they are dynamic) and the dependency groups the project defines."""
+    project = document.get("project")
+    project = project if isinstance(project, dict) else {}
+    dynamic = project.get("dynamic")
+    extras = project.get("optional-dependencies")
+    groups = document.get("dependency-groups")
+    uv = document.get("tool", {}).get("uv", {})
+    return (None if isinstance(dynamic, list) and "optional-dependencies" in dynamic else
+            {canonical_name(str(e)) for e in extras} if isinstance(extras, dict) else set(),
+            ({canonical_name(str(g)) for g in groups} if isinstance(groups, dict) else set())
+            | ({"dev"} if isinstance(uv, dict) and "dev-dependencies" in uv else set()))
+
+
+def _check_markers(path: str, where: str, entries: list[dict[str, Any]]) -> None:
+    """One line, exit 2, where uv refuses a list of sources: two entries in a row for the same extra and group
+    whose markers are missing or overlap."""
+    from ..markers import overlap
+
+    for i, (one, two) in enumerate(zip(entries, entries[1:], strict=False)):
+        if (one.get("extra"), one.get("group")) != (two.get("extra"), two.get("group")):
+            continue
+        if "marker" not in one or "marker" not in two:
+            raise InputError(f"--project: {path}: {where}[{i + ('marker' in one)}] has no marker: uv takes more "
+                             "than one source only with a marker on each (marker = \"sys_platform == 'linux'\")")
+        if overlap(one["marker"], two["marker"]):
+            raise InputError(f"--project: {path}: {where}[{i}] and [{i + 1}]: the markers {one['marker']!r} and "
+                             f"{two['marker']!r} overlap (uv takes a package's sources only with disjoint markers)")
+
+
 def _indexes(path: str, value: Any) -> dict[str, dict[str, Any]]:
-    """The ``[[tool.uv.index]]`` entries by name, in order (one without a name gets its place)."""
+    """The ``[[tool.uv.index]]`` entries by name, in order (one without a name gets its place); one uv refuses is
+    one InputError naming it."""
     if not isinstance(value, list):
         raise InputError(f"--project: {path}: tool.uv.index is not an array of tables ([[tool.uv.index]])")
     out: dict[str, dict[str, Any]] = {}
     for i, entry in enumerate(value):
+        where = f"tool.uv.index[{i}]"
         if not isinstance(entry, dict) or not isinstance(entry.get("url"), str):
-            raise InputError(f"--project: {path}: tool.uv.index[{i}] is not a table with a url")
+            raise InputError(f"--project: {path}: {where} is not a table with a url")
+        for key, types in _INDEX_TYPES.items():
+            if key in entry and not isinstance(entry[key], types):
+                kind = "true or false" if types == (bool,) else f'a string ({key} = "…")'
+                raise InputError(f"--project: {path}: {where}.{key} is not {kind}")
+        for key, values in _INDEX_VALUES.items():
+            if key in entry and entry[key] not in values:
+                raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r} is not one of {', '.join(values)}")
         name = entry.get("name")
-        out[name if isinstance(name, str) else f"tool.uv.index[{i}]"] = {**entry, "_where": f"tool.uv.index[{i}]"}
+        if name is not None and not re.fullmatch(_INDEX_NAME, name):
+            raise InputError(f"--project: {path}: {where}.name {name!r} is not an index name (letters, digits, -, _ "
+                             "and .)")
+        if name in out:
+            raise InputError(f"--project: {path}: {where}: a second index named {name!r} (uv takes each name once)")
+        if entry.get("default") and any(i.get("default") for i in out.values()):
+            raise InputError(f"--project: {path}: {where}: a second index with default = true (uv takes one)")
+        out[name if name is not None else where] = {**entry, "_where": where}
     return out
 
 
@@ -211,7 +318,10 @@ class _Reader:
         for where, entry in entries:
             marker = entry.get("marker") if isinstance(entry.get("marker"), str) else None
             markers.append(marker or "")
-            if entry.get("workspace"):
+            if entry.get("workspace") is False:
+                raise InputError(f"--project: {self.path}: {where}: workspace = false, which uv does not take yet "
+                                 f"(leave the entry out: {wanted.name} then comes from the indexes)")
+            if "workspace" in entry:
                 self.notes.append(f"{self.path}: {where}: {wanted.name} is a member of the uv workspace, which uv "
                                   "installs: torch-install leaves it out")
                 continue
@@ -236,9 +346,18 @@ class _Reader:
     def location(self, where: str, entry: dict[str, Any]) -> tuple[str, bool]:
         """(the URL or path an entry names, whether it installs editable)."""
         if isinstance(entry.get("url"), str):
+            if entry["url"].lower().startswith("file:"):
+                raise InputError(f"--project: {self.path}: {where}.url {entry['url']!r}: uv fetches no file: URL "
+                                 "(name the file with path = \"…\")")
+            if not entry["url"].split("#", 1)[0].split("?", 1)[0].lower().endswith(_DISTRIBUTION):
+                raise InputError(f"--project: {self.path}: {where}.url {entry['url']!r} names no distribution file "
+                                 f"(uv takes a URL that ends in {', '.join(_DISTRIBUTION)})")
             return entry["url"], False
         if isinstance(entry.get("path"), str):
             full = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(self.path)), entry["path"]))
+            if entry.get("editable") and (os.path.isfile(full) or full.lower().endswith(_DISTRIBUTION)):
+                raise InputError(f"--project: {self.path}: {where}: editable = true on the file {entry['path']!r} "
+                                 "(uv installs only a directory editable)")
             return (full, True) if entry.get("editable") else (Path(full).as_uri(), False)
         if isinstance(entry.get("git"), str):
             ref = next((entry[k] for k in ("rev", "tag", "branch") if isinstance(entry.get(k), str)), None)
