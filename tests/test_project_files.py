@@ -798,6 +798,16 @@ def test_a_plain_http_index_is_refused_as_an_index_base_is(url: str, allowed: bo
             plan(capsys, *RTX, "--project", project_dir, "--allow-insecure-index")["commands"]["pip"]
 
 
+def test_an_index_every_member_comes_from_is_named_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "0"\n'
+                                             'dependencies = ["torch", "torchvision", "torchaudio"]\n'
+                                             + index("pytorch-cu118", url="https://download.pytorch.org/whl/cu118"))
+    assert main(["plan", *LINUX, "--project", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "the cu118 build, as [[tool.uv.index]] pytorch-cu118 (not explicit: uv searches it for every package) " \
+        "name it" in out
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [*UV_REFUSES, *UV_TAKES])
 def test_torch_install_refuses_a_project_exactly_where_real_uv_does(case: str, tmp_path: Path,

@@ -779,7 +779,7 @@ class Search:
 
     def pinned(self) -> str:
         """The pins that name the build, in words."""
-        return ", ".join(p.shown for p in self.pins)
+        return ", ".join(dict.fromkeys(p.shown for p in self.pins))  # one index may name the whole family's build
 
     def would_run(self) -> str:
         """What the request without its local labels plans here, in words ("; torch 2.9.1+cu126 runs here: ask for
@@ -798,7 +798,7 @@ class Search:
                 f"{p.name}=={p.release}" for p in self.pins if p.reference) + " instead of the wheel to get it"
         if any(p.configured for p in self.pins):
             return f"; {build} runs here {where}: the project's configuration without " + ", ".join(
-                p.shown for p in self.pins if p.configured) + " gets it"
+                dict.fromkeys(p.shown for p in self.pins if p.configured)) + " gets it"
         return f"; {build} runs here {where}: leave the local labels out to get it"
 
     def warn_unknown_requirements(self) -> None:
