@@ -110,3 +110,92 @@ def test_a_pyproject_of_neither_kind_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.black]\nline-length = 100\n")
     with pytest.raises(InputError, match=r"has no \[project\] table \(PEP 621\) nor \[tool.poetry.dependencies\]"):
         read_pyproject(str(tmp_path))
+
+
+SOURCED = """[tool.poetry]
+name = "gpu-app"
+version = "0.1.0"
+description = ""
+authors = ["A <a@example.org>"]
+
+[tool.poetry.dependencies]
+python = ">=3.10,<3.13"
+{torch}
+numpy = "^1.26"
+
+[[tool.poetry.source]]
+name = "pytorch-cu121"
+url = "https://download.pytorch.org/whl/cu121"
+priority = "{priority}"
+"""
+GPU = ["--os", "linux", "--arch", "x86_64", "--gpu", "RTX 4090", "--nvidia-driver", "580.65.06", "--python", "3.12"]
+MAC = ["--os", "macos", "--arch", "arm64", "--python", "3.12"]
+
+
+def poetry_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, machine: list[str]) -> dict:
+    (tmp_path / "pyproject.toml").write_text(text)
+    code = main(["plan", "--project", str(tmp_path), *machine, "--offline", "--format", "json"])
+    out, err = capsys.readouterr()
+    found = json.loads(out)
+    assert code == (4 if any(w["blocking"] for w in found["warnings"]) else 0), err  # 4: the plan does not run
+    return found
+
+
+@pytest.mark.parametrize(("torch", "priority", "machine", "variant"), [
+    ('torch = { version = "^2.4", source = "pytorch-cu121" }', "explicit", GPU, "cu121"),
+    ('torch = { version = "^2.4", source = "pytorch-cu121" }', "explicit", MAC, None),  # none for macOS: said
+    ('torch = [\n  { version = "^2.4", source = "pytorch-cu121", markers = "sys_platform == \'linux\'" },\n'
+     '  { version = "^2.4", source = "pypi", markers = "sys_platform == \'darwin\'" },\n]', "explicit", GPU, "cu121"),
+    ('torch = [\n  { version = "^2.4", source = "pytorch-cu121", markers = "sys_platform == \'linux\'" },\n'
+     '  { version = "^2.4", source = "pypi", markers = "sys_platform == \'darwin\'" },\n]', "explicit", MAC,
+     "default"),
+    ('torch = { version = "^2.4", platform = "linux", source = "pytorch-cu121" }', "explicit", MAC, "default"),
+    ('torch = "^2.4"', "primary", GPU, "cu121"),  # poetry searches a primary source first, for every package
+    ('torch = "^2.4"', "supplemental", GPU, "cu130"),  # only where the default index has no torch: the machine's
+    ('torch = "^2.4"', "explicit", GPU, "cu130")])
+def test_a_poetry_source_of_the_pytorch_index_names_the_build(
+        torch: str, priority: str, machine: list[str], variant: str | None, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    found = poetry_plan(tmp_path, capsys, SOURCED.format(torch=torch, priority=priority), machine)
+    if variant is None:  # a build that does not run here is the user's to change: named, with what would run
+        message = next(w["message"] for w in found["warnings"] if w["blocking"])
+        assert found["choice"] is None and "macOS has no cu121 build of torch" in message
+        assert message.endswith('the project\'s configuration without [tool.poetry.dependencies] torch = '
+                                '{ source = "pytorch-cu121" } gets it')
+        return
+    assert found["choice"]["variant"] == variant
+    if variant == "cu121":
+        assert found["choice"]["torch"] == "2.5.1"  # the newest release with a cu121 build
+        assert found["choice"]["index_url"] == "https://download.pytorch.org/whl/cu121"
+
+
+def test_poetry_2_reads_a_source_for_a_project_table_dependency(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    text = ('[project]\nname = "gpu-app"\nversion = "0.1.0"\nrequires-python = ">=3.10"\n'
+            'dependencies = ["torch>=2.4", "numpy"]\n\n'
+            '[tool.poetry.dependencies]\ntorch = { source = "pytorch-cu121" }\n\n'
+            '[[tool.poetry.source]]\nname = "pytorch-cu121"\nurl = "https://download.pytorch.org/whl/cu121"\n'
+            'priority = "explicit"\n')
+    found = poetry_plan(tmp_path, capsys, text, GPU)
+    assert (found["choice"]["torch"], found["choice"]["variant"]) == ("2.5.1", "cu121")
+
+
+@pytest.mark.parametrize(("url", "why"), [
+    ("https://mirror.example.org/simple", "whose URL names no build of the PyTorch index"),
+    ("https://download.pytorch.org/whl/cu121", None)])
+def test_a_source_is_a_note_where_its_url_names_no_build(url: str, why: str | None, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    text = SOURCED.format(torch='torch = { version = "^2.4", source = "mirror" }', priority="explicit").replace(
+        'name = "pytorch-cu121"', 'name = "mirror"').replace("https://download.pytorch.org/whl/cu121", url)
+    found = poetry_plan(tmp_path, capsys, text, GPU)
+    assert found["choice"]["variant"] == ("cu130" if why else "cu121")
+    assert any(why in n for n in found["notes"]) if why else True
+
+
+def test_a_source_no_table_defines_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "pyproject.toml").write_text(SOURCED.format(torch='torch = { version = "^2.4", source = "cu118" }',
+                                                            priority="explicit"))
+    assert main(["plan", "--project", str(tmp_path), *GPU, "--offline"]) == 2
+    err = capsys.readouterr().err
+    assert "tool.poetry.dependencies.torch: source 'cu118' is no [[tool.poetry.source]] (has: pytorch-cu121)" in err
+    assert len(err.strip().splitlines()) == 1

@@ -124,7 +124,8 @@ def test_a_local_label_names_the_build_the_plan_installs(argv: list[str], torch:
      "torch 2.9.1+cu128 runs here on the GPU"),
     ([*MACHINES["nvidia-linux"], "torch==2.9.1+cu999"], "platform-unsupported", "torch 2.9.1+cu128 runs here"),
     ([*MACHINES["cpu-windows"], "torch==2.9.1+rocm6.4"], "platform-unsupported", "torch 2.9.1+cpu runs here"),
-    ([*MACHINES["macos"], "torch==2.9.1+cu128"], "platform-unsupported", "the default index's wheel runs here"),
+    ([*MACHINES["macos"], "torch==2.9.1+cu128"], "platform-unsupported",
+     "torch 2.9.1 (the default index's wheel) runs here"),
 ])
 def test_a_labelled_build_that_does_not_run_is_a_blocker_naming_what_would(
         argv: list[str], code: str, runs: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,9 +8,9 @@ non-zero part kept), ``~1.2.3`` is ``>=1.2.3,<1.3.0`` (``~1`` is ``>=1,<2``), ``
 reads them, a bare version is that version exactly, and comparisons are PEP 440's (separated by commas or
 spaces). A table adds ``markers``, ``python`` and ``platform`` (as markers), ``extras``, and ``url``, ``path`` or
 ``git`` (a direct reference); a list of tables is one requirement each. What cannot be written as one PEP 440
-specifier (``^1 || ^2``) is read without its versions, with a note; a ``source`` naming a
-``[[tool.poetry.source]]`` is poetry's index, which the plan does not follow for the family (a note says so).
-Every problem of shape is one InputError naming the table."""
+specifier (``^1 || ^2``) is read without its versions, with a note. A ``[[tool.poetry.source]]`` laid out as the
+PyTorch index that a family package's ``source`` names, or that poetry searches first, names the build
+(``poetry_builds``), as uv's sources do. Every problem of shape is one InputError naming the table."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from .requirement_name import requirement_name
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
     from typing import Any
+
+    from ..resolver.plan import BuildSource
 
 _VERSION = r"[0-9]+(?:\.[0-9]+)*"
 
@@ -103,6 +105,87 @@ def read_poetry(path: str, document: dict[str, Any], extras: Sequence[str], grou
     return wanted
 
 
+def _marker(item: dict[str, Any]) -> str:
+    """Where a dependency table holds, as a PEP 508 marker ("" everywhere): its ``markers``, ``python``,
+    ``platform``."""
+    markers = []
+    if isinstance(item.get("markers"), str):
+        markers.append(f"({item['markers']})")
+    if isinstance(item.get("python"), str):
+        python = pep440(item["python"])
+        if python:
+            markers.append(" and ".join(f"python_full_version {m[0]} '{m[1]}'" for m in
+                                        re.findall(r"(==|!=|<=|>=|<|>|~=)([^,]+)", python)))
+    if isinstance(item.get("platform"), str):
+        markers.append(f"sys_platform == '{item['platform']}'")
+    return " and ".join(markers)
+
+
+def poetry_builds(path: str, document: dict[str, Any], groups: Sequence[str], notes: list[str]) -> list[BuildSource]:
+    """The builds of the torch family a poetry project's sources name, as poetry takes them: a dependency's
+    ``source`` (in ``[tool.poetry.dependencies]`` or a chosen group's; poetry 2 reads it there for ``[project]``
+    dependencies too), else the first primary ``[[tool.poetry.source]]`` (no priority, ``primary``, or the
+    older ``default``), which poetry searches before the default index. A source whose URL is laid out as the
+    PyTorch index's names its build; any other is a note."""
+    from ..resolver.plan import BuildSource
+    from .uv_sources import variant_index
+
+    poetry = document.get("tool", {}).get("poetry", {})
+    listed = poetry.get("source", []) if isinstance(poetry, dict) else []
+    if not isinstance(listed, list) or not listed:
+        return []
+    sources = {}
+    for i, source in enumerate(listed):
+        if not isinstance(source, dict) or not isinstance(source.get("name"), str):
+            raise InputError(f"--project: {path}: tool.poetry.source[{i}] is not a table with a name")
+        sources[source["name"].lower()] = source
+    tables = [("tool.poetry.dependencies", poetry.get("dependencies", {}))]
+    group_tables = poetry.get("group", {}) if isinstance(poetry.get("group", {}), dict) else {}
+    chosen = {canonical_name(g) for g in groups}
+    tables += [(f"tool.poetry.group.{k}.dependencies", v.get("dependencies", {})) for k, v in group_tables.items()
+               if canonical_name(k) in chosen and isinstance(v, dict)]
+    builds: list[BuildSource] = []
+    for name in PACKAGES:
+        items = [(f"{where}.{key}", item) for where, table in tables if isinstance(table, dict)
+                 for key, value in table.items() if canonical_name(str(key)) == name
+                 for item in (value if isinstance(value, list) else [value]) if isinstance(item, dict)]
+        sourced = [(where, item) for where, item in items if isinstance(item.get("source"), str)]
+        for where, item in sourced:
+            source = sources.get(item["source"].lower())
+            if source is None and item["source"].lower() != "pypi":
+                raise InputError(f"--project: {path}: {where}: source {item['source']!r} is no "
+                                 f"[[tool.poetry.source]] (has: {', '.join(s['name'] for s in listed)})")
+            url = str(source.get("url", "")) if source is not None else ""  # "pypi": the default index
+            found = variant_index(url)
+            if found is None:
+                notes.append(f"{path}: {where}: {name} from poetry's source {item['source']!r}, whose URL names no "
+                             "build of the PyTorch index: the plan chooses the build for the machine")
+                continue
+            builds.append(BuildSource(name, found[2], url, f"[tool.poetry.dependencies] {name} = "
+                                      f"{{ source = \"{item['source']}\" }}", _marker(item) or None))
+        if sourced and all(_marker(item) for _, item in sourced) or not sourced:
+            primary = _primary(listed)
+            if primary is not None and (found := variant_index(str(primary.get("url", "")))) is not None:
+                builds.append(BuildSource(name, found[2], str(primary["url"]), f"[[tool.poetry.source]] "
+                                          f"{primary['name']} (primary: poetry searches it first for every package)",
+                                          unless=tuple(_marker(item) for _, item in sourced)))
+    return builds
+
+
+def _primary(listed: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The source poetry searches first for a package that names none: a ``default`` one (priority, or the older
+    ``default = true``), else the first primary (no priority and not the older ``secondary = true``)."""
+    def priority(source: dict[str, Any]) -> str:
+        if source.get("default") is True:
+            return "default"
+        if source.get("secondary") is True:
+            return "supplemental"
+        return str(source.get("priority", "primary"))
+
+    return next((s for s in listed if priority(s) == "default"), None) or \
+        next((s for s in listed if priority(s) == "primary" and s.get("name", "").lower() != "pypi"), None)
+
+
 def _table(path: str, where: str, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(f"--project: {path}: {where} is not a table")
@@ -139,20 +222,7 @@ def _requirement(name: str, item: Any, origin: str, notes: list[str]) -> str:
     if not isinstance(extras, list) or not all(isinstance(e, str) for e in extras):
         raise InputError(f"--project: {origin}: extras is not a list of names")
     head = name + (f"[{','.join(extras)}]" if extras else "")
-    markers = []
-    if isinstance(item.get("markers"), str):
-        markers.append(f"({item['markers']})")
-    if isinstance(item.get("python"), str):
-        python = pep440(item["python"])
-        if python:
-            markers.append(" and ".join(f"python_full_version {m[0]} '{m[1]}'" for m in
-                                        re.findall(r"(==|!=|<=|>=|<|>|~=)([^,]+)", python)))
-    if isinstance(item.get("platform"), str):
-        markers.append(f"sys_platform == '{item['platform']}'")
-    marker = f" ; {' and '.join(markers)}" if markers else ""
-    if "source" in item and canonical_name(name) in PACKAGES:
-        notes.append(f"{origin}: source {item['source']!r} is poetry's index for {name}; the plan chooses the build "
-                     "for the machine and says where it comes from")
+    marker = f" ; {_marker(item)}" if _marker(item) else ""
     if "url" in item or "git" in item:
         url = str(item.get("url") or f"git+{item['git']}")
         if "git" in item and any(k in item for k in ("rev", "tag", "branch")):

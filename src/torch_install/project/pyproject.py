@@ -120,7 +120,9 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
         from .poetry import is_poetry, read_poetry
 
         if is_poetry(document):
-            return read_poetry(path, document, extras, groups, notes if notes is not None else [])
+            wanted = read_poetry(path, document, extras, groups, notes if notes is not None else [])
+            _poetry_sources(path, document, groups, notes, sources)
+            return wanted
     if not isinstance(project, dict):
         raise InputError(f"--project: {path} has no [project] table (PEP 621) nor [tool.poetry.dependencies]")
     dynamic = Dynamic()
@@ -150,7 +152,20 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
         from .uv_sources import read_uv_sources
 
         wanted = read_uv_sources(path, document, wanted, extras, groups, notes if notes is not None else [], sources)
+    _poetry_sources(path, document, groups, notes, sources)  # poetry 2 reads [project] with its sources
     return wanted
+
+
+def _poetry_sources(path: str, document: dict[str, Any], groups: Sequence[str], notes: list[str] | None,
+                    sources: UvSources | None) -> None:
+    """The builds a poetry project's ``[[tool.poetry.source]]`` names, added to ``sources`` (``poetry.py``)."""
+    tool = document.get("tool")
+    if sources is None or not isinstance(tool, dict) or not isinstance(tool.get("poetry"), dict) \
+            or "source" not in tool["poetry"]:
+        return
+    from .poetry import poetry_builds
+
+    sources.builds += poetry_builds(path, document, groups, notes if notes is not None else [])
 
 
 class _OwnExtras:

@@ -149,8 +149,8 @@ def apple(search: Search) -> Plan:
     if not releases:
         return plan.finish(None, None, False)
     if search.variant and search.variant not in ("default", "cpu") and not search.request.variant:  # a pin's label
-        plan.warn("platform-unsupported", f"{search.pinned()}: macOS has no {search.variant} build of torch; the "
-                                          "default index's wheel runs here: leave the local labels out to get it")
+        plan.warn("platform-unsupported", f"{search.pinned()}: macOS has no {search.variant} build of torch"
+                                          + search.would_run())
         return plan.finish(None, None, False)
     if search.variant and search.variant not in ("default", "cpu"):
         raise InputError(f"variant {search.variant} does not exist for {search.platform}: macOS wheels come "
