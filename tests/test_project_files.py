@@ -520,6 +520,19 @@ def test_a_local_project_to_install_bounds_the_plan_by_its_torch_requirements(
     assert found["commands"]["pip"].count(" install ") == 2  # the build, then the project with its pins
 
 
+def test_a_local_projects_package_built_against_torch_bounds_the_plan(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """xformers 0.0.28.post1 is built against torch 2.4.1: a local project that requires it holds torch there,
+    and the plan installs the xformers build that goes with it, as pip would find it installing the project."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "local-proj"\nversion = "0.1"\n'
+                                             'dependencies = ["torch", "xformers==0.0.28.post1"]\n')
+    monkeypatch.chdir(tmp_path)
+    found = plan(capsys, ".", *RTX)
+    assert found["choice"]["torch"] == "2.4.1" and found["gpu_accelerated"]
+    assert any(c["name"] == "xformers" and c["version"] == "0.0.28.post1" for c in found["choice"]["companions"])
+    assert any("a local project requiring torch, xformers==0.0.28.post1" in n for n in found["notes"])
+
+
 @pytest.mark.parametrize("manifest", ["environment.yml", "pixi.toml"])
 def test_a_local_project_an_environment_names_is_found_from_its_directory(
         manifest: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

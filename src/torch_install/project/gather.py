@@ -123,8 +123,9 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
 
 def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
     """Each local project among the other requirements (``.``, ``-e ./pkg``, ``./pkg[cuda]``, ``file:///…``):
-    what its pyproject.toml requires of the torch family is read, as pip resolves it when it installs the
-    project, and bounds the plan like the user's own requirements (its other requirements install with it)."""
+    what its pyproject.toml requires of the torch family and of the packages built against one torch is read, as
+    pip resolves it when it installs the project, and bounds the plan like the user's own requirements (its other
+    requirements install with it)."""
     seen: set[str] = set()
     for wanted in list(found.others):
         local = _local_project(wanted.text, wanted.base)
@@ -147,7 +148,10 @@ def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
         except InputError as exc:
             found.notes.append(f"{shown}: a local project whose requirements were not read ({exc})")
             continue
-        family = [w for w in read if w.name in PACKAGES]
+        from ..resolver.companion_facts import table_names
+
+        known = table_names()  # the packages built against one torch (xformers, vLLM …) bound it too
+        family = [w for w in read if w.name in PACKAGES or w.name in known]
         for required in family:
             found.add(required)
         if family:
