@@ -675,13 +675,16 @@ PLATFORM_SPLIT = ("torch = [{ index = \"pytorch-cpu\", marker = \"sys_platform !
                   "{ index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }]")
 
 
-def uv_project(tmp_path: Path, sources: str, indexes: str = "") -> Path:
-    """A uv project with a CPU and a CUDA extra, a dev group and two explicit PyTorch indexes; ``foo`` is a local
-    project in ``w`` (a wheel's name there is a file)."""
+def uv_project(tmp_path: Path, sources: str, indexes: str = "", case: str = "") -> Path:
+    """A uv project with a CPU and a CUDA extra that conflict (but in the cases of NO_CONFLICTS), a dev group and
+    two explicit PyTorch indexes; ``foo`` is a local project in ``w`` (a wheel's name there is a file)."""
     (tmp_path / "w").mkdir(exist_ok=True)
     (tmp_path / "w" / "pyproject.toml").write_text('[project]\nname = "foo"\nversion = "1"\n')
     (tmp_path / "w" / "foo-1.0-py3-none-any.whl").write_bytes(b"")
-    (tmp_path / "pyproject.toml").write_text(UV_PROJECT.replace("SOURCES", sources).replace("INDEXES", indexes))
+    text = UV_PROJECT.replace("SOURCES", sources).replace("INDEXES", indexes)
+    if case in NO_CONFLICTS:
+        text = text.replace('conflicts = [[{ extra = "cpu" }, { extra = "cu128" }]]\n', "")
+    (tmp_path / "pyproject.toml").write_text(text)
     return tmp_path
 
 
@@ -733,6 +736,22 @@ UV_REFUSES = {  # what uv says of each, then torch-install's line
     "a url of no distribution": ('foo = { url = "https://files.example/foo" }', "",
                                  r"tool\.uv\.sources\.foo\.url 'https://files\.example/foo' names no distribution "
                                  r"file \(uv takes a URL that ends in \.whl, \.tar\.gz, "),
+    "an extra that does not name the package": ('foo = { path = "w", extra = "cpu" }', "",
+                                                r"tool\.uv\.sources\.foo\.extra 'cpu': the extra does not name foo "
+                                                r"\(uv takes a source for an extra only for a package it names\)"),
+    "a group that does not name the package": ('torch = { index = "pytorch-cpu", group = "dev" }', "",
+                                               r"tool\.uv\.sources\.torch\.group 'dev': the group does not name "
+                                               r"torch"),
+    "two indexes where both markers hold": (
+        "torch = [{ index = \"pytorch-cpu\", marker = \"sys_platform == 'linux'\" }, { index = \"pytorch-cu128\", "
+        "marker = \"sys_platform == 'win32'\" }, { index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }]",
+        "", r"tool\.uv\.sources\.torch\[0\] and \[2\] name the indexes 'pytorch-cpu' and 'pytorch-cu128' where both "
+        r"apply \(uv takes one index a package\)"),
+    "extras apart with no conflicts declared": (
+        'torch = [{ index = "pytorch-cpu", extra = "cpu" }, { index = "pytorch-cu128", extra = "cu128" }]', "",
+        r"tool\.uv\.sources\.torch\[0\] and \[1\] name the indexes 'pytorch-cpu' and 'pytorch-cu128' where both "
+        r"apply \(uv takes one index a package; tool\.uv\.conflicts declares the extras or groups that are never "
+        r"chosen together\)"),
     "explicit = \"yes\"": ("", index("corp", 'explicit = "yes"'), r"tool\.uv\.index\[2\]\.explicit is not true or "
                            r"false"),
     "default = \"no\"": ("", index("corp", 'default = "no"'), r"tool\.uv\.index\[2\]\.default is not true or false"),
@@ -747,11 +766,14 @@ UV_REFUSES = {  # what uv says of each, then torch-install's line
 }
 
 
+NO_CONFLICTS = {"extras apart with no conflicts declared"}
+
+
 @pytest.mark.parametrize("case", UV_REFUSES)
 def test_a_source_or_index_uv_refuses_is_one_line_naming_the_entry(case: str, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     sources, indexes, message = UV_REFUSES[case]
-    project_dir = uv_project(tmp_path, sources, indexes)
+    project_dir = uv_project(tmp_path, sources, indexes, case)
     assert main(["plan", *RTX, "--project", str(project_dir), "--extra", "cpu", "--group", "dev"]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "internal error" not in err, err
@@ -783,8 +805,8 @@ UV_TAKES = {  # shapes uv reads: torch-install plans them
 @pytest.mark.parametrize("case", UV_TAKES)
 def test_a_source_or_index_uv_reads_is_planned(case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     sources, indexes = UV_TAKES[case]
-    p = plan(capsys, *RTX, "--project", str(uv_project(tmp_path, sources, indexes)), "--extra", "cpu", "--group",
-             "dev")
+    p = plan(capsys, *RTX, "--project", str(uv_project(tmp_path, sources, indexes, case)), "--extra", "cpu",
+             "--group", "dev")
     assert p["choice"]["torch"]
 
 
@@ -832,7 +854,7 @@ def test_torch_install_refuses_a_project_exactly_where_real_uv_does(case: str, t
 
     sources, indexes, *_ = UV_REFUSES[case] if case in UV_REFUSES else UV_TAKES[case]
     (tmp_path / "project").mkdir()
-    project_dir = uv_project(tmp_path / "project", sources, indexes)
+    project_dir = uv_project(tmp_path / "project", sources, indexes, case)
     uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     done = subprocess.run([uv, "lock", "--offline", "--no-config", "--cache-dir", str(tmp_path / "cache"),
                            "--python", sys.executable], cwd=project_dir, capture_output=True, text=True, timeout=120)

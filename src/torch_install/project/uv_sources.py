@@ -90,13 +90,14 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
                              "source)")
         for i, entry in enumerate(entries):
             where = f"tool.uv.sources.{key}" + (f"[{i}]" if isinstance(value, list) else "")
-            _check_entry(path, where, entry, defined)
+            _check_entry(path, where, canonical_name(key), entry, defined)
             if "index" in entry and entry["index"] not in indexes:
                 raise InputError(f"--project: {path}: {where} names the index {entry['index']!r}, which no "
                                  f"[[tool.uv.index]] defines (has: {', '.join(indexes) or 'none'})")
             if _applies(entry, chosen):
                 by_name.setdefault(canonical_name(key), []).append((where, entry))
         _check_markers(path, f"tool.uv.sources.{key}", entries)
+        _check_indexes(path, f"tool.uv.sources.{key}", entries, bool(uv.get("conflicts")))
     reader = _Reader(path, indexes, notes, found)
     for name in PACKAGES:  # the family's builds: where a source names one, else the index uv searches first
         reader.family_build(name, by_name.get(name, []))
@@ -111,9 +112,9 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
     return out
 
 
-def _check_entry(path: str, where: str, entry: Any, defined: tuple[set[str] | None, set[str]]) -> None:
-    """One line, exit 2, for a source entry uv refuses: not a table of one kind with that kind's keys, a value of
-    the wrong type or form, an extra or a group the project does not define."""
+def _check_entry(path: str, where: str, name: str, entry: Any, defined: tuple[Defined | None, Defined]) -> None:
+    """One line, exit 2, for a source entry of ``name`` uv refuses: not a table of one kind with that kind's keys,
+    a value of the wrong type or form, an extra or a group the project does not define or that does not name it."""
     kinds = [kind for kind in _KIND_KEYS if isinstance(entry, dict) and kind in entry]
     if not kinds:
         raise InputError(f"--project: {path}: {where} is not a source table ({{ index = \"…\" }}, "
@@ -145,14 +146,17 @@ def _check_entry(path: str, where: str, entry: Any, defined: tuple[set[str] | No
         if key in entry and not re.fullmatch(_URL, entry[key]):
             raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r} is not a URL (uv takes an absolute "
                              "one: https://…)")
-    for key, names in (("extra", defined[0]), ("group", defined[1])):
+    for key, lists in (("extra", defined[0]), ("group", defined[1])):
         if key not in entry:
             continue
         if not re.fullmatch(NAME, entry[key]):
             raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r} is not a valid {key} name")
-        if names is not None and canonical_name(entry[key]) not in names:
+        if lists is not None and canonical_name(entry[key]) not in lists:
             raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r}: the project defines no such "
                              f"{key} (uv takes a source only for one of its extras or groups)")
+        if lists is not None and name not in lists[canonical_name(entry[key])]:
+            raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r}: the {key} does not name {name} "
+                             f"(uv takes a source for an {key} only for a package it names)")
     if "index" in entry and not re.fullmatch(_INDEX_NAME, entry["index"]):
         raise InputError(f"--project: {path}: {where}.index {entry['index']!r} is not an index name (letters, "
                          "digits, -, _ and .)")
@@ -166,18 +170,44 @@ def _check_entry(path: str, where: str, entry: Any, defined: tuple[set[str] | No
                              f"({str(exc).splitlines()[0]})") from None
 
 
-def _defined(document: dict[str, Any]) -> tuple[set[str] | None, set[str]]:
-    """The extras (None where they are dynamic) and the dependency groups the project defines."""
+Defined = dict[str, set[str]]  # an extra's or a group's name: the names of the packages it names
+
+
+def _defined(document: dict[str, Any]) -> tuple[Defined | None, Defined]:
+    """The extras (None where they are dynamic) and the dependency groups the project defines, each with the
+    packages it names itself (a group: with those of the groups it includes)."""
     project = document.get("project")
     project = project if isinstance(project, dict) else {}
     dynamic = project.get("dynamic")
-    extras = project.get("optional-dependencies")
-    groups = document.get("dependency-groups")
+    extras, groups = project.get("optional-dependencies"), document.get("dependency-groups")
+    extras, groups = extras if isinstance(extras, dict) else {}, groups if isinstance(groups, dict) else {}
     uv = document.get("tool", {}).get("uv", {})
+    if isinstance(uv, dict) and "dev-dependencies" in uv:
+        groups = {**groups, "dev": [*groups.get("dev", []), *uv["dev-dependencies"]]}
+
+    def names(items: Any, seen: tuple[str, ...] = ()) -> set[str]:
+        out: set[str] = set()
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and isinstance(item.get("include-group"), str) and item["include-group"] \
+                    not in seen:
+                out |= names(groups.get(item["include-group"]), (*seen, item["include-group"]))
+            elif isinstance(item, str) and (found := _requirement_name(item)):
+                out.add(found)
+        return out
+
     return (None if isinstance(dynamic, list) and "optional-dependencies" in dynamic else
-            {canonical_name(str(e)) for e in extras} if isinstance(extras, dict) else set(),
-            ({canonical_name(str(g)) for g in groups} if isinstance(groups, dict) else set())
-            | ({"dev"} if isinstance(uv, dict) and "dev-dependencies" in uv else set()))
+            {canonical_name(str(e)): names(v) for e, v in extras.items()},
+            {canonical_name(str(g)): names(v, (g,)) for g, v in groups.items()})
+
+
+def _requirement_name(text: str) -> str | None:
+    """The canonical name of a requirement; None for a line that is not one."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return canonical_name(Requirement(text).name)
+    except InvalidRequirement:
+        return None
 
 
 def _check_markers(path: str, where: str, entries: list[dict[str, Any]]) -> None:
@@ -194,6 +224,27 @@ def _check_markers(path: str, where: str, entries: list[dict[str, Any]]) -> None
         if overlap(one["marker"], two["marker"]):
             raise InputError(f"--project: {path}: {where}[{i}] and [{i + 1}]: the markers {one['marker']!r} and "
                              f"{two['marker']!r} overlap (uv takes a package's sources only with disjoint markers)")
+
+
+def _check_indexes(path: str, where: str, entries: list[dict[str, Any]], conflicts: bool) -> None:
+    """One line, exit 2, where uv refuses a list of sources as it resolves: two entries naming two indexes where
+    both apply (their markers overlap), unless one is for an extra or a group and the project declares
+    ``conflicts`` (uv resolves those apart)."""
+    from itertools import combinations
+
+    from ..markers import overlap
+
+    named = [(i, entry) for i, entry in enumerate(entries) if "index" in entry]
+    for (i, one), (j, two) in combinations(named, 2):
+        apart = (one.get("extra"), one.get("group")) != (two.get("extra"), two.get("group"))
+        chosen = any(entry.get(key) for entry in (one, two) for key in ("extra", "group"))
+        if one["index"] == two["index"] or (chosen and conflicts) or \
+                ("marker" in one and "marker" in two and not overlap(one["marker"], two["marker"])):
+            continue
+        raise InputError(f"--project: {path}: {where}[{i}] and [{j}] name the indexes {one['index']!r} and "
+                         f"{two['index']!r} where both apply (uv takes one index a package" +
+                         ("; tool.uv.conflicts declares the extras or groups that are never chosen together)"
+                          if apart else ")"))
 
 
 def _indexes(path: str, value: Any) -> dict[str, dict[str, Any]]:
