@@ -282,3 +282,69 @@ def test_a_cuda_pin_of_no_one_build_is_a_note(tmp_path: Path, pin: str, note: st
     assert not read.builds
     assert f"environment.yml dependencies: {pin}: {note}: torch-install chooses the build for the machine" \
         in read.notes
+
+
+@pytest.mark.parametrize(("pin", "allowed"), [("cuda-version=12.6", (12, 6)), ("cuda-version=12.8", (12, 8)),
+                                              ("pytorch-cuda=12.4", (12, 4)), ("cuda-version 12.6.*", (12, 6))])
+@pytest.mark.parametrize("fmt", ["conda", "pixi"])
+def test_conda_forges_build_keeps_to_the_cuda_the_file_pins(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            pin: str, allowed: tuple[int, int], fmt: str) -> None:
+    """The environment's CUDA is the user's: conda-forge's build written for it is the newest of that CUDA or an
+    older one of its major version (what the pinned cuda-version lets conda install), never a newer CUDA."""
+    from torch_install.resolver.conda_forge import builds
+
+    path = tmp_path / "environment.yml"
+    path.write_text(f"name: demo\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.12\n  - pytorch>=2.4\n"
+                    f"  - {pin}\n")
+    assert main(["plan", *FLAGS[:3], "580.65.06", *FLAGS[4:], "--project", str(path), "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    fits = [b for b in builds() if b.subdir == "linux-64" and b.cuda and b.arm_variant is None
+            and tuple(map(int, b.cuda.split("."))) <= allowed and int(b.cuda.split(".")[0]) == allowed[0]]
+    if not fits:  # conda-forge has no build of that CUDA: PyTorch's index's, of the pin's CUDA
+        assert "from PyTorch's index" in out.splitlines()[0] and f"cu{allowed[0]}{allowed[1]})" in out.splitlines()[0]
+        return
+    newest = max(fits, key=lambda b: (tuple(map(int, b.version.split("."))), tuple(map(int, b.cuda.split(".")))))
+    assert f"pytorch {newest.version} (CUDA {newest.cuda} build)" in out.splitlines()[0]
+    assert f"cuda-version {newest.cuda}" in out or f"cuda-version={newest.cuda}" in out \
+        or f'cuda-version = "{newest.cuda}' in out
+
+
+@pytest.mark.parametrize(("spec", "allowed"), [
+    ("python=3.8", [8]), ("python 3.10.*", [10]), ("python>=3.12,<3.14", [12, 13]), ("python<3.11", range(0, 11))])
+def test_the_environments_python_is_the_one_planned_for(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                        spec: str, allowed: list[int]) -> None:
+    """conda makes the environment with the Python its file names: a target whose Python is this machine's is
+    planned for that one instead (of a range, the release nearest this machine's); a Python the target states
+    (a profile's 3.11.7) stays, with a note where the file's differs."""
+    import sys
+
+    path = tmp_path / "environment.yml"
+    path.write_text(f"name: demo\ndependencies:\n  - {spec}\n  - pytorch\n")
+    profile = tmp_path / "gpu.json"
+    profile.write_text(json.dumps({"os": "linux", "arch": "x86_64", "glibc": "2.35", "python": "3.11.7",
+                                   "gpus": [{"vendor": "nvidia", "name": "NVIDIA GeForce RTX 4090",
+                                             "compute_capability": "8.9"}],
+                                   "nvidia_driver": "580.65.06"}))
+    assert main(["plan", "--project", str(path), "--target", str(profile), "--format", "json"]) == 0
+    stated = json.loads(capsys.readouterr().out)
+    assert stated["machine"]["python"] == "3.11"
+    assert any(f"environment.yml dependencies: {spec}: the environment's Python is not Python 3.11" in n
+               for n in stated["notes"]) == (11 not in allowed)
+    assert main(["plan", "--project", str(path), "--os", "linux", "--arch", "x86_64", "--gpu", "RTX 4090",
+                 "--nvidia-driver", "580.65.06", "--format", "json"]) == 0
+    assumed = json.loads(capsys.readouterr().out)
+    here = sys.version_info.minor
+    nearest = here if here in allowed else min(allowed, key=lambda m: (abs(m - here), -m))
+    assert assumed["machine"]["python"] == f"3.{nearest}"
+    assert any(n.startswith(f"Python 3.{nearest}, as environment.yml dependencies: {spec} makes the environment")
+               for n in assumed["notes"]) == (here != nearest)
+
+
+def test_a_pixi_workspaces_python_is_the_one_planned_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "pixi.toml"
+    path.write_text('[workspace]\nchannels = ["conda-forge"]\nplatforms = ["linux-64"]\n\n[dependencies]\n'
+                    'python = "3.9.*"\n\n[pypi-dependencies]\ntorch = ">=2.2"\n')
+    assert main(["plan", "--project", str(path), "--os", "linux", "--arch", "x86_64", "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["machine"]["python"] == "3.9" and found["choice"]["torch"] == "2.8.0"  # the last for Python 3.9
+    assert any('as pixi.toml [dependencies] python = "3.9.*" makes the environment' in n for n in found["notes"])

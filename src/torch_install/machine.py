@@ -344,6 +344,37 @@ PLATFORM_FIELDS = ("os", "arch", "python", "glibc")
 MAX_PROFILE_BYTES = 1 << 20
 
 
+def environment_python(machine: Machine, python: tuple[str, str], stated: bool) -> tuple[Machine, str | None]:
+    """The machine an environment file's Python is planned on, and a note: conda or pixi makes the environment
+    with the Python its file names (``python`` = (its PEP 440 range, what names it)), not the one running here. A
+    Python the target states (``stated``: ``--python``, a profile's own) stays, the note saying the file's differs;
+    another outside the range becomes the minor release within it nearest this one."""
+    from packaging.specifiers import SpecifierSet
+
+    spec, what = python
+    current = machine.python_full or (machine.python or "").rstrip("t")
+    specifier = SpecifierSet(spec)
+    if not current or specifier.contains(current, prereleases=True) or \
+            (machine.python_full is None and specifier.contains(f"{current}.0", prereleases=True)):
+        return machine, None
+    if stated:
+        return machine, f"{what}: the environment's Python is not Python {machine.python}, for which the target is " \
+                        "planned"
+    major, minor = (int(p) for p in current.split(".")[:2])
+    exact = next((s.version for s in specifier if s.operator in ("==", "===") and "*" not in s.version
+                  and s.version.count(".") == 2), None)  # "3.12.4": that patch release
+    allowed = [m for m in range(0, 40) if specifier.contains(f"{major}.{m}", prereleases=True)
+               or specifier.contains(f"{major}.{m}.0", prereleases=True)
+               or (exact is not None and exact.startswith(f"{major}.{m}."))]
+    if not allowed:
+        return machine, f"{what}: no Python {major} release is in its range: planned for this machine's Python " \
+                        f"{machine.python}"
+    chosen = min(allowed, key=lambda m: (abs(m - minor), -m))
+    return machine._replace(python=f"{major}.{chosen}", python_full=exact, assumed=tuple(
+        a for a in machine.assumed if a != "python")), f"Python {major}.{chosen}, as {what} makes the environment " \
+                                                       f"with it (not this machine's {machine.python})"
+
+
 def fill_platform(target: Machine, host: Machine) -> Machine:
     """Complete a target profile's platform fields (os, arch, python, glibc) from this machine.
 

@@ -109,6 +109,20 @@ def request_from_args(args: argparse.Namespace, prefix: str | None = None) -> Re
         if args.vendor_build or mirrors else request
 
 
+def _environment_python(args: argparse.Namespace, machines: list[Machine], request: Request
+                        ) -> tuple[list[Machine], Request]:
+    """Each machine as planned for the Python of the project's environment file (``machine.environment_python``),
+    its note added for one target."""
+    from ..machine import environment_python
+
+    assert request.python is not None
+    described = targets.describes_target(args)
+    found = [environment_python(m, request.python, bool(args.python) or (described and "python" not in m.assumed))
+             for m in machines]
+    notes = tuple(note for _, note in found[:1] if note) if len(found) == 1 else ()
+    return [m for m, _ in found], request._replace(notes=(*request.notes, *notes))
+
+
 def _fetcher() -> Fetch:
     """Files named by URL, fetched as ``index/client.fetch_file`` fetches (https, size cap, time limits), each once
     a command."""
@@ -225,6 +239,8 @@ def run(args: argparse.Namespace) -> int:
     request = request_from_args(args)
     targets.target_flag_values(args)  # malformed flags are errors whichever way the target is built
     machines = targets.machines(args, request.variant, container=True)
+    if request.python is not None:  # the Python conda or pixi makes the environment with
+        machines, request = _environment_python(args, machines, request)
     if len(machines) > 1 and args.format == "dockerfile":
         machines = _image_targets(machines)
     if args.verify and (args.format in CONDA_FORMATS or len(machines) > 1):

@@ -53,6 +53,7 @@ class Read:
         self.wanted: list[Wanted] = []
         self.notes: list[str] = []
         self.builds: list[BuildSource] = []  # the family's builds a pixi manifest's indexes name
+        self.python: tuple[str, str] | None = None  # the environment's Python: (PEP 440 range, what names it)
 
 
 def project_file(project: str) -> tuple[str, str]:
@@ -132,6 +133,14 @@ def _cuda_pin(name: str, version: str, text: str, read: Read, marker: str | None
     read.builds.append(BuildSource("torch", variant, f"{DEFAULT_INDEX_BASE}/{variant}", text, marker))
 
 
+def _python(version: str, text: str, read: Read) -> None:
+    """The Python the environment is made with, as its ``python`` spec says (the plan is for that Python, which
+    conda installs, not the one running here)."""
+    pep440 = conda_range(version)
+    if pep440:
+        read.python = (pep440, text)
+
+
 def _matchspec(text: str, origin: str) -> tuple[str, str, str | None]:
     """(name, version spec, build) of a MatchSpec as environment.yml writes one: ``pytorch``, ``pytorch=2.13``,
     ``pytorch=2.13.0=cuda129*``, ``pytorch>=2.8``, ``pytorch 2.13.* cuda*``, ``conda-forge::pytorch``,
@@ -182,6 +191,8 @@ def read_environment_yml(path: str) -> Read:
         if not isinstance(entry, str):
             raise InputError(f"--project: {origin} is neither a package spec nor a pip: list")
         name, version, build = _matchspec(entry, origin)
+        if name == "python":
+            _python(version, f"{os.path.basename(path)} dependencies: {entry.strip()}", read)
         if name in FAMILY:
             _family(name, version, build, origin, read)
         if name in CUDA_PINS:
@@ -354,6 +365,9 @@ def _pixi_entry(kind: str, name: str, value: Any, origin: str, read: Read, seen:
     else:
         raise InputError(f"--project: {origin} is neither a version string nor a table")
     conda_name = name.lower()
+    if kind == "dependencies" and conda_name == "python" and not marker:  # the workspace's Python, everywhere
+        _python(version.partition(" ")[0], f"{os.path.basename(origin.rsplit(': ', 1)[0])} [dependencies] "
+                                           f"python = \"{version}\"", read)
     if kind == "dependencies":
         if conda_name in FAMILY:
             key = FAMILY[conda_name]

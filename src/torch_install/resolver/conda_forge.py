@@ -23,6 +23,7 @@ from ..versions import numeric_key
 from .matrix import CudaArch
 from .request import COMPANIONS
 from .rules import cubin_or_ptx
+from .variants import cuda_version
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -218,6 +219,9 @@ def choose(machine: Machine, request: Request) -> CondaAnswer:
     wanted = [p for p in COMPANIONS if p in parsed.companions]
     nvidia = [g for g in machine.visible_gpus if g.vendor == "nvidia" and not g.integrated or
               (g.vendor == "nvidia" and (g.family or "").startswith("jetson-"))]
+    named = next((p for p in parsed.pins if p.variant), None)  # a build the project names: its CUDA, or the CPU
+    if named is not None and named.variant == "cpu":
+        nvidia = []
     jetson = _jetson(machine)
     have_cuda = driver_cuda(machine)
     rejected: list[str] = []
@@ -233,9 +237,15 @@ def choose(machine: Machine, request: Request) -> CondaAnswer:
             release = [b for b in release if b.arm_variant != "tegra"]
         if jetson == "tegra":
             release = [b for b in release if b.cuda is None or b.arm_variant == "tegra"]
+        if named is not None and (pinned := cuda_version(named.variant)) is not None:
+            release = [b for b in release if b.cuda is None or _of_cuda(b.cuda, pinned)]
         gpu = _gpu_build(release, machine, nvidia, jetson, have_cuda, rejected, wanted) if nvidia else None
         if gpu is not None:
             build, reasons, notes = gpu
+            if named is not None:
+                reasons = (f"a CUDA {build.cuda} build, as {named.shown} names CUDA {named.variant[2:-1]}."
+                           f"{named.variant[-1]} (conda-forge's builds for it and older CUDA "
+                           f"{named.variant[2:-1]} releases run with it)", *reasons)
             companions, companion_notes, _ = _companions(wanted, build)
             return CondaAnswer(_choice(machine, subdir, build, True, companions, reasons,
                                        (*notes, *companion_notes), have_cuda))
@@ -257,6 +267,13 @@ def choose(machine: Machine, request: Request) -> CondaAnswer:
         return CondaAnswer(cpu_choice._replace(warnings=(*cpu_choice.warnings, *rejected[:3])) if nvidia else
                            cpu_choice)
     return CondaAnswer(None, tuple(rejected) or (f"no conda-forge pytorch build fits {subdir}",))
+
+
+def _of_cuda(cuda: str, pinned: tuple[int, int]) -> bool:
+    """Whether a build for CUDA ``cuda`` ("12.6") runs in an environment of CUDA ``pinned``: the same major version,
+    no newer (a conda CUDA 12 package built for 12.x runs with any cuda-version from 12.x on)."""
+    major, _, minor = cuda.partition(".")
+    return int(major) == pinned[0] and int(minor or 0) <= pinned[1]
 
 
 def _companions(wanted: list[str], build: CondaBuild) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...],
