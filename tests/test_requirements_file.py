@@ -332,4 +332,13 @@ def test_the_lines_a_hashed_lock_leaves_without_a_hash_are_named(tmp_path: Path)
     (tmp_path / "pins.txt").write_text("epsilon==1.0\n")
     found = gather([], [str(tmp_path / "lock.txt"), str(tmp_path / "plain.txt")], [str(tmp_path / "pins.txt")])
     assert [w.text for w in unhashed(found.others)] == ["beta==1.0"]
-    assert any("beta==1.0 (" in note and "refuses the whole file" in note for note in found.notes)
+    from torch_install.machine import Machine
+    from torch_install.project.gather import request_of
+    from torch_install.resolver import load_matrix, resolve
+    from torch_install.resolver.plan import DEFAULT_INDEX_BASE
+
+    plan = resolve(Machine(os="linux", arch="x86_64", python="3.12", glibc="2.35", gpus_known=True),
+                   request_of(found, None, "stable", DEFAULT_INDEX_BASE), load_matrix())
+    said = [w for w in plan.warnings if w.code == "hash-missing"]
+    assert len(said) == 1 and said[0].message.startswith(f"{tmp_path / 'lock.txt'} has --hash options, and beta==1.0 (")
+    assert "refuses the whole file" in said[0].message and not said[0].blocking

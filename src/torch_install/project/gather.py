@@ -100,17 +100,6 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
             found.add(wanted)
         others = [w for w in entries if w.name not in PACKAGES and w not in dropped]
         found.others += others
-        if any(w.hashes for w in others):
-            from ..resolver.steps import named_lines, unhashed
-
-            missing = unhashed(others)
-            if missing:
-                have = f"{named_lines(missing)} has" if len(missing) == 1 else \
-                    f"{len(missing)} lines have ({named_lines(missing)})"
-                found.notes.append(f"{path} has --hash options, and {have} none: pip's hash-checking mode, "
-                                   "which one hash turns on, refuses the whole file (install refuses it before "
-                                   "anything runs); give each its hash, as pip-compile or uv pip compile "
-                                   "--generate-hashes writes them")
         if family and any(w.hashes for w in others):
             found.notes.append(f"{path} has --hash options: 'torch-install install -r {path}' installs its other "
                                "packages with them (the chosen build and what it needs come from its index, checked "

@@ -173,6 +173,7 @@ class Search:
                 self.plan.note(f"{pin.text}: the {pin.variant} build, packaged another way ({pin.packaged}); planned "
                                f"as the PyTorch index's {pin.variant} build of the same release")
         self.warn_unknown_requirements()
+        self.warn_unhashed()
         for pin in self.pins:  # a direct reference's wheel that does not install here
             why = why_not_here(pin.reference, m) if pin.reference is not None else None
             if why is not None:
@@ -820,6 +821,22 @@ class Search:
                        + ": no constraint is added for " + ("it" if len(names) == 1 else "them")
                        + ("" if online else f"; --online reads {'its' if len(names) == 1 else 'their'} metadata from "
                                             "your index"))
+
+    def warn_unhashed(self) -> None:
+        """One warning per requirements file with ``--hash`` options and lines without: pip's hash-checking mode,
+        which one hash turns on, refuses the whole file."""
+        if not any(w.hashes for w in self.request.requirements):
+            return
+        from .steps import named_lines, unhashed
+
+        missing = unhashed(self.request.requirements)
+        for file in dict.fromkeys(w.file for w in missing):
+            lines = [w for w in missing if w.file == file]
+            have = f"{named_lines(lines)} has" if len(lines) == 1 else f"{len(lines)} lines have ({named_lines(lines)})"
+            self.plan.warn("hash-missing", f"{file} has --hash options, and {have} none: pip's hash-checking mode, "
+                                           "which one hash turns on, refuses the whole file (install refuses it before "
+                                           "anything runs); give each its hash, as pip-compile or uv pip compile "
+                                           "--generate-hashes writes them")
 
     def forced_for_some(self, policy: VendorPolicy, rules: VendorRules, release: Release, variant: str,
                         gpus: list[Gpu]) -> Verdict | None:

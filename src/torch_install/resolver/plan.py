@@ -42,6 +42,7 @@ WARNING_CODES: Mapping[str, bool] = MappingProxyType({
     "requirement-unknown": False,
     "built-for-another-torch": False,
     "release-unknown": False,
+    "hash-missing": False,
 })
 
 
