@@ -4,8 +4,9 @@
 
     python scripts/capture_pixi_schema.py GITDIR     # writes tests/fixtures/pixi/schema.json and source.json
 
-The schema is data (pixi's own description of ``pixi.toml``, BSD-3-Clause), copied as it is; ``source.json``
-names the commit.
+The schema is data (pixi's own description of ``pixi.toml``, BSD-3-Clause), copied as it is but for its
+``examples`` annotations, which validate nothing (and name package registries by host); ``source.json`` names the
+commit.
 """
 
 from __future__ import annotations
@@ -16,6 +17,15 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "pixi"
+
+
+def without_examples(node: object) -> object:
+    """The schema without its ``examples`` keywords (JSON Schema's annotations: they constrain nothing)."""
+    if isinstance(node, dict):
+        return {key: without_examples(value) for key, value in node.items() if key != "examples"}
+    if isinstance(node, list):
+        return [without_examples(item) for item in node]
+    return node
 
 
 def main(argv: list[str]) -> int:
@@ -31,7 +41,8 @@ def main(argv: list[str]) -> int:
 
     commit, date = git("log", "-1", "--format=%H %cI", "HEAD").split()
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "schema.json").write_text(git("show", f"{commit}:schema/schema.json"), encoding="utf-8")
+    schema = without_examples(json.loads(git("show", f"{commit}:schema/schema.json")))
+    (OUT / "schema.json").write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
     (OUT / "source.json").write_text(json.dumps({"url": "https://github.com/prefix-dev/pixi/blob/main/schema/"
                                                  "schema.json", "commit": commit, "date": date}, indent=1) + "\n",
                                      encoding="utf-8")
