@@ -152,6 +152,9 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
         from .uv_sources import read_uv_sources
 
         wanted = read_uv_sources(path, document, wanted, extras, groups, notes if notes is not None else [], sources)
+        from .uv_settings import apply_uv_settings
+
+        wanted = apply_uv_settings(path, document, wanted, notes if notes is not None else [])
     _poetry_sources(path, document, groups, notes, sources)  # poetry 2 reads [project] with its sources
     return wanted
 
