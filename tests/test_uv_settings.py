@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
 from torch_install.cli import main
+from torch_install.project.pyproject import load_toml
 from wheels import build_wheel, uv_env
 
 CPU = ["--os", "linux", "--arch", "x86_64", "--python", "3.12", "--offline", "--format", "json"]
@@ -86,7 +86,7 @@ def test_real_uv_lock_takes_the_same_torch(dependencies: str, settings: str, tor
     locked = subprocess.run([str(uv), "lock", "--offline", "--no-index", "--find-links", str(wheels)], cwd=project,
                             env=uv_env(tmp_path, wheels.as_uri()), capture_output=True, text=True, timeout=120)
     assert locked.returncode == 0, locked.stderr
-    versions = {p["version"] for p in tomllib.loads((project / "uv.lock").read_text())["package"]
+    versions = {p["version"] for p in load_toml(str(project / "uv.lock"))["package"]
                 if p["name"] == "torch"}
     assert versions == {torch}, versions
     assert plan(project, capsys, dependencies, settings)["choice"]["torch"] == torch
