@@ -733,6 +733,9 @@ UV_REFUSES = {  # what uv says of each, then torch-install's line
     "workspace = false": ("foo = { workspace = false }", "",
                           r"tool\.uv\.sources\.foo: workspace = false, which uv does not take yet \(leave the entry "
                           r"out: foo then comes from the indexes\)"),
+    "a workspace source of no member": ("foo = { workspace = true }", "",
+                                        r"tool\.uv\.sources\.foo: workspace = true, but foo is not a member of the uv "
+                                        r"workspace \(.+pyproject\.toml has: x\)"),
     "a url of no distribution": ('foo = { url = "https://files.example/foo" }', "",
                                  r"tool\.uv\.sources\.foo\.url 'https://files\.example/foo' names no distribution "
                                  r"file \(uv takes a URL that ends in \.whl, \.tar\.gz, "),
@@ -816,6 +819,33 @@ def test_the_pytorch_documentations_split_plans_each_platform_from_its_index(
     assert plan(capsys, *RTX, "--project", project_dir)["choice"]["variant"] == "cu128"
     mac = plan(capsys, "--os", "macos", "--arch", "arm64", "--python", "3.12", "--project", project_dir)
     assert mac["choice"]["variant"] != "cu128"
+
+
+@pytest.mark.parametrize(("at", "source", "member"), [
+    ("", "foo", True), ("packages/app", "foo", True), ("", "bar", False), ("packages/app", "docs", False)])
+def test_a_workspace_source_names_a_member_of_the_workspace_the_project_is_in(
+        at: str, source: str, member: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A root whose members are ``packages/*`` less ``packages/docs``: ``foo`` and ``app`` are members, read from
+    the root or from a member; ``bar`` is no package there, and ``docs`` is excluded."""
+    def write(where: Path, name: str, extra: str = "") -> None:
+        where.mkdir(parents=True, exist_ok=True)
+        dependencies = f'["torch", "{source}"]' if extra else '["torch"]'
+        (where / "pyproject.toml").write_text(f'[project]\nname = "{name}"\nversion = "0"\n'
+                                              f"dependencies = {dependencies}\n{extra}")
+
+    sources = f"[tool.uv.sources]\n{source} = {{ workspace = true }}\n"
+    write(tmp_path, "root", '[tool.uv.workspace]\nmembers = ["packages/*"]\nexclude = ["packages/docs"]\n' + sources)
+    write(tmp_path / "packages" / "app", "app", sources)
+    write(tmp_path / "packages" / "foo", "foo")
+    write(tmp_path / "packages" / "docs", "docs")
+    assert main(["plan", *RTX, "--project", str(tmp_path / at)]) == (0 if member else 2)
+    out, err = capsys.readouterr()
+    if member:
+        assert f"{source} is a member of the uv workspace, which uv installs: torch-install leaves it out" in out
+    else:
+        assert err.splitlines() == [f"torch-install: error: --project: {tmp_path / at / 'pyproject.toml'}: "
+                                    f"tool.uv.sources.{source}: workspace = true, but {source} is not a member of "
+                                    f"the uv workspace ({tmp_path / 'pyproject.toml'} has: app, foo, root)"]
 
 
 @pytest.mark.parametrize(("url", "allowed"), [("http://corp.example/simple", False),

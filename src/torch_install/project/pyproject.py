@@ -151,7 +151,9 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
     if sources is not None:
         from .uv_sources import read_uv_sources
 
-        wanted = read_uv_sources(path, document, wanted, extras, groups, notes if notes is not None else [], sources)
+        read = budget or ReadBudget()
+        wanted = read_uv_sources(path, document, wanted, extras, groups, notes if notes is not None else [], sources,
+                                 lambda other: load_toml(other, read))
         from .uv_settings import apply_uv_settings
 
         wanted = apply_uv_settings(path, document, wanted, notes if notes is not None else [])

@@ -35,6 +35,8 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from typing import Any
 
+    from .uv_workspace import Load
+
 # uv's schema of a source (``tool.uv.sources``), as uv reads one: its kind is the first of these keys it has, and
 # the kind takes its own keys beside those every kind takes
 _KIND_KEYS: dict[str, tuple[str, ...]] = {"git": ("rev", "tag", "branch", "path"), "url": (),
@@ -66,9 +68,9 @@ class UvSources:
 
 
 def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], extras: Sequence[str],
-                    groups: Sequence[str], notes: list[str], found: UvSources) -> list[Wanted]:
-    """``wanted`` as the project's sources make it (``found`` gets the builds and options). A source or an index
-    uv refuses is one InputError naming it."""
+                    groups: Sequence[str], notes: list[str], found: UvSources, load: Load) -> list[Wanted]:
+    """``wanted`` as the project's sources make it (``found`` gets the builds and options; ``load`` reads the
+    workspace's other pyproject files). A source or an index uv refuses is one InputError naming it."""
     tool = document.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     if not isinstance(uv, dict) or not ({"sources", "index"} & set(uv)):
@@ -98,7 +100,7 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
                 by_name.setdefault(canonical_name(key), []).append((where, entry))
         _check_markers(path, f"tool.uv.sources.{key}", entries)
         _check_indexes(path, f"tool.uv.sources.{key}", entries, bool(uv.get("conflicts")))
-    reader = _Reader(path, indexes, notes, found)
+    reader = _Reader(path, document, indexes, notes, found, load)
     for name in PACKAGES:  # the family's builds: where a source names one, else the index uv searches first
         reader.family_build(name, by_name.get(name, []))
     for name, entries in by_name.items():
@@ -297,8 +299,20 @@ def variant_index(url: str) -> tuple[str, str, str] | None:
 
 
 class _Reader:
-    def __init__(self, path: str, indexes: dict[str, dict[str, Any]], notes: list[str], found: UvSources) -> None:
-        self.path, self.indexes, self.notes, self.found = path, indexes, notes, found
+    def __init__(self, path: str, document: dict[str, Any], indexes: dict[str, dict[str, Any]], notes: list[str],
+                 found: UvSources, load: Load) -> None:
+        self.path, self.document, self.indexes, self.notes, self.found = path, document, indexes, notes, found
+        self.load = load
+
+    def check_member(self, where: str, name: str) -> None:
+        """One line, exit 2, where a ``workspace = true`` source names a package that is not a member of the
+        project's uv workspace (uv refuses it)."""
+        from .uv_workspace import workspace_members
+
+        found = workspace_members(self.path, self.document, self.load)
+        if found is not None and name not in found[1]:
+            raise InputError(f"--project: {self.path}: {where}: workspace = true, but {name} is not a member of the "
+                             f"uv workspace ({found[0]} has: {', '.join(sorted(found[1])) or 'none'})")
 
     def family_build(self, name: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
         """The build a family package's index source names (a URL or path source is a direct reference, read with
@@ -372,6 +386,8 @@ class _Reader:
             if entry.get("workspace") is False:
                 raise InputError(f"--project: {self.path}: {where}: workspace = false, which uv does not take yet "
                                  f"(leave the entry out: {wanted.name} then comes from the indexes)")
+            if entry.get("workspace") is True:
+                self.check_member(where, wanted.name or "")
             if "workspace" in entry:
                 self.notes.append(f"{self.path}: {where}: {wanted.name} is a member of the uv workspace, which uv "
                                   "installs: torch-install leaves it out")
