@@ -57,17 +57,19 @@ class Read:
 
 
 def project_file(project: str) -> tuple[str, str]:
-    """("pyproject" | "pixi" | "conda", path) for ``--project DIR`` (its pyproject.toml, else pixi.toml, else
-    environment.yml) or ``--project FILE``."""
+    """("pyproject" | "pixi" | "conda" | "pipfile", path) for ``--project DIR`` (its pyproject.toml, else
+    pixi.toml, else environment.yml, else Pipfile) or ``--project FILE``."""
     if os.path.isdir(project):
         for kind, name in (("pyproject", "pyproject.toml"), ("pixi", "pixi.toml"),
-                           *(("conda", n) for n in ENVIRONMENT_FILES)):
+                           *(("conda", n) for n in ENVIRONMENT_FILES), ("pipfile", "Pipfile")):
             if os.path.isfile(os.path.join(project, name)):
                 return kind, os.path.join(project, name)
         return "pyproject", os.path.join(project, "pyproject.toml")  # its error names the file looked for
     name = os.path.basename(project)
     if name.endswith((".yml", ".yaml")):
         return "conda", project
+    if name == "Pipfile":
+        return "pipfile", project
     return ("pixi", project) if name == "pixi.toml" else ("pyproject", project)
 
 

@@ -184,7 +184,7 @@ def _index_options(found: Gathered) -> None:
 def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], found: Gathered,
                   budget: ReadBudget) -> list[Wanted]:
     """The requirements of ``--project``: a pyproject.toml (with its uv sources), else a pixi.toml or an
-    environment.yml (conda_files)."""
+    environment.yml (conda_files), or a Pipfile (pipfile)."""
     from .conda_files import project_file
 
     notes = found.notes
@@ -199,6 +199,19 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], fo
         found.options += sources.options
         found.index_urls += sources.index_urls
         return wanted
+    if kind == "pipfile":
+        if extras:
+            raise InputError(f"--extra selects a pyproject.toml's extras or a pixi.toml's features; {path} has "
+                             "package categories (--group)")
+        from .pipfile import read_pipfile
+
+        pipfile = read_pipfile(path, groups, budget)
+        notes += pipfile.notes
+        found.builds += pipfile.builds
+        found.options += pipfile.options
+        found.index_urls += [(o.value or "", o.origin) for o in pipfile.options]
+        found.python = pipfile.python
+        return pipfile.wanted
     if groups:
         raise InputError(f"--group selects a pyproject.toml's dependency groups; {path} has none")
     from .conda_files import read_environment_yml, read_pixi
