@@ -96,3 +96,4 @@ def test_a_pipfile_pipenv_refuses_is_one_line(packages: str, message: str, tmp_p
     assert main(["plan", "--project", str(tmp_path / "Pipfile"), *GPU]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
+

@@ -143,7 +143,14 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
             raise InputError(f"--extra {extra}: {path} defines no such extra (has: "
                              f"{', '.join(sorted(optional)) or 'none'})")
         wanted += _extra(path, key, optional)
-    wanted = _groups(path, document, groups, wanted)
+    pdm = document.get("tool", {}).get("pdm") if isinstance(document.get("tool"), dict) else None
+    if isinstance(pdm, dict) and "dev-dependencies" in pdm:  # PDM's own groups, beside PEP 735's
+        from .pdm import pdm_groups
+
+        from_pdm, rest = pdm_groups(path, document, groups)
+        wanted = _groups(path, document, rest, wanted) + from_pdm
+    else:
+        wanted = _groups(path, document, groups, wanted)
     name = project.get("name")
     if isinstance(name, str) and any(w.name == canonical_name(name) for w in wanted):
         wanted = _OwnExtras(path, canonical_name(name), optional, by_name, notes if notes is not None else []
@@ -158,6 +165,10 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
 
         wanted = apply_uv_settings(path, document, wanted, notes if notes is not None else [])
     _poetry_sources(path, document, groups, notes, sources)  # poetry 2 reads [project] with its sources
+    if sources is not None and isinstance(pdm, dict) and "source" in pdm:
+        from .pdm import pdm_builds
+
+        sources.builds += pdm_builds(path, document, notes if notes is not None else [])
     return wanted
 
 
