@@ -108,7 +108,8 @@ def test_a_poetry_projects_torch_range_bounds_the_plan(tmp_path: Path, capsys: p
 
 def test_a_pyproject_of_neither_kind_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text("[tool.black]\nline-length = 100\n")
-    with pytest.raises(InputError, match=r"has no \[project\] table \(PEP 621\) nor \[tool.poetry.dependencies\]"):
+    with pytest.raises(InputError, match=r"has no \[project\] table \(PEP 621\), \[tool.poetry.dependencies\] nor "
+                                         "setup.cfg beside it"):
         read_pyproject(str(tmp_path))
 
 

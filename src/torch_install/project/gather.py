@@ -126,7 +126,7 @@ def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
             continue
         seen.add(directory)
         shown = f"{wanted.origin}: {'-e ' if wanted.editable else ''}{wanted.text}"
-        if not os.path.isfile(os.path.join(directory, "pyproject.toml")):
+        if not any(os.path.isfile(os.path.join(directory, f)) for f in ("pyproject.toml", "setup.cfg")):
             found.notes.append(f"{shown}: a local project without a pyproject.toml: what it requires of torch is not "
                                "read (its setup.py is not run)")
             continue

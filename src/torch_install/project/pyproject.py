@@ -114,6 +114,9 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
     says so); with ``sources``, as its ``[tool.uv.sources]`` and ``[[tool.uv.index]]`` make them
     (``uv_sources.py``: the family's builds and the others' index options go to ``sources``)."""
     path = pyproject_path(directory)
+    setup_cfg = os.path.join(os.path.dirname(path), "setup.cfg")
+    if not os.path.exists(path) and os.path.isfile(setup_cfg):  # a setuptools project of setup.cfg alone
+        return _setuptools_project(os.path.dirname(path), extras, groups, budget, notes)
     document = load_toml(path, budget)
     project = document.get("project")
     if project is None:
@@ -123,8 +126,11 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
             wanted = read_poetry(path, document, extras, groups, notes if notes is not None else [])
             _poetry_sources(path, document, groups, notes, sources)
             return wanted
+        if os.path.isfile(setup_cfg):  # [build-system] (and tools') tables only: setuptools reads setup.cfg
+            return _setuptools_project(os.path.dirname(path), extras, groups, budget, notes)
     if not isinstance(project, dict):
-        raise InputError(f"--project: {path} has no [project] table (PEP 621) nor [tool.poetry.dependencies]")
+        raise InputError(f"--project: {path} has no [project] table (PEP 621), [tool.poetry.dependencies] nor "
+                         "setup.cfg beside it")
     dynamic = Dynamic()
     if "dynamic" in project:  # made by the build backend: read where its table names them as files
         from .dynamic import read_dynamic
@@ -170,6 +176,16 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
 
         sources.builds += pdm_builds(path, document, notes if notes is not None else [])
     return wanted
+
+
+def _setuptools_project(directory: str, extras: Sequence[str], groups: Sequence[str], budget: ReadBudget | None,
+                        notes: list[str] | None) -> list[Wanted]:
+    """The requirements a setuptools project's setup.cfg declares (``setup_cfg.py``)."""
+    from .setup_cfg import read_setup_cfg
+
+    if groups:
+        raise InputError(f"--group selects a pyproject.toml's dependency groups; {directory}'s setup.cfg has none")
+    return read_setup_cfg(directory, extras, budget or ReadBudget(), notes if notes is not None else [])
 
 
 def _poetry_sources(path: str, document: dict[str, Any], groups: Sequence[str], notes: list[str] | None,
