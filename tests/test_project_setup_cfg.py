@@ -94,3 +94,16 @@ def test_the_requirements_read_are_those_setuptools_writes(tmp_path: Path) -> No
                          ("extra ==" not in line or any(f'extra == "{e}"' in line for e in extras)))
         read = sorted(str(Requirement(w.text)) for w in read_pyproject(str(tmp_path), extras))
         assert [r.split(" ; extra")[0].split("; extra")[0] for r in written] == read, (written, read)
+
+
+@pytest.mark.parametrize("pyproject", [None, '[build-system]\nrequires = ["setuptools"]\n'])
+def test_a_project_of_setup_py_alone_is_planned_with_a_note(pyproject: str | None, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "setup.py").write_text("raise SystemExit('never run')\n")
+    if pyproject is not None:
+        (tmp_path / "pyproject.toml").write_text(pyproject)
+    assert main(["plan", "--project", str(tmp_path), *CPU]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert main(["plan", *CPU]) == 0
+    assert found["choice"] == json.loads(capsys.readouterr().out)["choice"]  # as if no project were named
+    assert any("the project's requirements are in its code, which is not run" in n for n in found["notes"])

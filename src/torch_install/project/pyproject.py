@@ -115,8 +115,11 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
     (``uv_sources.py``: the family's builds and the others' index options go to ``sources``)."""
     path = pyproject_path(directory)
     setup_cfg = os.path.join(os.path.dirname(path), "setup.cfg")
+    setup_py = os.path.join(os.path.dirname(path), "setup.py")
     if not os.path.exists(path) and os.path.isfile(setup_cfg):  # a setuptools project of setup.cfg alone
         return _setuptools_project(os.path.dirname(path), extras, groups, budget, notes)
+    if not os.path.exists(path) and os.path.isfile(setup_py):
+        return _setup_py_only(setup_py, extras, groups, notes)
     document = load_toml(path, budget)
     project = document.get("project")
     if project is None:
@@ -128,6 +131,8 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
             return wanted
         if os.path.isfile(setup_cfg):  # [build-system] (and tools') tables only: setuptools reads setup.cfg
             return _setuptools_project(os.path.dirname(path), extras, groups, budget, notes)
+        if os.path.isfile(setup_py):
+            return _setup_py_only(setup_py, extras, groups, notes)
     if not isinstance(project, dict):
         raise InputError(f"--project: {path} has no [project] table (PEP 621), [tool.poetry.dependencies] nor "
                          "setup.cfg beside it")
@@ -186,6 +191,18 @@ def _setuptools_project(directory: str, extras: Sequence[str], groups: Sequence[
     if groups:
         raise InputError(f"--group selects a pyproject.toml's dependency groups; {directory}'s setup.cfg has none")
     return read_setup_cfg(directory, extras, budget or ReadBudget(), notes if notes is not None else [])
+
+
+def _setup_py_only(setup_py: str, extras: Sequence[str], groups: Sequence[str], notes: list[str] | None
+                   ) -> list[Wanted]:
+    """A project whose requirements only its setup.py's code says: nothing read (it is not run), a note."""
+    if extras or groups:
+        raise InputError(f"--extra and --group select what a project's files declare; {setup_py}'s code is not "
+                         "read (it is not run)")
+    if notes is not None:
+        notes.append(f"{setup_py}: the project's requirements are in its code, which is not run: they bound nothing "
+                     "here (declare them in pyproject.toml or setup.cfg, or give them with -r)")
+    return []
 
 
 def _poetry_sources(path: str, document: dict[str, Any], groups: Sequence[str], notes: list[str] | None,
