@@ -348,3 +348,31 @@ def test_a_pixi_workspaces_python_is_the_one_planned_for(tmp_path: Path, capsys:
     found = json.loads(capsys.readouterr().out)
     assert found["machine"]["python"] == "3.9" and found["choice"]["torch"] == "2.8.0"  # the last for Python 3.9
     assert any('as pixi.toml [dependencies] python = "3.9.*" makes the environment' in n for n in found["notes"])
+
+
+@pytest.mark.parametrize("driver", ["580.65.06", None])  # conda-forge's build, and PyTorch's index's through pip
+def test_the_environments_other_conda_packages_are_kept_as_written(tmp_path: Path, driver: str | None,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """--format conda writes the whole environment: the file's other conda packages stay as written (a channel
+    they name too), each once, beside the build's own specs; what it writes reads back to itself."""
+    path = tmp_path / "environment.yml"
+    path.write_text("name: demo\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.12\n  - numpy>=1.26\n"
+                    "  - bioconda::samtools 1.21.*\n  - pytorch>=2.4\n  - cuda-version=12.6\n  - pip\n  - pip:\n"
+                    "    - transformers\n")
+    machine = ["--os", "linux", "--arch", "x86_64", *(["--gpu", "RTX 4090", "--nvidia-driver", driver] if driver
+                                                      else []), "--format", "conda"]
+    if driver is None:
+        machine += ["--torch-source", "pytorch-index"]
+    assert main(["plan", "--project", str(path), *machine]) == 0
+    written = capsys.readouterr().out
+    specs = [line[4:] for line in written.splitlines() if line.startswith("  - ")]
+    assert specs.count("numpy>=1.26") == 1 and specs.count("bioconda::samtools 1.21.*") == 1
+    assert sum(s.startswith("python=") for s in specs) == 1
+    assert sum(s.startswith("cuda-version") for s in specs) == 1
+    back = tmp_path / "back" / "environment.yml"
+    back.parent.mkdir()
+    back.write_text(written)
+    assert main(["plan", "--project", str(back), *machine]) == 0
+    again = capsys.readouterr().out
+    assert [line for line in again.splitlines() if not line.startswith("#")] == \
+        [line for line in written.splitlines() if not line.startswith("#")]

@@ -54,6 +54,7 @@ class Read:
         self.notes: list[str] = []
         self.builds: list[BuildSource] = []  # the family's builds a pixi manifest's indexes name
         self.python: tuple[str, str] | None = None  # the environment's Python: (PEP 440 range, what names it)
+        self.conda: list[str] = []  # an environment.yml's other conda packages, as written
 
 
 def project_file(project: str) -> tuple[str, str]:
@@ -201,6 +202,7 @@ def read_environment_yml(path: str) -> Read:
             _cuda_pin(name, version, f"{os.path.basename(path)} dependencies: {entry.strip()}", read)
         if name not in FAMILY and name != "pip":
             left.append(name)
+            read.conda.append(entry.strip())
     if left:
         read.notes.append(f"{path}: its other conda packages ({', '.join(left)}) are the environment's own")
     return read

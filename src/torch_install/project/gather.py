@@ -36,6 +36,7 @@ class Gathered:
         self.builds: list[BuildSource] = []  # the family's builds the project's configuration names
         self.index_urls: list[tuple[str, str]] = []  # (URL, what names it): the project's indexes, to be checked
         self.python: tuple[str, str] | None = None  # the Python an environment file makes its environment with
+        self.conda: list[str] = []  # an environment.yml's other conda packages, as written
 
     def add(self, wanted: Wanted) -> None:
         if wanted.name not in PACKAGES:
@@ -222,6 +223,7 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], fo
     notes += read.notes
     found.builds += read.builds
     found.python = read.python
+    found.conda = read.conda
     return read.wanted
 
 
@@ -276,4 +278,5 @@ def request_of(found: Gathered, variant: str | None, channel: str, index_base: s
     return Request(packages=tuple(found.family) or ("torch",), variant=variant, channel=channel,
                    index_base=index_base, requirements=tuple(found.others), options=tuple(found.options),
                    files=tuple(found.files), constraints=tuple(found.constraints), notes=tuple(notes),
-                   installer_options=tuple(installer_options), builds=tuple(found.builds), python=found.python)
+                   installer_options=tuple(installer_options), builds=tuple(found.builds), python=found.python,
+                   conda=tuple(found.conda))

@@ -210,18 +210,28 @@ def environment_yml(target: Target) -> str:
     lines += ["channels:", f"  - {CHANNEL}", "  - nodefaults", "dependencies:"]
     pip: list[str] = []
     if target.source == "conda-forge":
-        lines += [f"  - {_yaml(s)}" for s in conda_specs(target.choice)]
+        specs = conda_specs(target.choice)
         pip = riding(plan, "conda")
         if pip:  # pip sees the conda build installed: this pin keeps any requirement from replacing it
             pip.append(f"torch=={target.choice.build.version}")
     else:
         python = plan.machine.python
-        if python:
-            lines.append(f"  - python={python.removesuffix('t')}")
+        specs = [f"python={python.removesuffix('t')}"] if python else []
         pip = _requirements_lines(plan)
+    lines += [f"  - {_yaml(s)}" for s in [*specs, *_own_conda(plan, specs)]]
     if pip:
         lines += ["  - pip", "  - pip:", *(f"    - {_yaml(p)}" for p in pip)]
     return "\n".join(lines)
+
+
+def _own_conda(plan: Plan, specs: Sequence[str]) -> list[str]:
+    """The environment file's other conda packages, as written, but for those the build's specs name
+    (python, cuda-version …): the environment keeps them."""
+    import re
+
+    written = {re.split(r"[\s=<>!~\[]", s, maxsplit=1)[0].lower() for s in specs}
+    return [c for c in plan.request.conda if re.split(r"[\s=<>!~\[]", c.split("::")[-1], maxsplit=1)[0].lower()
+            not in written]
 
 
 def _requirements_lines(plan: Plan) -> list[str]:
