@@ -443,7 +443,11 @@ def read_case(case: Path, source: dict[str, Any], env: dict[str, str], cuda: boo
             project.wants += read_requirements(case / invoke[i + 1], env, arg == "-c")
         elif arg == "--project":
             folder = case / invoke[i + 1]
-            if (folder / "pyproject.toml").is_file():
+            if folder.is_file():  # --project FILE: read as its name says
+                found = (read_environment(folder, env) if folder.suffix in (".yml", ".yaml")
+                         else read_pixi(folder, env, cuda) if folder.name == "pixi.toml"
+                         else read_pyproject(folder, extras, groups, env))
+            elif (folder / "pyproject.toml").is_file():
                 found = read_pyproject(folder / "pyproject.toml", extras, groups, env)
             elif (folder / "pixi.toml").is_file():
                 found = read_pixi(folder / "pixi.toml", env, cuda)

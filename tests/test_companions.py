@@ -364,3 +364,18 @@ def test_a_bare_name_or_a_pinned_release_is_bound_as_packaging_reads_it() -> Non
                 [(b.matching, b.exact, b.label, b.label_unread) for b in slow], plain
             compared += bool(fast) and plain_requirement(plain) is not None
     assert compared > 200
+
+
+def test_a_companion_version_the_table_does_not_know_is_installed_as_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    """torchvision 0.15.0 (on the PyTorch conda channel; yanked from the default index) is no torch release's match
+    in the table: torch is planned from its own pin, the companion as the project wrote it, with a warning
+    (tests/fixtures/projects-corpus/dinov2-conda-2023 asks for pytorch=2.0.0 and torchvision=0.15.0)."""
+    machine = [*RTX_4090[:5], "3.10", *RTX_4090[6:]]
+    plan = plan_json(capsys, *machine, "torch==2.0.0", "torchvision==0.15.0")
+    assert plan["choice"]["torch"] == "2.0.0" and plan["choice"]["packages"]["torchvision"] == ""
+    assert "release-unknown" in codes(plan) and any(w["message"].startswith("torchvision==0.15.0: no torchvision "
+                                                                            "release of the table matches it")
+                                                    for w in plan["warnings"])
+    assert plan["commands"]["pip"].startswith("python -m pip install torch==2.0.0+cu117 torchvision==0.15.0 ")
+    assert main(["plan", *machine, "torch==2.0.0", "torchvision==0.16.0"]) == 2  # a known match of another torch
+    assert "no torch release in the compatibility matrix (2.0.0–2.15.0) matches" in capsys.readouterr().err

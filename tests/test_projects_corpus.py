@@ -92,6 +92,8 @@ def problems(case: str, profile: str, code: int, plan: dict[str, Any] | None, er
     installed = dict(plan["choice"]["packages"])
     installed.update({c["name"]: c["version"] for c in plan["choice"]["companions"] if c["version"]})
     for name, text in installed.items():
+        if not text:
+            continue  # a version left to the installer, as the project's own line asks
         key, version = canonicalize_name(name), Version(text)
         line = want["requirements"].get(key)
         if line and not line["direct"] and not SpecifierSet(line["specifier"]).contains(version.public, True):

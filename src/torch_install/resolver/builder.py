@@ -185,7 +185,13 @@ class PlanBuilder:
         """The companion version installed with ``variant`` of ``release``: its own match, unless the request rules
         that out, or it has no wheel here, and a decoupled release of the companion fits (a note says so)."""
         versions = self.matrix.companion_versions(name, release)
-        fitting = companion_candidates(self.matrix, release, name, self.specs.get(name))
+        spec = self.specs.get(name)
+        if spec is not None and str(spec) and not self.matrix.knows_companion(name, spec):
+            self.warn("release-unknown", f"{name}{spec}: no {name} release of the table matches it, so which torch "
+                                         "it goes with is not checked here; it is installed as asked (the installer "
+                                         "finds it)")
+            return None
+        fitting = companion_candidates(self.matrix, release, name, spec)
         platform = self.machine.platform or ""
         usable = [v for v in fitting if not companion_blocker(self.matrix, release, name, v, platform, self.machine,
                                                               variant)]

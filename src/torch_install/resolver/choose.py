@@ -244,9 +244,10 @@ class Search:
             return False
         for name, spec in (*self.req.companions.items(), *self.req.limits.items()):
             versions = self.matrix.companion_versions(name, release)
-            if str(spec) and (versions or release.confidence != ASSUMED) \
+            if str(spec) and (versions or release.confidence != ASSUMED) and self.matrix.knows_companion(name, spec) \
                     and not any(spec.contains(v, prereleases=True) for v in versions):
-                return False  # (an assumed release's companions are not known: the installer finds them)
+                return False  # (an assumed release's companions, or a version outside the table, are not known:
+                # the installer finds them)
         return True
 
     def wanted(self) -> list[Release]:

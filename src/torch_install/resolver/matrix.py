@@ -292,6 +292,13 @@ class Matrix(Record):
                         key=version_key, reverse=True)
         return (*((own,) if own else ()), *others)
 
+    def knows_companion(self, name: str, spec: Any) -> bool:
+        """Whether a companion version of the table (a release's own match or a decoupled release) is one
+        ``spec`` (a SpecifierSet, AnyVersion or ExactRelease) allows; where none is, the version asked for is
+        outside what the table knows of ``name``."""
+        known = {r.companions.get(name) for r in self.releases} | set(self.decoupled_companions.get(name, {}))
+        return any(v and spec.contains(v, prereleases=True) for v in known)
+
     def companion_labelled(self, name: str, version: str) -> bool:
         """Whether a companion build carries the variant's local label (stable-ABI builds have none)."""
         first = self.unlabelled_companions.get(name)
