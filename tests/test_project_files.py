@@ -557,6 +557,18 @@ def test_a_local_project_an_environment_names_is_found_from_its_directory(
     assert found["choice"]["packages"].get("torchvision", "").startswith("0.21.0")
 
 
+def test_a_file_url_without_a_host_is_the_local_project_it_names(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """rye's lock names its project ``-e file:.``: pip reads any ``file:`` as a URL (here the working directory),
+    so the line is the project, read and installed with the others, not a requirement refused."""
+    folder = Path(__file__).parent / "fixtures/projects-corpus/qwen-vl-utils-rye-lock-2024/qwen-vl-utils"
+    monkeypatch.chdir(folder)
+    found = plan(capsys, "-r", "requirements-dev.lock", *RTX)
+    assert found["choice"]["torch"] == "2.4.0" and found["choice"]["packages"]["torchvision"] == "0.19.0+cu121"
+    assert " install -e file:. av==12.3.0 " in found["commands"]["pip"]
+    assert not any("without a pyproject.toml" in n for n in found["notes"])  # its pyproject.toml was read
+
+
 @pytest.mark.parametrize(("files", "why"), [
     ({"setup.py": "raise SystemExit('never run')\n"}, "a local project without a pyproject.toml"),
     ({"pyproject.toml": "[build-system]\nrequires = ['setuptools']\n"}, "whose requirements were not read"),

@@ -81,8 +81,10 @@ def _named_location(text: str) -> re.Match[str] | None:
 
 
 def _is_location(text: str, head: str, named: re.Match[str] | None) -> bool:
-    """Whether the requirement ``text`` (``head``: before its marker) is a URL or a path, named or not."""
-    return named is not None or bool(re.match(URL, text)) or text.startswith((".", "/", "~")) \
+    """Whether the requirement ``text`` (``head``: before its marker) is a URL or a path, named or not (``file:.``,
+    a file URL without a host, as rye writes its project: pip reads any ``file:`` as a URL)."""
+    return named is not None or bool(re.match(URL, text)) or text[:5].lower() == "file:" \
+        or text.startswith((".", "/", "~")) \
         or _path_like(head.split("@", 1)[0]) or head.strip().endswith((".whl", ".tar.gz", ".zip"))
 
 
