@@ -43,22 +43,24 @@ def indexes(httpserver, tmp_path: Path) -> tuple[str, str]:
     return httpserver.url_for("/simple").rstrip("/") + "/", httpserver.url_for("/whl").rstrip("/")
 
 
-def _compiled_lock(tmp_path: Path, env: dict[str, str]) -> Path:
+def _compiled_lock(tmp_path: Path, env: dict[str, str], name: str = "requirements.txt") -> Path:
+    """The project's lock, as real uv compiles it: a hashed requirements file, or a PEP 751 ``pylock.toml``."""
     uv = str(Path(sys.executable).parent / "uv")
     (tmp_path / "requirements.in").write_text("torch==2.9.1\ntorchvision\nnumpy<2\nrequests\n")
-    subprocess.run([uv, "pip", "compile", "requirements.in", "--generate-hashes", "-o", "requirements.txt",
-                    "--quiet"], cwd=tmp_path, env=env, check=True)
-    lock = tmp_path / "requirements.txt"
-    assert "--hash=sha256:" in lock.read_text() and "nvidia-cublas-cu12==12.8.4.1" in lock.read_text()
+    subprocess.run([uv, "pip", "compile", "requirements.in", "--generate-hashes", "-o", name, "--quiet"],
+                   cwd=tmp_path, env=env, check=True)
+    lock = tmp_path / name
+    assert "sha256" in lock.read_text() and "nvidia-cublas-cu12" in lock.read_text()
     return lock
 
 
-@pytest.mark.parametrize("installer", ["pip", "uv"])
+@pytest.mark.parametrize(("installer", "name"), [("pip", "requirements.txt"), ("uv", "requirements.txt"),
+                                               ("pip", "pylock.toml")])
 def test_a_uv_compiled_lock_installs_the_chosen_build_and_the_rest_with_its_hashes(
-        indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str) -> None:
+        indexes: tuple[str, str], tmp_path: Path, make_venv, installer: str, name: str) -> None:
     simple, base = indexes
     env = installer_env(tmp_path, simple)
-    lock = _compiled_lock(tmp_path, env)
+    lock = _compiled_lock(tmp_path, env, name)
     python = make_venv(tmp_path / "env", with_pip=installer == "pip")
     done = subprocess.run([sys.executable, "-m", "torch_install", "install", "-r", str(lock), "--python", str(python),
                            "--variant", "cpu", "--index-base", base, "--installer", installer],

@@ -85,7 +85,18 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         from .requirements_file import read_requirements
 
         budget = budget or ReadBudget()
-        parsed = read_requirements(path, constraint, environ, budget, fetch)
+        from .pylock import is_pylock
+
+        if is_pylock(path):  # PEP 751: read here, never handed to the installer
+            from .pylock import read_pylock
+            from .requirements_file import RequirementsFile
+
+            locked, builds, notes = read_pylock(path, budget)
+            found.builds += builds
+            found.notes += notes
+            parsed = RequirementsFile(path, constraint, tuple(w._replace(constraint=constraint) for w in locked), ())
+        else:
+            parsed = read_requirements(path, constraint, environ, budget, fetch)
         entries = parsed.entries
         family = [w for w in entries if w.name in PACKAGES]  # a lock's few, among thousands: one pass each
         dropped = _torch_build_lines(list(entries)) if family and not constraint else []
@@ -94,7 +105,8 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
             lines = "1 line is" if len(dropped) == 1 else f"{len(dropped)} lines are"
             found.notes.append(f"{path}: {lines} its lock's own torch build's packages ({names}): "
                                "the chosen build brings its own")
-        found.files.append(RequirementsSource(path, constraint, constraint or not (family or dropped)))
+        found.files.append(RequirementsSource(path, constraint, (constraint or not (family or dropped))
+                                              and not is_pylock(path)))
         found.options += parsed.options
         found.notes += parsed.notes
         for wanted in family:
