@@ -97,3 +97,35 @@ def test_a_pipfile_pipenv_refuses_is_one_line(packages: str, message: str, tmp_p
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1, err
 
+
+
+LOCK = {
+    "_meta": {"hash": {"sha256": "4e3e9d7c" * 8}, "pipfile-spec": 6, "requires": {"python_version": "3.10"},
+              "sources": [{"name": "pypi", "url": "https://mirror.example.org/simple", "verify_ssl": True},
+                          {"name": "pytorch", "url": "https://download.pytorch.org/whl/cu121", "verify_ssl": True}]},
+    "default": {"requests": {"hashes": ["sha256:" + "7" * 64], "index": "pypi", "markers": "python_version >= '3.8'",
+                             "version": "==2.32.3"},
+                "torch": {"hashes": ["sha256:" + "0" * 64], "index": "pytorch", "version": "==2.5.1"}},
+    "develop": {"xformers": {"hashes": ["sha256:" + "c" * 64], "index": "pypi", "version": "==0.0.28.post1"}},
+}
+
+
+@pytest.mark.parametrize(("argv", "torch"), [([], "2.5.1"), (["--group", "dev"], "2.4.1")])
+def test_a_pipfile_lock_installs_as_locked(argv: list[str], torch: str, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """pipenv sync's lock: default (and develop with --group dev) pinned with their hashes, torch's build named by
+    its source, the Python of _meta.requires."""
+    (tmp_path / "Pipfile.lock").write_text(json.dumps(LOCK, indent=4))
+    code = main(["plan", "-r", str(tmp_path / "Pipfile.lock"), *argv,
+                 *[a for a in GPU if a not in ("--python", "3.12")]])
+    out, err = capsys.readouterr()
+    if torch == "2.4.1":  # xformers 0.0.28.post1 is built against 2.4.1, which the lock's 2.5.1 is not
+        assert code == 2 and "xformers==0.0.28.post1 needs torch==2.4.1" in err
+        return
+    found = json.loads(out)
+    assert code == 0, err
+    assert (found["choice"]["torch"], found["choice"]["variant"], found["machine"]["python"]) == ("2.5.1", "cu121",
+                                                                                                  "3.10")
+    requirements = {r["requirement"]: r for r in found["request"]["requirements"]}
+    assert requirements["requests==2.32.3 ; (python_version >= '3.8')"]["hashes"] == 1
+    assert found["request"]["files"][0]["passthrough"] is False

@@ -78,20 +78,30 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         budget = ReadBudget()
         for wanted in _read_project(project, extras, groups, found, budget):
             found.add(wanted)
-    elif extras or groups:
-        raise InputError("--extra and --group select from a project's pyproject.toml: give --project too")
+    elif extras or (groups and not any(os.path.basename(p) == "Pipfile.lock" for p in requirement_files)):
+        raise InputError("--extra and --group select from a project's pyproject.toml (--group a Pipfile.lock's "
+                         "categories too): give --project too")
     for path, constraint in [*((p, False) for p in requirement_files), *((p, True) for p in constraint_files)]:
         from .bounds import ReadBudget
         from .requirements_file import read_requirements
 
         budget = budget or ReadBudget()
+        from .pipfile import is_pipfile_lock
         from .pylock import is_pylock
 
-        if is_pylock(path):  # PEP 751: read here, never handed to the installer
-            from .pylock import read_pylock
+        if is_pylock(path) or is_pipfile_lock(path):  # a lock read here, never handed to the installer
             from .requirements_file import RequirementsFile
 
-            locked, builds, notes = read_pylock(path, budget)
+            if is_pylock(path):
+                from .pylock import read_pylock
+
+                locked, builds, notes = read_pylock(path, budget)
+            else:
+                from .pipfile import read_pipfile_lock
+
+                lock = read_pipfile_lock(path, groups, budget)
+                locked, builds, notes = lock.wanted, lock.builds, lock.notes
+                found.python = found.python or lock.python
             found.builds += builds
             found.notes += notes
             parsed = RequirementsFile(path, constraint, tuple(w._replace(constraint=constraint) for w in locked), ())
@@ -106,7 +116,7 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
             found.notes.append(f"{path}: {lines} its lock's own torch build's packages ({names}): "
                                "the chosen build brings its own")
         found.files.append(RequirementsSource(path, constraint, (constraint or not (family or dropped))
-                                              and not is_pylock(path)))
+                                              and not is_pylock(path) and not is_pipfile_lock(path)))
         found.options += parsed.options
         found.notes += parsed.notes
         for wanted in family:

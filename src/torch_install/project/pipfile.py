@@ -3,7 +3,8 @@ names (``dev`` is ``[dev-packages]``; any other, its own table); each entry a ve
 ``">=2.4"``) or a table of ``version``, ``extras``, ``markers`` and PEP 508 marker names as keys
 (``sys_platform = "== 'linux'"``), ``index``, or a location (``path``, ``file``, ``git`` with ``ref``;
 ``editable``); ``[requires] python_version`` / ``python_full_version``, the Python pipenv makes the environment
-with.
+with. A ``Pipfile.lock`` given with ``-r`` is read as ``pipenv sync`` installs it (``read_pipfile_lock``): its
+``default`` packages (``develop`` too with ``--group dev``) pinned, with their hashes.
 
 Sources (``[[source]]``, a ``name`` and a ``url`` each): a package's ``index`` names the one it comes from, and one
 without an index comes from the first (pipenv's default). A source laid out as the PyTorch index's
@@ -146,8 +147,8 @@ def _requirement(name: str, value: Any, origin: str) -> tuple[str, str | None, b
     return f"{head}{spec}{where}", index, editable
 
 
-def _python(path: str, requires: Any) -> tuple[str, str] | None:
-    """The Python of ``[requires]`` as a PEP 440 range and what names it; None without one."""
+def _python(path: str, requires: Any, table: str = "Pipfile [requires]") -> tuple[str, str] | None:
+    """The Python of ``[requires]`` (``table``) as a PEP 440 range and what names it; None without one."""
     if not isinstance(requires, dict):
         raise InputError(f"--project: {path}: [requires] is not a table")
     for key in ("python_full_version", "python_version"):
@@ -155,5 +156,68 @@ def _python(path: str, requires: Any) -> tuple[str, str] | None:
         if isinstance(value, str) and re.fullmatch(r"[0-9]+(\.[0-9]+){1,2}", value.strip()):
             version = value.strip()
             return (f"=={version}" if key == "python_full_version" else f"=={version}.*",
-                    f"Pipfile [requires] {key} = \"{version}\"")
+                    f"{table} {key} = \"{version}\"")
     return None
+
+
+def is_pipfile_lock(path: str) -> bool:
+    """Whether ``path`` names a pipenv lock."""
+    import os
+
+    return os.path.basename(path) == "Pipfile.lock"
+
+
+def read_pipfile_lock(path: str, groups: Sequence[str], budget: ReadBudget) -> Pipfile:
+    """The packages of the pipenv lock at ``path`` (JSON): ``default``, and the categories ``groups`` names
+    (``dev``: ``develop``), each pinned under its markers with its hashes; a family package's index laid out as
+    the PyTorch index's names its build."""
+    import json
+
+    from ..probe import read_regular
+    from .bounds import MAX_FILE
+    from .uv_sources import variant_index
+
+    try:
+        data = read_regular(path, MAX_FILE + 1)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    budget.take(path, len(data))
+    if len(data) > MAX_FILE:
+        raise InputError(f"{path}: over {MAX_FILE >> 20} MiB, not a Pipfile.lock")
+    try:
+        document = json.loads(data)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"{path}: not JSON ({exc})") from None
+    meta = document.get("_meta") if isinstance(document, dict) else None
+    if not isinstance(meta, dict):
+        raise InputError(f"{path}: not a Pipfile.lock (no _meta table)")
+    sources = _sources(path, meta.get("sources", []))
+    read = Pipfile()
+    sections = ["default", *("develop" if canonical_name(g) == "dev" else g for g in groups)]
+    for section in sections:
+        table = document.get(section)
+        if not isinstance(table, dict):
+            raise InputError(f"{path}: has no {section} section" if section != "default" else
+                             f"{path}: default is not a table")
+        for name, entry in table.items():
+            origin = f"{path}: {section}.{name}"
+            if not isinstance(entry, dict):
+                raise InputError(f"{origin} is not a table")
+            text, index, editable = _requirement(str(name), {k: v for k, v in entry.items() if k != "hashes"},
+                                                 origin)
+            hashes = entry.get("hashes", [])
+            if not isinstance(hashes, list) or not all(isinstance(h, str) for h in hashes):
+                raise InputError(f"{origin}.hashes is not a list of hashes")
+            key = canonical_name(str(name))
+            url = sources.get(index) if index else None
+            found = variant_index(url) if url else None
+            if key in PACKAGES and found is not None and "+" not in text.split(";")[0]:
+                marker = text.split(";", 1)[1].strip() if ";" in text else None
+                read.builds.append(BuildSource(key, found[2], str(url), f"{path} {section}.{name} from {index}",
+                                               marker))
+            read.wanted.append(Wanted(text=text, name=requirement_name(text, origin), origin=origin,
+                                      hashes=tuple(hashes), editable=editable, file=path))
+    read.python = _python(path, meta.get("requires", {}), "Pipfile.lock _meta.requires")
+    read.notes.append(f"{path}: pipenv's lock ({', '.join(sections)}): each package installs as locked, with its "
+                      "hashes; the file itself is not handed to the installer")
+    return read
