@@ -756,7 +756,8 @@ UV_REFUSES = {  # what uv says of each, then torch-install's line
                                                 r"\(uv takes a source for an extra only for a package it names\)"),
     "a group that does not name the package": ('torch = { index = "pytorch-cpu", group = "dev" }', "",
                                                r"tool\.uv\.sources\.torch\.group 'dev': the group does not name "
-                                               r"torch"),
+                                               r"torch \(uv takes a source for a group only for a package it "
+                                               r"names\)"),
     "two indexes where both markers hold": (
         "torch = [{ index = \"pytorch-cpu\", marker = \"sys_platform == 'linux'\" }, { index = \"pytorch-cu128\", "
         "marker = \"sys_platform == 'win32'\" }, { index = \"pytorch-cu128\", marker = \"sys_platform == 'linux'\" }]",
@@ -793,6 +794,20 @@ def test_a_source_or_index_uv_refuses_is_one_line_naming_the_entry(case: str, tm
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "internal error" not in err, err
     assert re.search(rf"error: --project: {re.escape(str(project_dir / 'pyproject.toml'))}: {message}", err), err
+
+
+@pytest.mark.parametrize(("dev", "refused"), [('["foo"]', False), ("3", True), ('"foo"', True)])
+def test_uvs_own_dev_dependencies_are_the_dev_group_a_source_names(dev: str, refused: bool, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``[tool.uv] dev-dependencies``, uv's dev group before PEP 735, of any type: a list names the group's
+    packages, any other value none."""
+    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\nversion = "0"\ndependencies = ["torch"]\n'
+                                             f'[tool.uv]\ndev-dependencies = {dev}\n[tool.uv.sources]\n'
+                                             f'foo = {{ index = "corp", group = "dev" }}\n' + index("corp"))
+    assert main(["plan", *RTX, "--project", str(tmp_path)]) == (2 if refused else 0)
+    err = capsys.readouterr().err
+    assert ("tool.uv.sources.foo.group 'dev': the group does not name foo" in err) == refused, err
+    assert "Traceback" not in err
 
 
 UV_TAKES = {  # shapes uv reads: torch-install plans them

@@ -157,8 +157,9 @@ def _check_entry(path: str, where: str, name: str, entry: Any, defined: tuple[De
             raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r}: the project defines no such "
                              f"{key} (uv takes a source only for one of its extras or groups)")
         if lists is not None and name not in lists[canonical_name(entry[key])]:
-            raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r}: the {key} does not name {name} "
-                             f"(uv takes a source for an {key} only for a package it names)")
+            raise InputError(f"--project: {path}: {where}.{key} {entry[key]!r}: the {key} does not name {name} (uv "
+                             f"takes a source for {'an extra' if key == 'extra' else 'a group'} only for a package it "
+                             "names)")
     if "index" in entry and not re.fullmatch(_INDEX_NAME, entry["index"]):
         raise InputError(f"--project: {path}: {where}.index {entry['index']!r} is not an index name (letters, "
                          "digits, -, _ and .)")
@@ -184,8 +185,9 @@ def _defined(document: dict[str, Any]) -> tuple[Defined | None, Defined]:
     extras, groups = project.get("optional-dependencies"), document.get("dependency-groups")
     extras, groups = extras if isinstance(extras, dict) else {}, groups if isinstance(groups, dict) else {}
     uv = document.get("tool", {}).get("uv", {})
-    if isinstance(uv, dict) and "dev-dependencies" in uv:
-        groups = {**groups, "dev": [*groups.get("dev", []), *uv["dev-dependencies"]]}
+    if isinstance(uv, dict) and "dev-dependencies" in uv:  # uv's own dev group, before PEP 735
+        listed = [groups.get("dev"), uv["dev-dependencies"]]
+        groups = {**groups, "dev": [item for items in listed if isinstance(items, list) for item in items]}
 
     def names(items: Any, seen: tuple[str, ...] = ()) -> set[str]:
         out: set[str] = set()
