@@ -796,6 +796,20 @@ def test_a_source_or_index_uv_refuses_is_one_line_naming_the_entry(case: str, tm
     assert re.search(rf"error: --project: {re.escape(str(project_dir / 'pyproject.toml'))}: {message}", err), err
 
 
+def test_a_file_inside_a_git_repository_comes_from_the_indexes_with_a_note(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """uv builds the file a git source's ``path`` names inside the repository; pip's git URL names the repository's
+    own project, never a file in it: the plan does not install that other project in its place."""
+    p = plan(capsys, *RTX, "--project", str(uv_project(
+        tmp_path, 'foo = { git = "https://g.example/foo", tag = "v1", path = "dist/foo-1.0-py3-none-any.whl", '
+                  "marker = \"sys_platform == 'linux'\" }")))
+    others = p["request"]["others"]
+    assert not any("git+" in o for o in others), others
+    assert 'foo; sys_platform == "linux"' in others and 'foo; sys_platform != "linux"' in others
+    assert any("tool.uv.sources.foo: foo from the file 'dist/foo-1.0-py3-none-any.whl' inside a git repository, "
+               "which pip cannot install from a git URL: the plan takes foo from the indexes" in n for n in p["notes"])
+
+
 @pytest.mark.parametrize(("dev", "refused"), [('["foo"]', False), ("3", True), ('"foo"', True)])
 def test_uvs_own_dev_dependencies_are_the_dev_group_a_source_names(dev: str, refused: bool, tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -395,8 +395,14 @@ class _Reader:
                                   "installs: torch-install leaves it out")
                 continue
             made = Requirement(str(req))
-            made.specifier = type(req.specifier)()
             made.marker = _joined(req.marker, marker)
+            if "git" in entry and "path" in entry:  # uv builds a file inside the repository: pip has no such URL
+                self.notes.append(f"{self.path}: {where}: {wanted.name} from the file {entry['path']!r} inside a git "
+                                  "repository, which pip cannot install from a git URL: the plan takes "
+                                  f"{wanted.name} from the indexes")
+                out.append(wanted._replace(text=str(made)))
+                continue
+            made.specifier = type(req.specifier)()
             location, editable = self.location(where, entry)
             if editable:
                 text = location + (f" ; {made.marker}" if made.marker is not None else "")
