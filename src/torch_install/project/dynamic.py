@@ -44,7 +44,9 @@ def read_dynamic(path: str, document: dict[str, Any], project: dict[str, Any], b
     """The dynamic dependencies and extras of the pyproject at ``path`` (``document``, its ``project`` table);
     ``notes`` says where they come from, or that they are not read."""
     dynamic = project.get("dynamic", [])
-    if not isinstance(dynamic, list) or not {"dependencies", "optional-dependencies"} & set(dynamic):
+    if not isinstance(dynamic, list) or not all(isinstance(field, str) for field in dynamic):
+        raise InputError(f"--project: {path}: project.dynamic is not a list of field names")
+    if not {"dependencies", "optional-dependencies"} & set(dynamic):
         return Dynamic()
     files = _hatch_files(path, document) or _setuptools_files(path, document)
     found = Dynamic()
