@@ -889,6 +889,28 @@ def test_a_workspace_source_names_a_member_of_the_workspace_the_project_is_in(
                                     f"the uv workspace ({tmp_path / 'pyproject.toml'} has: app, foo, root)"]
 
 
+@pytest.mark.parametrize(("source", "message"), [
+    ("", "foo is a member of the uv workspace, and tool.uv.sources names no source for it (uv takes a member only "
+         "from the workspace: foo = { workspace = true })"),
+    ('foo = { index = "corp" }', "tool.uv.sources.foo: foo is a member of the uv workspace, which uv takes only from "
+                                 "the workspace (foo = { workspace = true })"),
+    ("foo = { workspace = true }", None)])
+def test_a_workspace_roots_requirement_on_a_member_is_a_workspace_source(
+        source: str, message: str | None, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The root's extra names the member ``foo``: uv takes it only from the workspace, whatever the extras
+    chosen."""
+    (tmp_path / "packages" / "foo").mkdir(parents=True)
+    (tmp_path / "packages" / "foo" / "pyproject.toml").write_text('[project]\nname = "foo"\nversion = "0"\n')
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "root"\nversion = "0"\ndependencies = ["torch"]\n'
+        '[project.optional-dependencies]\nplugins = ["foo"]\n[tool.uv.workspace]\nmembers = ["packages/*"]\n'
+        f"[tool.uv.sources]\n{source}\n" + index("corp"))
+    assert main(["plan", *RTX, "--project", str(tmp_path)]) == (2 if message else 0)
+    err = capsys.readouterr().err
+    if message:
+        assert err.splitlines() == [f"torch-install: error: --project: {tmp_path / 'pyproject.toml'}: {message}"]
+
+
 @pytest.mark.parametrize(("url", "allowed"), [("http://corp.example/simple", False),
                                               ("http://127.0.0.1:8080/simple", True)])
 def test_a_plain_http_index_is_refused_as_an_index_base_is(url: str, allowed: bool, tmp_path: Path,

@@ -73,7 +73,7 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
     workspace's other pyproject files). A source or an index uv refuses is one InputError naming it."""
     tool = document.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
-    if not isinstance(uv, dict) or not ({"sources", "index"} & set(uv)):
+    if not isinstance(uv, dict) or not ({"sources", "index", "workspace"} & set(uv)):
         return wanted
     indexes = _indexes(path, uv.get("index", []))
     found.index_urls += [(i["url"], f"--project: {path}: {i['_where']}") for i in indexes.values()]
@@ -100,6 +100,8 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
                 by_name.setdefault(canonical_name(key), []).append((where, entry))
         _check_markers(path, f"tool.uv.sources.{key}", entries)
         _check_indexes(path, f"tool.uv.sources.{key}", entries, bool(uv.get("conflicts")))
+    if isinstance(uv.get("workspace"), dict):
+        _check_members(path, document, sources, defined, load)
     reader = _Reader(path, document, indexes, notes, found, load)
     for name in PACKAGES:  # the family's builds: where a source names one, else the index uv searches first
         reader.family_build(name, by_name.get(name, []))
@@ -228,6 +230,38 @@ def _check_markers(path: str, where: str, entries: list[dict[str, Any]]) -> None
         if overlap(one["marker"], two["marker"]):
             raise InputError(f"--project: {path}: {where}[{i}] and [{i + 1}]: the markers {one['marker']!r} and "
                              f"{two['marker']!r} overlap (uv takes a package's sources only with disjoint markers)")
+
+
+def _check_members(path: str, document: dict[str, Any], sources: dict[str, Any],
+                   defined: tuple[Defined | None, Defined], load: Load) -> None:
+    """One line, exit 2, where the project is a uv workspace's root and one of its requirements (of any extra or
+    group) names another member without a ``workspace`` source: uv takes a member only from the workspace."""
+    from .uv_workspace import workspace_members
+
+    found = workspace_members(path, document, load)
+    if found is None:
+        return
+    project = document.get("project")
+    project = project if isinstance(project, dict) else {}
+    dependencies = project.get("dependencies")
+    named = {n for d in dependencies if isinstance(d, str) and (n := _requirement_name(d))} \
+        if isinstance(dependencies, list) else set()
+    for lists in defined:
+        named |= {n for names in (lists or {}).values() for n in names}
+    own = canonical_name(project["name"]) if isinstance(project.get("name"), str) else None
+    by_name = {canonical_name(key): (key, value) for key, value in sources.items()}
+    for name in sorted((named & found[1]) - {own}):
+        key, value = by_name.get(name, (name, []))
+        entries = value if isinstance(value, list) else [value]
+        other = next((i for i, entry in enumerate(entries) if "workspace" not in entry), None)
+        if not entries:
+            raise InputError(f"--project: {path}: {name} is a member of the uv workspace, and tool.uv.sources names "
+                             f"no source for it (uv takes a member only from the workspace: {name} = "
+                             "{ workspace = true })")
+        if other is not None:
+            where = f"tool.uv.sources.{key}" + (f"[{other}]" if isinstance(value, list) else "")
+            raise InputError(f"--project: {path}: {where}: {name} is a member of the uv workspace, which uv takes "
+                             f"only from the workspace ({name} = {{ workspace = true }})")
 
 
 def _check_indexes(path: str, where: str, entries: list[dict[str, Any]], conflicts: bool) -> None:
