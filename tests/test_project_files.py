@@ -911,6 +911,16 @@ def test_a_workspace_roots_requirement_on_a_member_is_a_workspace_source(
         assert err.splitlines() == [f"torch-install: error: --project: {tmp_path / 'pyproject.toml'}: {message}"]
 
 
+@pytest.mark.parametrize(("url", "option"), [("wheels/simple", "--extra-index-url"), ("./wheels", "--find-links")])
+def test_an_index_that_is_a_path_is_the_directory_from_the_project(url: str, option: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """uv reads an index ``url`` without a scheme as a local directory: pip is given its file URL."""
+    flat = ['format = "flat"'] if option == "--find-links" else []
+    project_dir = uv_project(tmp_path, "", index("local", *flat, url=url))
+    command = plan(capsys, *RTX, "--project", str(project_dir))["commands"]["pip"]
+    assert f"{option} {(tmp_path / url).resolve().as_uri()}" in command, command
+
+
 @pytest.mark.parametrize(("url", "allowed"), [("http://corp.example/simple", False),
                                               ("http://127.0.0.1:8080/simple", True)])
 def test_a_plain_http_index_is_refused_as_an_index_base_is(url: str, allowed: bool, tmp_path: Path,

@@ -310,7 +310,10 @@ def _indexes(path: str, value: Any) -> dict[str, dict[str, Any]]:
             raise InputError(f"--project: {path}: {where}: a second index named {name!r} (uv takes each name once)")
         if entry.get("default") and any(i.get("default") for i in out.values()):
             raise InputError(f"--project: {path}: {where}: a second index with default = true (uv takes one)")
-        out[name if name is not None else where] = {**entry, "_where": where}
+        url = entry["url"]  # a path is a local index, from the project's directory
+        if not re.fullmatch(_URL, url):
+            url = Path(os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), url))).as_uri()
+        out[name if name is not None else where] = {**entry, "url": url, "_where": where}
     return out
 
 
