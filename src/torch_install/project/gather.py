@@ -301,4 +301,5 @@ def request_of(found: Gathered, variant: str | None, channel: str, index_base: s
                    index_base=index_base, requirements=tuple(found.others), options=tuple(found.options),
                    files=tuple(found.files), constraints=tuple(found.constraints), notes=tuple(notes),
                    installer_options=tuple(installer_options), builds=tuple(found.builds), python=found.python,
-                   conda=tuple(found.conda))
+                   conda=tuple(found.conda),
+                   torch_implied=not found.family and not found.constraints)

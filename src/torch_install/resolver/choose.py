@@ -272,6 +272,8 @@ class Search:
                                  + "; ".join(f"{b.text} needs {b.needs(self.strict)}" for b in holding))
             raise InputError(f"{asked}: no torch release in the compatibility matrix ({known}) matches"
                              + self.newer_hint())
+        if self.request.torch_implied and len(wanted) > 1 and any(b.constrains_torch for b in self.bound):
+            wanted = self.by_newest_packages(wanted)
         if wanted[0] is not open_[0]:
             for b in self.bound:
                 if b.constrains_torch and not b.allows(open_[0].version, self.platform, self.strict):
@@ -281,6 +283,32 @@ class Search:
                                                      f"{open_[0].version})", "newest")
         self.plan.newest = wanted[0]
         return wanted
+
+    def by_newest_packages(self, wanted: list[Release]) -> list[Release]:
+        """``wanted`` ordered as pip and uv decide where no requirement names torch: the requested packages built
+        against torch first, each at its newest release that goes with a torch release here, then torch (the
+        newest torch for them). Where that holds torch back from the newest a package's older release would take,
+        a constrained-by warning says so."""
+        from packaging.version import Version
+
+        bound = [b for b in self.bound if b.constrains_torch]
+        nothing = Version("0")
+
+        def key(release: Release) -> tuple[tuple[bool, Version], ...]:
+            newest = (b.newest_for(release.version, self.platform, self.strict) for b in bound)
+            return tuple((v is not None, v or nothing) for v in newest)
+
+        ordered = sorted(wanted, key=lambda r: (key(r), version_key(r.version)), reverse=True)
+        if ordered[0] is not wanted[0]:
+            held = [f"{b.text} ({b.origin}) at {v}" for b in bound
+                    if (v := b.newest_for(ordered[0].version, self.platform, self.strict)) is not None
+                    and v != b.newest_for(wanted[0].version, self.platform, self.strict)]
+            self.plan.warn("constrained-by", f"{', '.join(held)}: the newest release{'s' if len(held) > 1 else ''} "
+                                             f"the request allows go{'' if len(held) > 1 else 'es'} with torch "
+                                             f"{ordered[0].version}, taken as pip and uv take a package's newest "
+                                             f"release first where the project names no torch (not "
+                                             f"{wanted[0].version}, which only older releases go with)", "newest")
+        return ordered
 
     def earlier_release(self) -> str | None:
         """Where no release of the data fits: the newest torch release before its oldest (``Matrix.earlier``) that

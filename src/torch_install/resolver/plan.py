@@ -118,6 +118,7 @@ class Request(Record):
     vendor_indexes: tuple[tuple[str, str], ...] = ()  # (vendor index id, URL): a mirror of that index
     builds: tuple[BuildSource, ...] = ()  # the family's builds the project's configuration names
     conda: tuple[str, ...] = ()  # an environment.yml's conda packages other than the family's, as written
+    torch_implied: bool = False  # no requirement names the family: torch comes with the packages built against it
     python: tuple[str, str] | None = None  # the Python an environment file makes its environment with: (its PEP 440
     # range, what names it), for a machine whose Python is this one's (``machine.environment_python``)
 
