@@ -90,3 +90,15 @@ def test_real_uv_lock_takes_the_same_torch(dependencies: str, settings: str, tor
                 if p["name"] == "torch"}
     assert versions == {torch}, versions
     assert plan(project, capsys, dependencies, settings)["choice"]["torch"] == torch
+
+
+@pytest.mark.parametrize("groups", ["", '\n[dependency-groups]\ndev = ["numpy<2"]\n'])
+def test_uvs_own_dev_dependencies_are_the_dev_group(groups: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """uv joins [tool.uv] dev-dependencies to the dev group: --group dev reads them (and PEP 735's dev too)."""
+    (tmp_path / "pyproject.toml").write_text(PROJECT.format(dependencies='"torch"', settings='dev-dependencies = '
+                                                            '["xformers==0.0.28.post1"]') + groups)
+    assert main(["plan", "--project", str(tmp_path), "--group", "dev", *CPU]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["choice"]["torch"] == "2.4.1"  # xformers 0.0.28.post1's build
+    assert ("numpy<2" in found["commands"]["pip"]) == bool(groups)

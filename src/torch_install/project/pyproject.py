@@ -305,12 +305,20 @@ def _groups(path: str, document: dict[str, Any], groups: Sequence[str], wanted: 
     if not isinstance(table, dict):
         raise InputError(f"--project: {path}: dependency-groups is not a table")
     names = {canonical_name(k): k for k in table}
+    tool = document.get("tool")
+    uv = tool.get("uv") if isinstance(tool, dict) else None
+    uv_dev = uv.get("dev-dependencies") if isinstance(uv, dict) else None  # uv's own, joined to the dev group
     done: set[str] = set()
     for group in groups:
         key = names.get(canonical_name(group))
+        if canonical_name(group) == "dev" and uv_dev is not None:
+            wanted += _strings(path, "tool.uv.dev-dependencies", uv_dev)
+            uv_dev = None  # read once
+            if key is None:
+                continue
         if key is None:
             raise InputError(f"--group {group}: {path} defines no such dependency group (has: "
-                             f"{', '.join(sorted(table)) or 'none'})")
+                             f"{', '.join(sorted([*table, *(['dev'] if uv_dev is not None else [])])) or 'none'})")
         _group(path, table, names, key, (), done, wanted)
     return wanted
 
