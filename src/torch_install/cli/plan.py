@@ -22,16 +22,18 @@ def add_request_options(parser: argparse.ArgumentParser) -> None:
                              'packages ("numpy<2", xformers, transformers) are planned with it; installer options '
                              'go after "--"')
     parser.add_argument("-r", "--requirement", metavar="FILE", action="append", default=[],
-                        help="a requirements file in pip's format (a compiled lock too): its torch lines are "
-                             "resolved, the rest planned with them")
+                        help="a requirements file in pip's format (a compiled lock too; a PEP 751 pylock.toml, "
+                             "pipenv's Pipfile.lock): its torch lines are resolved, the rest planned with them")
     parser.add_argument("-c", "--constraint", metavar="FILE", action="append", default=[],
                         help="a constraints file in pip's format: it limits versions, torch's included")
     parser.add_argument("--project", metavar="DIR", nargs="?", const=".",
-                        help="the project in DIR (default: here): its pyproject.toml's dependencies")
+                        help="the project in DIR (default: here): its pyproject.toml (PEP 621, poetry, PDM, uv, "
+                             "setuptools' setup.cfg), else pixi.toml, environment.yml or Pipfile; or that file")
     parser.add_argument("--extra", metavar="NAME", action="append", default=[],
                         help="with --project: add an extra's optional dependencies")
     parser.add_argument("--group", metavar="NAME", action="append", default=[],
-                        help="with --project: add a dependency group (PEP 735)")
+                        help="with --project: add a dependency group (PEP 735, poetry's, PDM's, a Pipfile's "
+                             "category; dev: [dev-packages], uv's dev-dependencies)")
     parser.add_argument("--variant", metavar="ID", help="force a variant: cu128, rocm6.4, xpu, cpu …")
     parser.add_argument("--channel", choices=CHANNELS, default="stable", help="release channel (default stable)")
     parser.add_argument("--vendor-build", action="store_true",
