@@ -376,3 +376,17 @@ def test_the_environments_other_conda_packages_are_kept_as_written(tmp_path: Pat
     again = capsys.readouterr().out
     assert [line for line in again.splitlines() if not line.startswith("#")] == \
         [line for line in written.splitlines() if not line.startswith("#")]
+
+
+def test_the_files_own_cuda_pin_stays_where_the_build_runs_with_it(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """cuda-version=12.7 (no conda-forge build of 12.7): the newest older CUDA 12 build runs with it, and the
+    file's own pin is written, once, not replaced by the build's."""
+    path = tmp_path / "environment.yml"
+    path.write_text("name: demo\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.12\n  - pytorch>=2.4\n"
+                    "  - cuda-version=12.7\n")
+    assert main(["plan", *FLAGS[:3], "580.65.06", *FLAGS[4:], "--project", str(path), "--format", "conda"]) == 0
+    specs = [line[4:] for line in capsys.readouterr().out.splitlines() if line.startswith("  - ")]
+    assert [s for s in specs if s.startswith("cuda-version")] == ["cuda-version=12.7"]
+    build = next(s for s in specs if s.startswith("pytorch="))
+    assert build.endswith("_*") and int(build.split("=cuda12")[1][:1]) <= 7

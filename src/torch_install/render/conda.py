@@ -210,7 +210,7 @@ def environment_yml(target: Target) -> str:
     lines += ["channels:", f"  - {CHANNEL}", "  - nodefaults", "dependencies:"]
     pip: list[str] = []
     if target.source == "conda-forge":
-        specs = conda_specs(target.choice)
+        specs = _keeping_cuda_pin(conda_specs(target.choice), plan.request.conda)
         pip = riding(plan, "conda")
         if pip:  # pip sees the conda build installed: this pin keeps any requirement from replacing it
             pip.append(f"torch=={target.choice.build.version}")
@@ -222,6 +222,23 @@ def environment_yml(target: Target) -> str:
     if pip:
         lines += ["  - pip", "  - pip:", *(f"    - {_yaml(p)}" for p in pip)]
     return "\n".join(lines)
+
+
+def _keeping_cuda_pin(specs: list[str], own: Sequence[str]) -> list[str]:
+    """The build's specs without its ``cuda-version`` where the file's own pin of one is of the same CUDA major and
+    not older (the build runs with it: conda's CUDA packages built for 12.x run with any cuda-version from 12.x on),
+    so the file keeps its line."""
+    import re
+
+    ours = next((s for s in specs if s.startswith("cuda-version=")), None)
+    theirs = next((m for c in own if (m := re.fullmatch(r"cuda-version\s*=*\s*([0-9]+)\.([0-9]+)(?:\.\*)?", c))),
+                  None)
+    if ours is None or theirs is None:
+        return specs
+    major, minor = (int(p) for p in ours.split("=", 1)[1].split(".")[:2])
+    if int(theirs[1]) != major or int(theirs[2]) < minor:
+        return specs
+    return [s for s in specs if s is not ours]
 
 
 def _own_conda(plan: Plan, specs: Sequence[str]) -> list[str]:
