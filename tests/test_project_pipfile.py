@@ -129,3 +129,18 @@ def test_a_pipfile_lock_installs_as_locked(argv: list[str], torch: str, tmp_path
     requirements = {r["requirement"]: r for r in found["request"]["requirements"]}
     assert requirements["requests==2.32.3 ; (python_version >= '3.8')"]["hashes"] == 1
     assert found["request"]["files"][0]["passthrough"] is False
+
+
+@pytest.mark.slow
+def test_install_into_another_python_than_the_pipfile_names_says_so(tmp_path: Path, make_venv,
+                                                                   capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """install plans for the interpreter it installs into (a fact), and a note says the Pipfile names another."""
+    python = make_venv(tmp_path / "env")
+    (tmp_path / "Pipfile").write_text(f"{MIRROR}[packages]\ntorch = \"*\"\n\n[requires]\npython_version = \"3.7\"\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    assert main(["install", "--project", str(tmp_path), "--python", str(python), "--dry-run", "--offline",
+                 "--variant", "cpu"]) == 0
+    said = capsys.readouterr()
+    assert 'Pipfile [requires] python_version = "3.7": the environment\'s Python is not Python 3.' in said.out + said.err

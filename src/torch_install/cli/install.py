@@ -54,6 +54,11 @@ def run_install(args: argparse.Namespace) -> int:
     interpreter = common.target_interpreter(args.python)
     request = request_from_args(args, interpreter.prefix)  # pip's configuration as the target's own pip reads it
     machine = complete_machine(targets.detect_here(args)._replace(python=interpreter.python))
+    if request.python is not None:  # the environment file's Python: the interpreter's is the fact, said if it differs
+        from ..machine import environment_python
+
+        note = environment_python(machine, request.python, stated=True)[1]
+        request = request._replace(notes=(*request.notes, note)) if note else request
     matrix = common.matrix_for(args, machine, request, interpreter.prefix)
     plan = resolve_plan(machine, request, matrix)
     if plan.choice is None:  # nothing to install: say every reason, then stop (exit 4)
