@@ -143,4 +143,5 @@ def test_install_into_another_python_than_the_pipfile_names_says_so(tmp_path: Pa
     assert main(["install", "--project", str(tmp_path), "--python", str(python), "--dry-run", "--offline",
                  "--variant", "cpu"]) == 0
     said = capsys.readouterr()
-    assert 'Pipfile [requires] python_version = "3.7": the environment\'s Python is not Python 3.' in said.out + said.err
+    assert "Pipfile [requires] python_version = \"3.7\": the environment's Python is not Python 3." in \
+        said.out + said.err
