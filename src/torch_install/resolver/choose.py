@@ -289,20 +289,16 @@ class Search:
         against torch first, each at its newest release that goes with a torch release here, then torch (the
         newest torch for them). Where that holds torch back from the newest a package's older release would take,
         a constrained-by warning says so."""
-        from packaging.version import Version
-
         bound = [b for b in self.bound if b.constrains_torch]
-        nothing = Version("0")
 
-        def key(release: Release) -> tuple[tuple[bool, Version], ...]:
-            newest = (b.newest_for(release.version, self.platform, self.strict) for b in bound)
-            return tuple((v is not None, v or nothing) for v in newest)
+        def key(release: Release) -> tuple[int, ...]:
+            return tuple(b.newness(b.newest_for(release.version, self.platform, self.strict)) for b in bound)
 
         ordered = sorted(wanted, key=lambda r: (key(r), version_key(r.version)), reverse=True)
         if ordered[0] is not wanted[0]:
-            held = [f"{b.text} ({b.origin}) at {v}" for b in bound
+            held = [f"{b.text} ({b.origin}) at {v.version}" for b in bound
                     if (v := b.newest_for(ordered[0].version, self.platform, self.strict)) is not None
-                    and v != b.newest_for(wanted[0].version, self.platform, self.strict)]
+                    and v is not b.newest_for(wanted[0].version, self.platform, self.strict)]
             self.plan.warn("constrained-by", f"{', '.join(held)}: the newest release{'s' if len(held) > 1 else ''} "
                                              f"the request allows go{'' if len(held) > 1 else 'es'} with torch "
                                              f"{ordered[0].version}, taken as pip and uv take a package's newest "

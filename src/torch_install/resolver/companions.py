@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from packaging.specifiers import SpecifierSet
-    from packaging.version import Version
 
     from ..machine import Machine
     from .matrix import Release
@@ -203,18 +202,20 @@ class Bound(Record):
                                             or r.source == "default") and python_fits(r, self.python)]
         return not here or any(self._fits(r, torch, strict) for r in here)
 
-    def newest_for(self, torch: str, platform: str, strict: bool = True) -> Version | None:
+    def newest_for(self, torch: str, platform: str, strict: bool = True) -> CompanionRelease | None:
         """The newest release the requirement allows that goes with ``torch`` on ``platform`` (``allows``'s rule);
         None when none does or its needs are not known (it does not order the releases then)."""
-        from packaging.version import Version
-
         if self.label is not None or self.package.kind in ("find-links", "release-wheel") or self.unknown():
             return None
         strict = strict and self.preference()
         here = (r for r in self.known() if (not r.platforms or platform in r.platforms or self.package.elsewhere
                                             or r.source == "default") and python_fits(r, self.python))
-        found = next((r for r in here if self._fits(r, torch, strict)), None)
-        return Version(found.version) if found is not None else None
+        return next((r for r in here if self._fits(r, torch, strict)), None)
+
+    def newness(self, release: CompanionRelease | None) -> int:
+        """How new ``release`` is among those the requirement allows (the table's order, newest first): larger is
+        newer; 0 for None."""
+        return len(self.matching) - self.matching.index(release) if release is not None else 0
 
     def _fits(self, release: CompanionRelease, torch: str, strict: bool) -> bool:
         """Whether the release goes with ``torch`` and the request's torchvision/torchaudio: by its declared
