@@ -346,3 +346,14 @@ def test_a_capture_archive_of_any_members_is_read_or_refused_naming_why(members:
         for name in (*tree.files, *tree.links, *(tree.dirs - {""})):  # "": the tree's root
             assert not name.startswith("/") and ".." not in name.split("/") and "" not in name.split("/")
         assert os.listdir(directory) == ["capture.tar.gz"]  # nothing written beside it
+
+
+def test_a_damaged_version_py_prints_no_python_warning(tmp_path, recwarn) -> None:
+    """Python's SyntaxWarning for a damaged file (an invalid decimal literal) is not the user's to read: the
+    build says what is wrong with the file, and nothing else is printed."""
+    from torch_install.doctor.inspect import read_version_py
+
+    path = tmp_path / "version.py"
+    path.write_text("__version__ = '2.9.1'\ncuda = 1or None\n")  # valid, with a SyntaxWarning
+    read_version_py("torch", str(path))
+    assert [w for w in recwarn if issubclass(w.category, SyntaxWarning)] == []

@@ -91,8 +91,12 @@ def read_version_py(package: str, path: str) -> Build:
         return Build(package, path, problem=why)
     if len(text) > MAX_VERSION_PY:
         return Build(package, path, problem=f"is {len(text)} characters, over the {MAX_VERSION_PY} a version.py has")
+    import warnings
+
     try:
-        tree = ast.parse(text, filename=path)
+        with warnings.catch_warnings():  # a damaged file's "invalid decimal literal" is its problem, said below
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(text, filename=path)
     except (SyntaxError, ValueError) as exc:
         line = getattr(exc, "lineno", None)
         return Build(package, path, problem=f"not valid Python (syntax error{f' at line {line}' if line else ''})")
