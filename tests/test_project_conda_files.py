@@ -60,7 +60,7 @@ def test_an_environment_yml_gives_the_family_from_conda_and_the_rest_from_pip(tm
                                                        ("transformers", "transformers>=4"), (None, "./mylib")]
     assert read.wanted[-1].editable
     assert any("numpy, python" in n or "python, numpy" in n for n in read.notes)
-    assert any("--extra-index-url" in n for n in read.notes)
+    assert [(o.option, o.value) for o in read.options] == [("--extra-index-url", "https://example.org/simple")]
     found = gather([], project=str(tmp_path))
     assert found.family == ["torch==2.12.*", "torchvision"]
 
@@ -390,3 +390,32 @@ def test_the_files_own_cuda_pin_stays_where_the_build_runs_with_it(tmp_path: Pat
     assert [s for s in specs if s.startswith("cuda-version")] == ["cuda-version=12.7"]
     build = next(s for s in specs if s.startswith("pytorch="))
     assert build.endswith("_*") and int(build.split("=cuda12")[1][:1]) <= 7
+
+
+@pytest.mark.parametrize("include", ["-r requirements.txt", "--requirement=requirements.txt",
+                                     "--requirement requirements.txt"])
+def test_a_file_the_pip_list_includes_is_read_from_the_environments_directory(
+        include: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """conda hands the pip list to pip as a requirements file beside the environment.yml: "-r requirements.txt"
+    there (the common shape) is that file, and its torch pin and index options hold; "-c" constrains."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "environment.yml").write_text(f"name: demo\nchannels:\n  - conda-forge\ndependencies:\n"
+                                             f"  - python=3.10\n  - pip\n  - pip:\n    - {include}\n"
+                                             "    - -c pins.txt\n    - --extra-index-url https://private.example.org/"
+                                             "simple\n    - annoy\n")
+    (project / "requirements.txt").write_text("torch>=2.2\nxformers\n")
+    (project / "pins.txt").write_text("torch<2.4\n")
+    monkeypatch.chdir(tmp_path)  # not the environment's directory
+    assert main(["plan", "--project", "project/environment.yml", *FLAGS[:8], "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["choice"]["torch"] == "2.3.1"  # torch>=2.2 in the included file, <2.4 in the constraint
+    assert "--extra-index-url https://private.example.org/simple" in found["commands"]["pip"]
+    assert "annoy" in found["commands"]["pip"] and any(c["name"] == "xformers" for c in found["choice"]["companions"])
+
+
+def test_a_missing_file_the_pip_list_includes_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "environment.yml").write_text("name: demo\ndependencies:\n  - pip:\n    - -r nowhere.txt\n")
+    assert main(["plan", "--project", str(tmp_path / "environment.yml"), *FLAGS[:8]]) == 2
+    err = capsys.readouterr().err
+    assert "nowhere.txt" in err and len(err.strip().splitlines()) == 1, err

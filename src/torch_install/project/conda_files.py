@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import InputError
-from ..resolver.plan import BuildSource, Wanted
+from ..resolver.plan import BuildSource, FileOption, Wanted
 from ..resolver.request import canonical_name
 from .requirement_name import requirement_name
 
@@ -55,6 +55,8 @@ class Read:
         self.builds: list[BuildSource] = []  # the family's builds a pixi manifest's indexes name
         self.python: tuple[str, str] | None = None  # the environment's Python: (PEP 440 range, what names it)
         self.conda: list[str] = []  # an environment.yml's other conda packages, as written
+        self.includes: list[tuple[str, bool]] = []  # the files its pip list includes (-r, -c: a constraint)
+        self.options: list[FileOption] = []  # its pip list's index options
 
 
 def project_file(project: str) -> tuple[str, str]:
@@ -216,6 +218,19 @@ def _pip_line(line: str, origin: str, read: Read, base: str) -> None:
     if line.startswith(("-e ", "--editable ")):
         target = line.split(None, 1)[1].strip()
         read.wanted.append(Wanted(text=target, name=None, origin=origin, editable=True, base=base))
+        return
+    include = re.fullmatch(r"(-r|--requirement|-c|--constraint)(?:\s+|=)(\S.*)", line)
+    if include:  # conda hands the list to pip as a requirements file in this directory: it includes the file
+        read.includes.append((os.path.join(base, os.path.expanduser(include[2].strip())),
+                              include[1] in ("-c", "--constraint")))
+        return
+    option = re.fullmatch(r"(--index-url|-i|--extra-index-url|--find-links|-f)(?:\s+|=)(\S+)", line)
+    from .uv_sources import variant_index
+
+    if option and variant_index(option[2]) is None:  # the list's own index serves what rides along, as a
+        # requirements file's does (one of the PyTorch index is the build's, which the plan chooses)
+        long = {"-i": "--index-url", "-f": "--find-links"}.get(option[1], option[1])
+        read.options.append(FileOption(long, option[2], origin))
         return
     if line.startswith("-"):
         read.notes.append(f"{origin}: the pip option {line.split()[0]} is the file's own (torch-install chooses "

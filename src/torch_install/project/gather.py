@@ -37,6 +37,7 @@ class Gathered:
         self.index_urls: list[tuple[str, str]] = []  # (URL, what names it): the project's indexes, to be checked
         self.python: tuple[str, str] | None = None  # the Python an environment file makes its environment with
         self.conda: list[str] = []  # an environment.yml's other conda packages, as written
+        self.includes: list[tuple[str, bool]] = []  # files the project's own list includes (-r, -c), read as given
 
     def add(self, wanted: Wanted) -> None:
         if wanted.name not in PACKAGES:
@@ -81,7 +82,8 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
     elif extras or (groups and not any(os.path.basename(p) == "Pipfile.lock" for p in requirement_files)):
         raise InputError("--extra and --group select from a project's pyproject.toml (--group a Pipfile.lock's "
                          "categories too): give --project too")
-    for path, constraint in [*((p, False) for p in requirement_files), *((p, True) for p in constraint_files)]:
+    for path, constraint in [*((p, False) for p in requirement_files), *((p, True) for p in constraint_files),
+                             *found.includes]:
         from .bounds import ReadBudget
         from .requirements_file import read_requirements
 
@@ -246,6 +248,8 @@ def _read_project(project: str, extras: Sequence[str], groups: Sequence[str], fo
     found.builds += read.builds
     found.python = read.python
     found.conda = read.conda
+    found.includes += read.includes
+    found.options += read.options
     return read.wanted
 
 
