@@ -71,6 +71,7 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
                     groups: Sequence[str], notes: list[str], found: UvSources, load: Load) -> list[Wanted]:
     """``wanted`` as the project's sources make it (``found`` gets the builds and options; ``load`` reads the
     workspace's other pyproject files). A source or an index uv refuses is one InputError naming it."""
+    document = _with_workspace_root(path, document, notes, load)
     tool = document.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     if not isinstance(uv, dict) or not ({"sources", "index", "workspace"} & set(uv)):
@@ -230,6 +231,35 @@ def _check_markers(path: str, where: str, entries: list[dict[str, Any]]) -> None
         if overlap(one["marker"], two["marker"]):
             raise InputError(f"--project: {path}: {where}[{i}] and [{i + 1}]: the markers {one['marker']!r} and "
                              f"{two['marker']!r} overlap (uv takes a package's sources only with disjoint markers)")
+
+
+def _with_workspace_root(path: str, document: dict[str, Any], notes: list[str], load: Load) -> dict[str, Any]:
+    """``document`` as uv reads a workspace member's: the root's ``[tool.uv.sources]`` apply to it where its own
+    name no source for the package, and the root's ``[[tool.uv.index]]`` after its own (a note says so); a project
+    that is no member, or a workspace's root, as it is."""
+    from .uv_workspace import workspace_members
+
+    tool = document.get("tool")
+    own = tool.get("uv") if isinstance(tool, dict) else None
+    found = workspace_members(path, document, load)
+    if found is None or os.path.abspath(found[0]) == os.path.abspath(path):
+        return document
+    root_tool = load(found[0]).get("tool")
+    root = root_tool.get("uv") if isinstance(root_tool, dict) else None
+    if not isinstance(root, dict) or not ({"sources", "index"} & set(root)):
+        return document
+    merged = dict(own) if isinstance(own, dict) else {}
+    sources, root_sources = merged.get("sources", {}), root.get("sources", {})
+    if isinstance(sources, dict) and isinstance(root_sources, dict):
+        merged["sources"] = {**root_sources, **sources}
+    indexes, root_indexes = merged.get("index", []), root.get("index", [])
+    if isinstance(indexes, list) and isinstance(root_indexes, list):
+        names = {i.get("name") for i in indexes if isinstance(i, dict)}
+        merged["index"] = [*indexes, *(i for i in root_indexes if not isinstance(i, dict) or i.get("name") not in
+                                       names)]
+    notes.append(f"{path}: a member of the uv workspace of {found[0]}: its [tool.uv.sources] and [[tool.uv.index]] "
+                 "apply here too, as uv takes them")
+    return {**document, "tool": {**(tool if isinstance(tool, dict) else {}), "uv": merged}}
 
 
 def _check_members(path: str, document: dict[str, Any], sources: dict[str, Any],
