@@ -67,3 +67,29 @@ def test_a_random_project_file_is_a_plan_or_one_line(kind: str, data: st.DataObj
     else:
         json.loads(out)
     (folder / kind).unlink()
+
+
+LOCK_SECTIONS = st.dictionaries(st.sampled_from(["_meta", "default", "develop"]),
+                                st.one_of(VALUES, ENTRIES, st.dictionaries(WORDS, ENTRIES, max_size=3),
+                                          st.fixed_dictionaries({"sources": st.lists(ENTRIES, max_size=2)},
+                                                                optional={"requires": ENTRIES})), max_size=3)
+SETUP_CFG = st.lists(st.one_of(st.sampled_from(["[options]", "[options.extras_require]", "install_requires =",
+                                                "cuda =", "  torch>=2.4", "  -r x.txt", "  numpy; python_version>'3'",
+                                                "dev = a; b", "file: r.txt", "[metadata]", "=", "  # c"]),
+                               st.text(max_size=12)), max_size=8).map("\n".join)
+
+
+@robustness(200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lock=LOCK_SECTIONS, setup_cfg=SETUP_CFG)
+def test_a_random_pipfile_lock_or_setup_cfg_is_a_plan_or_one_line(lock: dict, setup_cfg: str, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "q"
+    folder.mkdir(exist_ok=True)
+    (folder / "Pipfile.lock").write_text(json.dumps(lock))
+    (folder / "setup.cfg").write_text(setup_cfg)
+    for argv in (["-r", str(folder / "Pipfile.lock"), "--group", "dev"], ["--project", str(folder), "--extra", "cuda"]):
+        code = main(["plan", *argv, "--os", "linux", "--arch", "x86_64", "--python", "3.12", "--offline", "--format",
+                     "json"])
+        out, err = capsys.readouterr()
+        assert "internal error" not in err and code in (0, 2, 4), (lock, setup_cfg, err)
+        assert code != 2 or len(err.strip().splitlines()) == 1, (lock, setup_cfg, err)
