@@ -170,8 +170,15 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
         from .uv_sources import read_uv_sources
 
         read = budget or ReadBudget()
+        loaded: dict[str, dict[str, Any]] = {}  # each of the workspace's files read once, and counted once
+
+        def load(other: str) -> dict[str, Any]:
+            if other not in loaded:
+                loaded[other] = load_toml(other, read)
+            return loaded[other]
+
         wanted = read_uv_sources(path, document, wanted, extras, groups, notes if notes is not None else [], sources,
-                                 lambda other: load_toml(other, read))
+                                 load)
         from .uv_settings import apply_uv_settings
 
         wanted = apply_uv_settings(path, document, wanted, notes if notes is not None else [])

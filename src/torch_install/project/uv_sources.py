@@ -35,7 +35,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from typing import Any
 
-    from .uv_workspace import Load
+    from .uv_workspace import Load, Workspace
 
 # uv's schema of a source (``tool.uv.sources``), as uv reads one: its kind is the first of these keys it has, and
 # the kind takes its own keys beside those every kind takes
@@ -71,7 +71,10 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
                     groups: Sequence[str], notes: list[str], found: UvSources, load: Load) -> list[Wanted]:
     """``wanted`` as the project's sources make it (``found`` gets the builds and options; ``load`` reads the
     workspace's other pyproject files). A source or an index uv refuses is one InputError naming it."""
-    document = _with_workspace_root(path, document, notes, load)
+    from .uv_workspace import workspace_members
+
+    workspace = workspace_members(path, document, load)  # found once: the root's sources, members, their checks
+    document = _with_workspace_root(path, document, notes, load, workspace)
     tool = document.get("tool")
     uv = tool.get("uv") if isinstance(tool, dict) else None
     if not isinstance(uv, dict) or not ({"sources", "index", "workspace"} & set(uv)):
@@ -102,8 +105,8 @@ def read_uv_sources(path: str, document: dict[str, Any], wanted: list[Wanted], e
         _check_markers(path, f"tool.uv.sources.{key}", entries)
         _check_indexes(path, f"tool.uv.sources.{key}", entries, bool(uv.get("conflicts")))
     if isinstance(uv.get("workspace"), dict):
-        _check_members(path, document, sources, defined, load)
-    reader = _Reader(path, document, indexes, notes, found, load)
+        _check_members(path, document, sources, defined, workspace)
+    reader = _Reader(path, indexes, notes, found, workspace)
     for name in PACKAGES:  # the family's builds: where a source names one, else the index uv searches first
         reader.family_build(name, by_name.get(name, []))
     for name, entries in by_name.items():
@@ -233,15 +236,13 @@ def _check_markers(path: str, where: str, entries: list[dict[str, Any]]) -> None
                              f"{two['marker']!r} overlap (uv takes a package's sources only with disjoint markers)")
 
 
-def _with_workspace_root(path: str, document: dict[str, Any], notes: list[str], load: Load) -> dict[str, Any]:
-    """``document`` as uv reads a workspace member's: the root's ``[tool.uv.sources]`` apply to it where its own
-    name no source for the package, and the root's ``[[tool.uv.index]]`` after its own (a note says so); a project
-    that is no member, or a workspace's root, as it is."""
-    from .uv_workspace import workspace_members
-
+def _with_workspace_root(path: str, document: dict[str, Any], notes: list[str], load: Load,
+                         found: Workspace | None) -> dict[str, Any]:
+    """``document`` as uv reads a workspace member's (``found``: its workspace): the root's ``[tool.uv.sources]``
+    apply to it where its own name no source for the package, and the root's ``[[tool.uv.index]]`` after its own
+    (a note says so); a project that is no member, or a workspace's root, as it is."""
     tool = document.get("tool")
     own = tool.get("uv") if isinstance(tool, dict) else None
-    found = workspace_members(path, document, load)
     if found is None or os.path.abspath(found[0]) == os.path.abspath(path):
         return document
     root_tool = load(found[0]).get("tool")
@@ -263,12 +264,10 @@ def _with_workspace_root(path: str, document: dict[str, Any], notes: list[str], 
 
 
 def _check_members(path: str, document: dict[str, Any], sources: dict[str, Any],
-                   defined: tuple[Defined | None, Defined], load: Load) -> None:
-    """One line, exit 2, where the project is a uv workspace's root and one of its requirements (of any extra or
-    group) names another member without a ``workspace`` source: uv takes a member only from the workspace."""
-    from .uv_workspace import workspace_members
-
-    found = workspace_members(path, document, load)
+                   defined: tuple[Defined | None, Defined], found: Workspace | None) -> None:
+    """One line, exit 2, where the project is a uv workspace's root (``found``: its workspace) and one of its
+    requirements (of any extra or group) names another member without a ``workspace`` source: uv takes a member
+    only from the workspace."""
     if found is None:
         return
     project = document.get("project")
@@ -368,17 +367,14 @@ def variant_index(url: str) -> tuple[str, str, str] | None:
 
 
 class _Reader:
-    def __init__(self, path: str, document: dict[str, Any], indexes: dict[str, dict[str, Any]], notes: list[str],
-                 found: UvSources, load: Load) -> None:
-        self.path, self.document, self.indexes, self.notes, self.found = path, document, indexes, notes, found
-        self.load = load
+    def __init__(self, path: str, indexes: dict[str, dict[str, Any]], notes: list[str], found: UvSources,
+                 workspace: Workspace | None) -> None:
+        self.path, self.indexes, self.notes, self.found, self.workspace = path, indexes, notes, found, workspace
 
     def check_member(self, where: str, name: str) -> None:
         """One line, exit 2, where a ``workspace = true`` source names a package that is not a member of the
         project's uv workspace (uv refuses it)."""
-        from .uv_workspace import workspace_members
-
-        found = workspace_members(self.path, self.document, self.load)
+        found = self.workspace
         if found is not None and name not in found[1]:
             raise InputError(f"--project: {self.path}: {where}: workspace = true, but {name} is not a member of the "
                              f"uv workspace ({found[0]} has: {', '.join(sorted(found[1])) or 'none'})")

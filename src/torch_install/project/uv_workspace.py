@@ -17,9 +17,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     Load = Callable[[str], dict[str, Any]]  # a pyproject.toml read as plain data (pyproject.load_toml)
+    Workspace = tuple[str, set[str]]  # what holds the members, the canonical names of the members
 
 
-def workspace_members(path: str, document: dict[str, Any], load: Load) -> tuple[str, set[str]] | None:
+def workspace_members(path: str, document: dict[str, Any], load: Load) -> Workspace | None:
     """(what holds the members, the canonical names of the members) of the workspace the pyproject at ``path``
     is in (``load`` reads the others); None where a file uv would read cannot be read here (torch-install then
     takes the source as it is)."""
