@@ -17,7 +17,7 @@ from ..resolver.plan import Wanted
 from ..resolver.request import canonical_name
 from .bounds import MAX_DEPTH, MAX_FILE, ReadBudget
 from .dynamic import Dynamic
-from .requirement_name import requirement_name
+from .requirement_name import requirement_name, requirement_strings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def read_pyproject(directory: str, extras: Sequence[str] = (), groups: Sequence[
 
         dynamic = read_dynamic(path, document, project, budget or ReadBudget(), notes if notes is not None else [])
     wanted = list(dynamic.dependencies) if dynamic.dependencies is not None else \
-        _strings(path, "project.dependencies", project.get("dependencies", []))
+        requirement_strings(path, "project.dependencies", project.get("dependencies", []))
     optional = project.get("optional-dependencies", {})
     if not isinstance(optional, dict):
         raise InputError(f"--project: {path}: project.optional-dependencies is not a table")
@@ -293,7 +293,9 @@ def _extra(path: str, key: str, optional: dict[str, Any]) -> list[Wanted]:
     """The requirements of extra ``key``: its ``project.optional-dependencies`` strings, or those its dynamic
     files hold (``dynamic.py``, already read)."""
     value = optional[key]
-    return list(value) if isinstance(value, tuple) else _strings(path, f"project.optional-dependencies.{key}", value)
+    if isinstance(value, tuple):
+        return list(value)
+    return requirement_strings(path, f"project.optional-dependencies.{key}", value)
 
 
 def _with_marker(text: str, marker: str) -> str:
@@ -319,7 +321,7 @@ def _groups(path: str, document: dict[str, Any], groups: Sequence[str], wanted: 
     for group in groups:
         key = names.get(canonical_name(group))
         if canonical_name(group) == "dev" and uv_dev is not None:
-            wanted += _strings(path, "tool.uv.dev-dependencies", uv_dev)
+            wanted += requirement_strings(path, "tool.uv.dev-dependencies", uv_dev)
             uv_dev = None  # read once
             if key is None:
                 continue
@@ -328,14 +330,6 @@ def _groups(path: str, document: dict[str, Any], groups: Sequence[str], wanted: 
                              f"{', '.join(sorted([*table, *(['dev'] if uv_dev is not None else [])])) or 'none'})")
         _group(path, table, names, key, (), done, wanted)
     return wanted
-
-
-def _strings(path: str, where: str, value: Any) -> list[Wanted]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InputError(f"--project: {path}: {where} is not a list of requirement strings")
-    origin = f"{path}: {where}"
-    return [Wanted(text=v.strip(), name=requirement_name(v.strip(), f"{origin}[{i}]"), origin=f"{origin}[{i}]")
-            for i, v in enumerate(value)]
 
 
 def _group(path: str, table: dict[str, Any], names: dict[str, str], key: str, chain: tuple[str, ...],

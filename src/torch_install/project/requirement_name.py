@@ -11,6 +11,12 @@ from ..errors import InputError
 from ..resolver.request import NAME, canonical_name
 from ..versions import MAX_DIGITS, has_long_number, release_part
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..resolver.plan import Wanted
+
 URL = r"^[A-Za-z][A-Za-z0-9+.-]*://"  # patterns are compiled where first used (re's cache)
 _EGG = r"[#&]egg=([A-Za-z0-9_.-]+)"
 
@@ -107,3 +113,14 @@ def check_digits(part: str, text: str, origin: str) -> None:
     a version has (which packaging would fail to convert)."""
     if has_long_number(part):
         raise InputError(f"{origin}: {excerpt(text, 40)!r}…: a version number of more than {MAX_DIGITS} digits")
+
+
+def requirement_strings(path: str, where: str, value: Any) -> list[Wanted]:
+    """The requirements of the list at ``where`` of the file at ``path``, each named by its place in it."""
+    from ..resolver.plan import Wanted
+
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(f"--project: {path}: {where} is not a list of requirement strings")
+    origin = f"{path}: {where}"
+    return [Wanted(text=v.strip(), name=requirement_name(v.strip(), f"{origin}[{i}]"), origin=f"{origin}[{i}]")
+            for i, v in enumerate(value)]

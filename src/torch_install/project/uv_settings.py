@@ -5,10 +5,9 @@ project's own on it are replaced by it). What they say of other packages is uv's
 
 from __future__ import annotations
 
-from ..errors import InputError
 from ..resolver.plan import Wanted
 from ..resolver.request import PACKAGES
-from .requirement_name import requirement_name
+from .requirement_name import requirement_strings
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ def apply_uv_settings(path: str, document: dict[str, Any], wanted: list[Wanted],
         return wanted
     out = list(wanted)
     for key, constraint in (("constraint-dependencies", True), ("override-dependencies", False)):
-        entries = _entries(path, key, uv.get(key, []))
+        entries = requirement_strings(path, f"tool.uv.{key}", uv.get(key, []))
         family = [w for w in entries if w.name in PACKAGES]
         others = [w for w in entries if w.name not in PACKAGES]
         if constraint:
@@ -46,10 +45,3 @@ def apply_uv_settings(path: str, document: dict[str, Any], wanted: list[Wanted],
                                                  not constraint else ""))
     return out
 
-
-def _entries(path: str, key: str, value: Any) -> list[Wanted]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InputError(f"--project: {path}: tool.uv.{key} is not a list of requirement strings")
-    origin = f"{path}: tool.uv.{key}"
-    return [Wanted(text=v.strip(), name=requirement_name(v.strip(), f"{origin}[{i}]"), origin=f"{origin}[{i}]")
-            for i, v in enumerate(value)]
