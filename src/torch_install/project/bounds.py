@@ -42,3 +42,18 @@ class ReadBudget:
         """Still inside the time to read the input."""
         if time.monotonic() > self.deadline:
             raise InputError(f"{where}: reading the project's files took over {self.seconds:g} s")
+
+
+def read_bounded(path: str, where: str, kind: str, budget: ReadBudget) -> bytes:
+    """The bytes of one project file at ``path`` (a regular file, at most ``MAX_FILE``), spent from ``budget``;
+    an InputError naming ``where`` when it cannot be read or is too large to be ``kind`` ("a setup.cfg")."""
+    from ..probe import read_regular
+
+    try:
+        data = read_regular(path, MAX_FILE + 1)
+    except OSError as exc:
+        raise InputError(f"{where}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > MAX_FILE:
+        raise InputError(f"{where}: over {MAX_FILE >> 20} MiB, not {kind}")
+    budget.take(where, len(data))
+    return data

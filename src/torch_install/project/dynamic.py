@@ -12,7 +12,7 @@ from types import MappingProxyType
 from ..errors import InputError
 from ..records import Record
 from ..resolver.plan import Wanted
-from .bounds import MAX_FILE, ReadBudget
+from .bounds import ReadBudget, read_bounded
 from .requirement_name import requirement_name
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/architecture.md)
@@ -111,19 +111,10 @@ def _hatch_files(path: str, document: dict[str, Any]) -> _Files | None:
 
 def _read(path: str, where: str, files: list[str], budget: ReadBudget, read: list[str]) -> tuple[Wanted, ...]:
     """The requirements of ``files``, relative to the project's directory."""
-    from ..probe import read_regular
-
     out: list[Wanted] = []
     for name in files:
         file = os.path.join(os.path.dirname(os.path.abspath(path)), name)
-        try:
-            data = read_regular(file, MAX_FILE + 1)
-        except OSError as exc:
-            raise InputError(f"--project: {path}: {where}: {name}: cannot read ({exc.strerror or exc})") from None
-        budget.take(f"--project: {path}: {where}: {name}", len(data))
-        if len(data) > MAX_FILE:
-            raise InputError(f"--project: {path}: {where}: {name}: over {MAX_FILE >> 20} MiB, not a requirements "
-                             "file")
+        data = read_bounded(file, f"--project: {path}: {where}: {name}", "a requirements file", budget)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:

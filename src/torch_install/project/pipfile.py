@@ -173,17 +173,10 @@ def read_pipfile_lock(path: str, groups: Sequence[str], budget: ReadBudget) -> P
     the PyTorch index's names its build."""
     import json
 
-    from ..probe import read_regular
-    from .bounds import MAX_FILE
+    from .bounds import read_bounded
     from .uv_sources import variant_index
 
-    try:
-        data = read_regular(path, MAX_FILE + 1)
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    budget.take(path, len(data))
-    if len(data) > MAX_FILE:
-        raise InputError(f"{path}: over {MAX_FILE >> 20} MiB, not a Pipfile.lock")
+    data = read_bounded(path, path, "a Pipfile.lock", budget)
     try:
         document = json.loads(data)
     except (UnicodeDecodeError, ValueError) as exc:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from ..errors import InputError
 from ..resolver.plan import Wanted
 from ..resolver.request import canonical_name
-from .bounds import MAX_DEPTH, MAX_FILE, ReadBudget
+from .bounds import MAX_DEPTH, ReadBudget, read_bounded
 from .dynamic import Dynamic
 from .requirement_name import requirement_name, requirement_strings
 
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .uv_sources import UvSources
-
-MAX_PYPROJECT = MAX_FILE
 
 
 def pyproject_path(directory: str) -> str:
@@ -37,15 +35,7 @@ def load_toml(path: str, budget: ReadBudget | None = None, toml_1_1: bool = Fals
     """The TOML document at ``path`` as plain data (tomllib, or tomlkit before Python 3.11). ``toml_1_1``: the file
     is read by a TOML 1.1 reader where it is used (pixi reads its manifest so: an inline table over several lines,
     a trailing comma in it), and so it is here too, by tomlkit, where tomllib's TOML 1.0 refuses it."""
-    from ..probe import read_regular
-
-    try:
-        data = read_regular(path, MAX_PYPROJECT + 1)
-    except OSError as exc:
-        raise InputError(f"--project: {path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > MAX_PYPROJECT:
-        raise InputError(f"--project: {path}: over {MAX_PYPROJECT >> 20} MiB, not a pyproject.toml")
-    (budget or ReadBudget()).take(f"--project: {path}", len(data))
+    data = read_bounded(path, f"--project: {path}", "a pyproject.toml", budget or ReadBudget())
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from ..errors import InputError
 from ..resolver.plan import Wanted
 from ..resolver.request import canonical_name
-from .bounds import MAX_FILE, ReadBudget
+from .bounds import ReadBudget, read_bounded
 from .requirement_name import requirement_name
 
 
@@ -19,16 +19,8 @@ def read_setup_cfg(directory: str, extras: Sequence[str], budget: ReadBudget, no
     """The requirements ``directory``'s setup.cfg declares, with the chosen extras'."""
     import configparser
 
-    from ..probe import read_regular
-
     path = os.path.join(directory, "setup.cfg")
-    try:
-        data = read_regular(path, MAX_FILE + 1)
-    except OSError as exc:
-        raise InputError(f"--project: {path}: cannot read ({exc.strerror or exc})") from None
-    budget.take(f"--project: {path}", len(data))
-    if len(data) > MAX_FILE:
-        raise InputError(f"--project: {path}: over {MAX_FILE >> 20} MiB, not a setup.cfg")
+    data = read_bounded(path, f"--project: {path}", "a setup.cfg", budget)
     parser = configparser.RawConfigParser()  # as setuptools reads it: no interpolation, full-line comments only
     try:
         parser.read_string(data.decode("utf-8"), path)
