@@ -18,7 +18,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (docs/ar
 if TYPE_CHECKING:
     from ..resolver.plan import Request
     from .bounds import ReadBudget
-    from .requirements_file import Fetch
+    from .requirements_file import Fetch, RequirementsFile
 
 COMMAND_LINE = "command line"
 
@@ -79,7 +79,7 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         budget = ReadBudget()
         for wanted in _read_project(project, extras, groups, found, budget):
             found.add(wanted)
-    elif extras or (groups and not any(os.path.basename(p) == "Pipfile.lock" for p in requirement_files)):
+    elif extras or groups and not _names_a_pipfile_lock(requirement_files):
         raise InputError("--extra and --group select from a project's pyproject.toml (--group a Pipfile.lock's "
                          "categories too): give --project too")
     for path, constraint in [*((p, False) for p in requirement_files), *((p, True) for p in constraint_files),
@@ -88,27 +88,8 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
         from .requirements_file import read_requirements
 
         budget = budget or ReadBudget()
-        from .pipfile import is_pipfile_lock
-        from .pylock import is_pylock
-
-        if is_pylock(path) or is_pipfile_lock(path):  # a lock read here, never handed to the installer
-            from .requirements_file import RequirementsFile
-
-            if is_pylock(path):
-                from .pylock import read_pylock
-
-                locked, builds, notes = read_pylock(path, budget)
-            else:
-                from .pipfile import read_pipfile_lock
-
-                lock = read_pipfile_lock(path, groups, budget)
-                locked, builds, notes = lock.wanted, lock.builds, lock.notes
-                found.python = found.python or lock.python
-            found.builds += builds
-            found.notes += notes
-            parsed = RequirementsFile(path, constraint, tuple(w._replace(constraint=constraint) for w in locked), ())
-        else:
-            parsed = read_requirements(path, constraint, environ, budget, fetch)
+        locked = _read_lock(path, constraint, groups, found, budget)  # a lock of its own format, read here
+        parsed = locked if locked is not None else read_requirements(path, constraint, environ, budget, fetch)
         entries = parsed.entries
         family = [w for w in entries if w.name in PACKAGES]  # a lock's few, among thousands: one pass each
         dropped = _torch_build_lines(list(entries)) if family and not constraint else []
@@ -118,7 +99,7 @@ def gather(packages: Sequence[str], requirement_files: Sequence[str] = (), const
             found.notes.append(f"{path}: {lines} its lock's own torch build's packages ({names}): "
                                "the chosen build brings its own")
         found.files.append(RequirementsSource(path, constraint, (constraint or not (family or dropped))
-                                              and not is_pylock(path) and not is_pipfile_lock(path)))
+                                              and locked is None))  # a lock of its own is never handed on
         found.options += parsed.options
         found.notes += parsed.notes
         for wanted in family:
@@ -172,6 +153,38 @@ def _read_local_projects(found: Gathered, budget: ReadBudget | None) -> None:
         if family:
             found.notes.append(f"{shown}: a local project requiring {', '.join(w.text for w in family)} (its "
                                "pyproject.toml): the plan holds to it, as the installer does")
+
+
+def _read_lock(path: str, constraint: bool, groups: Sequence[str], found: Gathered, budget: ReadBudget
+               ) -> RequirementsFile | None:
+    """A PEP 751 lock or a Pipfile.lock given with -r/-c, as its entries (``found`` gets its builds, notes and
+    Python); None for a file in pip's format."""
+    from .pipfile import is_pipfile_lock
+    from .pylock import is_pylock
+    from .requirements_file import RequirementsFile
+
+    if is_pylock(path):
+        from .pylock import read_pylock
+
+        wanted, builds, notes = read_pylock(path, budget)
+    elif is_pipfile_lock(path):
+        from .pipfile import read_pipfile_lock
+
+        lock = read_pipfile_lock(path, groups, budget)
+        wanted, builds, notes = lock.wanted, lock.builds, lock.notes
+        found.python = found.python or lock.python
+    else:
+        return None
+    found.builds += builds
+    found.notes += notes
+    return RequirementsFile(path, constraint, tuple(w._replace(constraint=constraint) for w in wanted), ())
+
+
+def _names_a_pipfile_lock(paths: Sequence[str]) -> bool:
+    """Whether one of ``paths`` is a pipenv lock (whose categories --group chooses)."""
+    from .pipfile import is_pipfile_lock
+
+    return any(map(is_pipfile_lock, paths))
 
 
 def _local_project(text: str, base: str | None) -> tuple[str, tuple[str, ...]] | None:

@@ -14,6 +14,7 @@ problem of shape is one InputError naming the table."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -162,8 +163,6 @@ def _python(path: str, requires: Any, table: str = "Pipfile [requires]") -> tupl
 
 def is_pipfile_lock(path: str) -> bool:
     """Whether ``path`` names a pipenv lock."""
-    import os
-
     return os.path.basename(path) == "Pipfile.lock"
 
 
