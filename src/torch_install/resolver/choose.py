@@ -290,15 +290,17 @@ class Search:
         newest torch for them). Where that holds torch back from the newest a package's older release would take,
         a constrained-by warning says so."""
         bound = [b for b in self.bound if b.constrains_torch]
+        newest = {r.version: [b.newest_for(r.version, self.platform, self.strict) for b in bound] for r in wanted}
 
-        def key(release: Release) -> tuple[int, ...]:
-            return tuple(b.newness(b.newest_for(release.version, self.platform, self.strict)) for b in bound)
+        def key(release: Release) -> tuple[tuple[int, ...], tuple[int, ...]]:
+            return tuple(b.newness(v) for b, v in zip(bound, newest[release.version], strict=True)), \
+                version_key(release.version)
 
-        ordered = sorted(wanted, key=lambda r: (key(r), version_key(r.version)), reverse=True)
+        ordered = sorted(wanted, key=key, reverse=True)
         if ordered[0] is not wanted[0]:
-            held = [f"{b.text} ({b.origin}) at {v.version}" for b in bound
-                    if (v := b.newest_for(ordered[0].version, self.platform, self.strict)) is not None
-                    and v is not b.newest_for(wanted[0].version, self.platform, self.strict)]
+            held = [f"{b.text} ({b.origin}) at {v.version}" for b, v, before in
+                    zip(bound, newest[ordered[0].version], newest[wanted[0].version], strict=True)
+                    if v is not None and v is not before]
             self.plan.warn("constrained-by", f"{', '.join(held)}: the newest release{'s' if len(held) > 1 else ''} "
                                              f"the request allows go{'' if len(held) > 1 else 'es'} with torch "
                                              f"{ordered[0].version}, taken as pip and uv take a package's newest "
