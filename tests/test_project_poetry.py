@@ -200,3 +200,13 @@ def test_a_source_no_table_defines_is_one_line(tmp_path: Path, capsys: pytest.Ca
     err = capsys.readouterr().err
     assert "tool.poetry.dependencies.torch: source 'cu118' is no [[tool.poetry.source]] (has: pytorch-cu121)" in err
     assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("legacy", "variant"), [("default = true", "cu121"), ("secondary = true", "cu130"),
+                                                 ("", "cu121")])  # no priority: primary
+def test_poetrys_older_source_flags_are_read_as_their_priorities(legacy: str, variant: str, tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Before priorities (poetry < 1.5): ``default = true`` is the default source, ``secondary = true`` a
+    supplemental one; a source with neither is primary."""
+    text = SOURCED.format(torch='torch = "^2.4"', priority="").replace('priority = ""', legacy)
+    assert poetry_plan(tmp_path, capsys, text, GPU)["choice"]["variant"] == variant
